@@ -1,0 +1,72 @@
+#include "commands.h"
+#include "cuda_compile.h"
+#include "options.h"
+
+#include <string.h>
+
+int udfkit_cmd_compile(int argc, char **argv)
+{
+    udfkit_cli_list sources = {0}, functions = {0}, includes = {0}, defines = {0}, extra = {0};
+    const char *arch = NULL, *emit = NULL, *std = NULL, *output = NULL, *depfile = NULL;
+    const udfkit_cli_option options[] = {
+        {"--function", "-f", UDFKIT_OPT_LIST, "SPEC...", "functions to export: [c_name=]source_name[@file]:signature", &functions},
+        {"--arch", NULL, UDFKIT_OPT_VALUE, "LIST", "architectures in CMake syntax, e.g. 75-real;80-real;90 (default 75)", &arch},
+        {"--emit", NULL, UDFKIT_OPT_VALUE, "KIND", "ltoir (default), ptx or cubin", &emit},
+        {"-I", NULL, UDFKIT_OPT_LIST, "DIR", "add an include directory", &includes},
+        {"-D", NULL, UDFKIT_OPT_LIST, "NAME[=VALUE]", "define a macro", &defines},
+        {"--std", NULL, UDFKIT_OPT_VALUE, "STD", "C++ standard (default c++17)", &std},
+        {"-Xnvrtc", NULL, UDFKIT_OPT_LIST, "OPTION", "pass an option to NVRTC as it is", &extra},
+        {"--output", "-o", UDFKIT_OPT_VALUE, "OUT", "OUT.json: manifest and artifacts beside it; else the one artifact", &output},
+        {"--depfile", NULL, UDFKIT_OPT_VALUE, "OUT.d", "write every file the compile can read, in Makefile syntax", &depfile},
+    };
+    const udfkit_cli_command cmd = {
+        "compile",
+        "udfkit compile <source>... --function SPEC... [--arch LIST] [--emit ltoir|ptx|cubin] [-I DIR] "
+        "[-D NAME[=VALUE]] [--std c++17] -o OUT [--depfile OUT.d]",
+        "Compiles UDFs to LTO-IR, PTX or cubin, one compile per source and architecture, exporting each\n"
+        "function under a C-ABI name.",
+        options,
+        sizeof options / sizeof *options,
+        &sources,
+    };
+    int rc = udfkit_cli_parse(&cmd, argc, argv);
+    if (rc == 0) {
+        udfkit_code_kind kind = UDFKIT_CODE_LTOIR;
+        if (!sources.count)
+            rc = udfkit_cli_usage_error(&cmd, "no source given");
+        else if (!output)
+            rc = udfkit_cli_usage_error(&cmd, "no output given (-o OUT)");
+        else if (emit && strcmp(emit, "ltoir") != 0 && strcmp(emit, "ptx") != 0 && strcmp(emit, "cubin") != 0)
+            rc = udfkit_cli_usage_error(&cmd, "--emit takes ltoir, ptx or cubin, not '%s'", emit);
+        if (rc == 0) {
+            if (emit && strcmp(emit, "ptx") == 0)
+                kind = UDFKIT_CODE_PTX;
+            else if (emit && strcmp(emit, "cubin") == 0)
+                kind = UDFKIT_CODE_CUBIN;
+            udfkit_compile_request req = {
+                .sources = sources.items,
+                .nsources = sources.count,
+                .functions = functions.items,
+                .nfunctions = functions.count,
+                .arch = arch,
+                .emit = kind,
+                .include_dirs = includes.items,
+                .ninclude_dirs = includes.count,
+                .defines = defines.items,
+                .ndefines = defines.count,
+                .std = std,
+                .extra_options = extra.items,
+                .nextra_options = extra.count,
+                .output = output,
+                .depfile = depfile,
+            };
+            rc = udfkit_cli_report(udfkit_cuda_compile(&req));
+        }
+    }
+    udfkit_cli_list_free(&sources);
+    udfkit_cli_list_free(&functions);
+    udfkit_cli_list_free(&includes);
+    udfkit_cli_list_free(&defines);
+    udfkit_cli_list_free(&extra);
+    return rc < 0 ? 0 : rc;
+}

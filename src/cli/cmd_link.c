@@ -1,0 +1,53 @@
+#include "commands.h"
+#include "linker.h"
+#include "options.h"
+
+#include <string.h>
+
+int udfkit_cmd_link(int argc, char **argv)
+{
+    udfkit_cli_list inputs = {0}, extra = {0};
+    const char *arch = NULL, *emit = NULL, *output = NULL;
+    bool keep_ltoir = false;
+    const udfkit_cli_option options[] = {
+        {"--arch", NULL, UDFKIT_OPT_VALUE, "LIST", "architectures in CMake syntax, e.g. 75-real;80-real;90", &arch},
+        {"--emit", NULL, UDFKIT_OPT_VALUE, "KIND", "fatbin (default), cubin (one NN-real) or ptx (one NN-virtual)", &emit},
+        {"--keep-ltoir", NULL, UDFKIT_OPT_FLAG, NULL, "also pack the LTO-IR inputs, for linking at load time", &keep_ltoir},
+        {"-Xnvjitlink", NULL, UDFKIT_OPT_LIST, "OPTION", "pass an option to nvJitLink as it is", &extra},
+        {"--output", "-o", UDFKIT_OPT_VALUE, "OUT", "the fatbin, cubin or PTX to write", &output},
+    };
+    const udfkit_cli_command cmd = {
+        "link",
+        "udfkit link <input>... --arch LIST [--emit fatbin|cubin|ptx] [--keep-ltoir] -o OUT",
+        "Links LTO-IR, PTX, cubins, fatbins, host objects, archives and udfkit manifests for every\n"
+        "architecture asked, in parallel; --emit fatbin also writes OUT.json, the manifest of the fatbin.",
+        options,
+        sizeof options / sizeof *options,
+        &inputs,
+    };
+    int rc = udfkit_cli_parse(&cmd, argc, argv);
+    if (rc == 0) {
+        udfkit_link_emit kind = UDFKIT_LINK_FATBIN;
+        if (!inputs.count)
+            rc = udfkit_cli_usage_error(&cmd, "no input given");
+        else if (!arch)
+            rc = udfkit_cli_usage_error(&cmd, "no architectures given (--arch LIST)");
+        else if (!output)
+            rc = udfkit_cli_usage_error(&cmd, "no output given (-o OUT)");
+        else if (emit && strcmp(emit, "fatbin") != 0 && strcmp(emit, "cubin") != 0 && strcmp(emit, "ptx") != 0)
+            rc = udfkit_cli_usage_error(&cmd, "--emit takes fatbin, cubin or ptx, not '%s'", emit);
+        else if (keep_ltoir && emit && strcmp(emit, "fatbin") != 0)
+            rc = udfkit_cli_usage_error(&cmd, "--keep-ltoir goes with --emit fatbin");
+        if (rc == 0) {
+            if (emit && strcmp(emit, "cubin") == 0)
+                kind = UDFKIT_LINK_CUBIN;
+            else if (emit && strcmp(emit, "ptx") == 0)
+                kind = UDFKIT_LINK_PTX;
+            udfkit_link_request req = {inputs.items, inputs.count, arch, kind, keep_ltoir, extra.items, extra.count, output};
+            rc = udfkit_cli_report(udfkit_link(&req));
+        }
+    }
+    udfkit_cli_list_free(&inputs);
+    udfkit_cli_list_free(&extra);
+    return rc < 0 ? 0 : rc;
+}

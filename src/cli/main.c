@@ -1,0 +1,71 @@
+/* udfkit: compiles GPU user-defined functions ahead of time. */
+#include "commands.h"
+#include "diag.h"
+#include "toolchain.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"compile", udfkit_cmd_compile, "compile CUDA C++ UDFs to LTO-IR, PTX or cubin, with a manifest"},
+    {"link", udfkit_cmd_link, "link UDFs and kernels for every architecture into a fatbin, cubin or PTX"},
+    {"header", udfkit_cmd_header, "write the C header of the UDFs that manifests describe"},
+    {"embed", udfkit_cmd_embed, "write a C source that embeds a file under a symbol"},
+    {"inspect", udfkit_cmd_inspect, "tell what an artifact holds"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: udfkit <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n  udfkit --version        udfkit's and each CUDA part's version\n"
+               "  udfkit help <command>   a command's options\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0)
+        return udfkit_cmd_version(argc - 2, argv + 2);
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    bool help = strcmp(name, "help") == 0;
+    if (help) {
+        if (argc < 3) {
+            usage(stdout);
+            return 0;
+        }
+        name = argv[2];
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        if (strcmp(commands[i].name, name) != 0)
+            continue;
+        if (help) {
+            char *argv_help[] = {"--help", NULL};
+            return commands[i].run(1, argv_help);
+        }
+        /* Refuse a toolchain whose parts cannot work together before doing any work. */
+        udfkit_toolchain tc;
+        udfkit_toolchain_query(&tc);
+        if (udfkit_toolchain_check(&tc) != UDFKIT_RC_OK) {
+            fprintf(stderr, "%s\n", udfkit_diag_message());
+            return UDFKIT_RC_ENV;
+        }
+        return commands[i].run(argc - 2, argv + 2);
+    }
+    fprintf(stderr, "udfkit: error: unknown command '%s'; see 'udfkit help'\n", name);
+    return 2;
+}

@@ -1,0 +1,33 @@
+/* `udfkit compile` for CUDA C/C++ sources: NVRTC in-process, one compile per source and
+ * architecture, C-ABI forwarders for every function spec, a manifest and a depfile. */
+#ifndef UDFKIT_CUDA_COMPILE_H
+#define UDFKIT_CUDA_COMPILE_H
+
+#include "diag.h"
+#include "nvrtc_wrap.h"
+#include "spec.h"
+
+#include <stddef.h>
+
+typedef struct udfkit_compile_request {
+    const char *const *sources;
+    size_t nsources;
+    const char *const *functions; /* spec texts */
+    size_t nfunctions;
+    const char *arch;             /* CMake syntax; NULL: the default */
+    udfkit_code_kind emit;
+    const char *const *include_dirs;
+    size_t ninclude_dirs;
+    const char *const *defines;   /* NAME or NAME=VALUE */
+    size_t ndefines;
+    const char *std;              /* "c++17" where NULL */
+    const char *const *extra_options; /* passed to NVRTC as they are */
+    size_t nextra_options;
+    const char *output;           /* OUT.json (manifest) or, for one artifact, the artifact */
+    const char *depfile;          /* or NULL */
+    const char *cuda_include_dir; /* NULL: the one found at build time */
+} udfkit_compile_request;
+
+udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req);
+
+#endif

@@ -1,0 +1,12 @@
+/* Makefile-syntax dependency files, as Ninja's `deps = gcc` and CMake's DEPFILE read them. */
+#ifndef UDFKIT_DEPFILE_H
+#define UDFKIT_DEPFILE_H
+
+#include "buf.h"
+
+#include <stddef.h>
+
+/* "target: dep1 dep2 ..." with spaces, '#' and '$' escaped. */
+void udfkit_depfile_format(const char *target, const char *const *deps, size_t ndeps, udfkit_buf *out);
+
+#endif

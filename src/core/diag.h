@@ -1,0 +1,41 @@
+/* Errors inside the tool: a result code that is also the exit status, and a
+ * thread-local message set where the failure happens. */
+#ifndef UDFKIT_DIAG_H
+#define UDFKIT_DIAG_H
+
+#include <stdarg.h>
+
+/* The exit statuses SPEC.md fixes, used as return codes throughout the core. */
+typedef enum udfkit_rc {
+    UDFKIT_RC_OK = 0,
+    UDFKIT_RC_INPUT = 1, /* an error in the user's input */
+    UDFKIT_RC_USAGE = 2, /* a usage error */
+    UDFKIT_RC_ENV = 3,   /* the environment lacks something or is inconsistent */
+    UDFKIT_RC_INTERNAL = 4
+} udfkit_rc;
+
+#if defined(__GNUC__)
+#define UDFKIT_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define UDFKIT_PRINTF(f, a)
+#endif
+
+/* Sets this thread's message to "file:line: error: ..." (file NULL: "udfkit: error: ...",
+ * line 0: "file: error: ...") and returns rc, so callers write `return udfkit_fail(...)`. */
+udfkit_rc udfkit_fail(udfkit_rc rc, const char *file, int line, const char *fmt, ...) UDFKIT_PRINTF(4, 5);
+udfkit_rc udfkit_vfail(udfkit_rc rc, const char *file, int line, const char *fmt, va_list ap);
+
+/* Sets the message verbatim (already formatted diagnostics, such as a rewritten NVRTC log). */
+udfkit_rc udfkit_fail_text(udfkit_rc rc, const char *text);
+
+/* Appends a tool's log to the current message, each line indented, so it reads as detail. */
+void udfkit_diag_append_log(const char *tool, const char *log);
+
+/* This thread's message; never NULL. */
+const char *udfkit_diag_message(void);
+void udfkit_diag_clear(void);
+
+/* Warnings and progress go to stderr at once; they never change the result. */
+void udfkit_warn(const char *fmt, ...) UDFKIT_PRINTF(1, 2);
+
+#endif

@@ -1,0 +1,40 @@
+/* Files: reading inputs, paths, and outputs that appear atomically or not at all. */
+#ifndef UDFKIT_FS_H
+#define UDFKIT_FS_H
+
+#include "buf.h"
+#include "diag.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Reads a whole file; a missing or unreadable file is an input error naming it. */
+udfkit_rc udfkit_read_file(const char *path, udfkit_buf *out);
+bool udfkit_file_exists(const char *path);
+
+/* Path helpers; all return malloc'd strings. */
+char *udfkit_path_dirname(const char *path);
+const char *udfkit_path_basename(const char *path);
+char *udfkit_path_join(const char *dir, const char *name);
+/* `path` written relative to directory `base` (both made absolute first). */
+char *udfkit_path_relative(const char *path, const char *base);
+char *udfkit_path_absolute(const char *path);
+/* The file name without its directory and last extension ("a/b.x.cu" -> "b.x"). */
+char *udfkit_path_stem(const char *path);
+const char *udfkit_path_extension(const char *path); /* ".cu", or "" */
+
+/* A set of outputs written beside their final names and renamed into place together.
+ * Until commit nothing is visible; abort (or a failed commit) removes every file,
+ * including an older version of an output, so a failure leaves no output behind. */
+typedef struct udfkit_outputs udfkit_outputs;
+
+udfkit_outputs *udfkit_outputs_new(void);
+/* Declares an output before it is written, so that a failure before then still removes
+ * an older version of it. */
+udfkit_rc udfkit_outputs_claim(udfkit_outputs *o, const char *path);
+udfkit_rc udfkit_outputs_write(udfkit_outputs *o, const char *path, const void *data, size_t size);
+udfkit_rc udfkit_outputs_commit(udfkit_outputs *o);
+void udfkit_outputs_abort(udfkit_outputs *o);
+void udfkit_outputs_free(udfkit_outputs *o); /* aborts what was not committed */
+
+#endif

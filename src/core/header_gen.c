@@ -1,0 +1,170 @@
+#include "header_gen.h"
+
+#include "exporter.h"
+#include "fs.h"
+#include "manifest.h"
+#include "template.h"
+#include "templates.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *udfkit_identifier_from(const char *text)
+{
+    udfkit_buf b = UDFKIT_BUF_INIT;
+    if (!isalpha((unsigned char)*text) && *text != '_')
+        udfkit_buf_puts(&b, "_");
+    for (const char *p = text; *p; p++) {
+        char c = isalnum((unsigned char)*p) ? *p : '_';
+        udfkit_buf_append(&b, &c, 1);
+    }
+    return udfkit_buf_detach(&b);
+}
+
+static bool has_half(const udfkit_signature *s)
+{
+    bool half = s->ret.scalar == UDFKIT_FLOAT16 && !s->ret.pointer;
+    for (size_t i = 0; i < s->nparams; i++)
+        half |= s->params[i].scalar == UDFKIT_FLOAT16 && !s->params[i].pointer;
+    return half;
+}
+
+/* A wrapper taking and returning __half where the ABI has uint16_t. */
+static void half_wrapper(const udfkit_spec *s, udfkit_buf *out)
+{
+    const udfkit_signature *sig = &s->sig;
+    bool half_ret = sig->ret.scalar == UDFKIT_FLOAT16 && !sig->ret.pointer;
+    udfkit_buf_puts(out, "static __device__ __forceinline__ ");
+    if (half_ret)
+        udfkit_buf_puts(out, "__half");
+    else
+        udfkit_type_c(sig->ret, out);
+    udfkit_buf_printf(out, " %s(", s->c_name);
+    for (size_t i = 0; i < sig->nparams; i++) {
+        bool h = sig->params[i].scalar == UDFKIT_FLOAT16 && !sig->params[i].pointer;
+        if (i)
+            udfkit_buf_puts(out, ", ");
+        if (h)
+            udfkit_buf_puts(out, "__half");
+        else
+            udfkit_type_c(sig->params[i], out);
+        udfkit_buf_printf(out, " a%zu", i);
+    }
+    udfkit_buf_puts(out, ")\n{\n    ");
+    bool is_void = sig->ret.scalar == UDFKIT_VOID && !sig->ret.pointer;
+    if (!is_void)
+        udfkit_buf_puts(out, half_ret ? "return __ushort_as_half(" : "return ");
+    udfkit_buf_printf(out, "::%s(", s->c_name);
+    for (size_t i = 0; i < sig->nparams; i++) {
+        bool h = sig->params[i].scalar == UDFKIT_FLOAT16 && !sig->params[i].pointer;
+        udfkit_buf_printf(out, "%s%s%s%zu%s", i ? ", " : "", h ? "__half_as_ushort(" : "", "a", i, h ? ")" : "");
+    }
+    udfkit_buf_puts(out, half_ret ? "));\n}\n" : ");\n}\n");
+}
+
+udfkit_rc udfkit_header_generate(const char *const *manifests, size_t count, const char *name, const char *output)
+{
+    udfkit_rc rc = UDFKIT_RC_OK;
+    udfkit_buf markers = UDFKIT_BUF_INIT, protos = UDFKIT_BUF_INIT, halves = UDFKIT_BUF_INIT, table = UDFKIT_BUF_INIT;
+    udfkit_buf text = UDFKIT_BUF_INIT, sig = UDFKIT_BUF_INIT, proto = UDFKIT_BUF_INIT;
+    char **seen = NULL;
+    size_t nseen = 0;
+    udfkit_outputs *outputs = udfkit_outputs_new();
+    char *ident = NULL, *guard = NULL;
+    if ((rc = udfkit_outputs_claim(outputs, output)))
+        goto done;
+    if (name && !udfkit_is_c_identifier(name)) {
+        rc = udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "--name '%s' is not a C identifier", name);
+        goto done;
+    }
+    if (name) {
+        ident = strdup(name);
+    } else {
+        char *stem = udfkit_path_stem(output);
+        ident = udfkit_identifier_from(stem);
+        free(stem);
+    }
+    guard = udfkit_identifier_from(ident);
+    for (char *p = guard; *p; p++)
+        *p = (char)toupper((unsigned char)*p);
+    {
+        char *g = guard;
+        udfkit_buf b = UDFKIT_BUF_INIT;
+        udfkit_buf_printf(&b, "UDFKIT_UDFS_%s_H", g);
+        free(g);
+        guard = udfkit_buf_detach(&b);
+    }
+
+    for (size_t m = 0; m < count && !rc; m++) {
+        udfkit_manifest man;
+        if ((rc = udfkit_manifest_load(manifests[m], &man))) {
+            udfkit_manifest_free(&man);
+            break;
+        }
+        size_t i;
+        json_t *fn;
+        json_array_foreach(json_object_get(man.root, "functions"), i, fn)
+        {
+            udfkit_spec s;
+            if ((rc = udfkit_manifest_function_spec(&man, fn, &s))) {
+                udfkit_spec_free(&s);
+                break;
+            }
+            for (size_t k = 0; k < nseen && !rc; k++)
+                if (strcmp(seen[k], s.c_name) == 0)
+                    rc = udfkit_fail(UDFKIT_RC_INPUT, manifests[m], 0, "function '%s' is declared by two manifests",
+                                     s.c_name);
+            if (!rc) {
+                char **grown = realloc(seen, (nseen + 1) * sizeof *seen);
+                if (grown) {
+                    seen = grown;
+                    seen[nseen++] = strdup(s.c_name);
+                }
+                sig.size = proto.size = 0;
+                udfkit_signature_format(&s.sig, &sig);
+                udfkit_signature_c_prototype(&s.sig, s.c_name, &proto);
+                udfkit_buf_printf(&markers, " *   udfkit-udf %s %s\n", s.c_name, sig.data);
+                udfkit_buf_printf(&protos, "__device__ %s;\n", proto.data);
+                if (has_half(&s.sig))
+                    half_wrapper(&s, &halves);
+                udfkit_buf_printf(&table, "        {\"%s\", \"%s\", \"%s\"},\n", s.c_name, sig.data, proto.data);
+            }
+            udfkit_spec_free(&s);
+        }
+        udfkit_manifest_free(&man);
+    }
+    if (rc)
+        goto done;
+    udfkit_buf_puts(&table, "        {0, 0, 0}");
+    while (markers.size && markers.data[markers.size - 1] == '\n')
+        markers.data[--markers.size] = '\0';
+    const udfkit_template_var vars[] = {
+        {"VERSION", UDFKIT_VERSION_STRING},
+        {"NAME", ident},
+        {"GUARD", guard},
+        {"MARKERS", markers.data ? markers.data : " *   (none)"},
+        {"DEVICE_PROTOTYPES", protos.data ? protos.data : ""},
+        {"HALF_WRAPPERS", halves.data ? halves.data : ""},
+        {"TABLE", table.data},
+    };
+    if ((rc = udfkit_template_render(udfkit_tpl_udf_header, vars, sizeof vars / sizeof *vars, &text)))
+        goto done;
+    if (!(rc = udfkit_outputs_write(outputs, output, text.data, text.size)))
+        rc = udfkit_outputs_commit(outputs);
+done:
+    for (size_t i = 0; i < nseen; i++)
+        free(seen[i]);
+    free(seen);
+    free(ident);
+    free(guard);
+    udfkit_buf_free(&markers);
+    udfkit_buf_free(&protos);
+    udfkit_buf_free(&halves);
+    udfkit_buf_free(&table);
+    udfkit_buf_free(&text);
+    udfkit_buf_free(&sig);
+    udfkit_buf_free(&proto);
+    udfkit_outputs_free(outputs);
+    return rc;
+}

@@ -1,0 +1,18 @@
+/* `udfkit header`: the UDF header of SPEC.md, from manifests. Every name in it is a
+ * validated identifier and every type is re-spelled from the parsed signature, so no
+ * path or name in a manifest can put text of its own into the header. */
+#ifndef UDFKIT_HEADER_GEN_H
+#define UDFKIT_HEADER_GEN_H
+
+#include "buf.h"
+#include "diag.h"
+
+#include <stddef.h>
+
+/* `name` is the C identifier the table accessor and guard derive from; NULL: from `output`. */
+udfkit_rc udfkit_header_generate(const char *const *manifests, size_t count, const char *name, const char *output);
+
+/* Turns any text into a C identifier: other characters become '_', a leading digit gets '_'. */
+char *udfkit_identifier_from(const char *text);
+
+#endif

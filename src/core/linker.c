@@ -1,0 +1,552 @@
+#include "linker.h"
+
+#include "arch.h"
+#include "fs.h"
+#include "hash.h"
+#include "manifest.h"
+#include "nvfatbin_wrap.h"
+#include "nvjitlink_wrap.h"
+#include "nvrtc_wrap.h"
+#include "toolchain.h"
+
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One piece of device code available to the link. */
+typedef struct piece {
+    udfkit_input_kind kind;
+    char *path;
+    udfkit_buf data;
+    bool has_arch;        /* from a manifest: compiled for one virtual architecture */
+    udfkit_target arch;
+    const char *group;    /* manifest path + source: one of each group goes into a link */
+} piece;
+
+typedef struct link_set {
+    piece *items;
+    size_t count;
+    json_t *functions;    /* merged from the input manifests */
+    json_t *producers;
+    char **groups;
+    size_t ngroups;
+} link_set;
+
+static piece *add_piece(link_set *s)
+{
+    piece *items = realloc(s->items, (s->count + 1) * sizeof *items);
+    if (!items)
+        return NULL;
+    s->items = items;
+    memset(&s->items[s->count], 0, sizeof *s->items);
+    return &s->items[s->count++];
+}
+
+static const char *intern_group(link_set *s, const char *name)
+{
+    for (size_t i = 0; i < s->ngroups; i++)
+        if (strcmp(s->groups[i], name) == 0)
+            return s->groups[i];
+    char **groups = realloc(s->groups, (s->ngroups + 1) * sizeof *groups);
+    if (!groups)
+        return NULL;
+    s->groups = groups;
+    s->groups[s->ngroups] = strdup(name);
+    return s->groups[s->ngroups++];
+}
+
+static bool starts_with(const udfkit_buf *b, const void *magic, size_t n)
+{
+    return b->size >= n && memcmp(b->data, magic, n) == 0;
+}
+
+/* By extension, then by content for files named otherwise. */
+static bool classify(const char *path, const udfkit_buf *data, udfkit_input_kind *kind)
+{
+    const char *ext = udfkit_path_extension(path);
+    static const struct {
+        const char *ext;
+        udfkit_input_kind kind;
+    } by_ext[] = {{".ltoir", UDFKIT_INPUT_LTOIR}, {".ptx", UDFKIT_INPUT_PTX},   {".cubin", UDFKIT_INPUT_CUBIN},
+                  {".fatbin", UDFKIT_INPUT_FATBIN}, {".o", UDFKIT_INPUT_OBJECT}, {".a", UDFKIT_INPUT_LIBRARY}};
+    for (size_t i = 0; i < sizeof by_ext / sizeof *by_ext; i++)
+        if (strcmp(ext, by_ext[i].ext) == 0) {
+            *kind = by_ext[i].kind;
+            return true;
+        }
+    static const unsigned char fatbin_magic[] = {0x50, 0xed, 0x55, 0xba};
+    if (starts_with(data, fatbin_magic, 4))
+        *kind = UDFKIT_INPUT_FATBIN;
+    else if (starts_with(data, "!<arch>\n", 8))
+        *kind = UDFKIT_INPUT_LIBRARY;
+    else if (starts_with(data, "\177ELF", 4) && data->size > 20)
+        *kind = (unsigned char)data->data[18] == 190 ? UDFKIT_INPUT_CUBIN : UDFKIT_INPUT_OBJECT;
+    else if (data->size && strstr(data->data, ".version") && strstr(data->data, ".target"))
+        *kind = UDFKIT_INPUT_PTX;
+    else
+        return false;
+    return true;
+}
+
+static udfkit_rc add_file(link_set *s, const char *path, const udfkit_toolchain *tc);
+
+static udfkit_input_kind kind_of_artifact(const char *kind)
+{
+    if (strcmp(kind, "ptx") == 0)
+        return UDFKIT_INPUT_PTX;
+    if (strcmp(kind, "cubin") == 0)
+        return UDFKIT_INPUT_CUBIN;
+    if (strcmp(kind, "fatbin") == 0)
+        return UDFKIT_INPUT_FATBIN;
+    return UDFKIT_INPUT_LTOIR;
+}
+
+static udfkit_rc add_manifest(link_set *s, const char *path, const udfkit_toolchain *tc)
+{
+    udfkit_manifest m;
+    udfkit_rc rc = udfkit_manifest_load(path, &m);
+    if (rc)
+        goto done;
+    /* LTO-IR from a newer NVRTC or NVVM cannot be read by this nvJitLink. */
+    const char *producer;
+    json_t *version;
+    json_object_foreach(json_object_get(m.root, "producers"), producer, version)
+    {
+        udfkit_version v;
+        if (strcmp(producer, "nvrtc") != 0 && strcmp(producer, "nvvm") != 0)
+            continue;
+        if (!json_is_string(version) || !udfkit_version_parse(json_string_value(version), &v))
+            continue;
+        if ((rc = udfkit_toolchain_check_producer(tc, strcmp(producer, "nvrtc") == 0 ? "NVRTC" : "NVVM", v, path)))
+            goto done;
+        if (!json_object_get(s->producers, producer))
+            json_object_set(s->producers, producer, version);
+    }
+    size_t i;
+    json_t *a;
+    json_array_foreach(json_object_get(m.root, "artifacts"), i, a)
+    {
+        piece *p = add_piece(s);
+        if (!p) {
+            rc = udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "out of memory");
+            goto done;
+        }
+        if ((rc = udfkit_manifest_read_artifact(&m, a, &p->path, &p->data)))
+            goto done;
+        p->kind = kind_of_artifact(json_string_value(json_object_get(a, "kind")));
+        udfkit_target_parse_name(json_string_value(json_object_get(a, "arch")), &p->arch);
+        p->has_arch = p->kind == UDFKIT_INPUT_LTOIR || p->kind == UDFKIT_INPUT_PTX;
+        udfkit_buf group = UDFKIT_BUF_INIT;
+        const char *source = json_string_value(json_object_get(a, "source"));
+        udfkit_buf_printf(&group, "%s\n%s", path, source ? source : p->path);
+        p->group = intern_group(s, group.data);
+        udfkit_buf_free(&group);
+    }
+    json_array_foreach(json_object_get(m.root, "functions"), i, a)
+    {
+        const char *c_name = json_string_value(json_object_get(a, "c_name"));
+        size_t k;
+        json_t *seen;
+        json_array_foreach(s->functions, k, seen)
+        {
+            if (strcmp(json_string_value(json_object_get(seen, "c_name")), c_name) == 0) {
+                rc = udfkit_fail(UDFKIT_RC_INPUT, path, 0, "exports '%s', which another input exports too", c_name);
+                goto done;
+            }
+        }
+        json_t *copy = json_deep_copy(a);
+        /* Sources are relative to the manifest; keep them meaningful beside the output. */
+        const char *source = json_string_value(json_object_get(a, "source"));
+        if (source) {
+            char *abs = udfkit_path_join(m.dir, source);
+            json_object_set_new(copy, "source", json_string(abs));
+            free(abs);
+        }
+        json_array_append_new(s->functions, copy);
+    }
+    /* Declared link files travel with the UDFs: link them unasked. */
+    json_array_foreach(json_object_get(m.root, "link"), i, a)
+    {
+        const char *rel = json_is_string(a) ? json_string_value(a) : json_string_value(json_object_get(a, "path"));
+        if (!rel)
+            continue;
+        char *file = udfkit_path_join(m.dir, rel);
+        rc = add_file(s, file, tc);
+        free(file);
+        if (rc)
+            goto done;
+    }
+done:
+    udfkit_manifest_free(&m);
+    return rc;
+}
+
+static udfkit_rc add_file(link_set *s, const char *path, const udfkit_toolchain *tc)
+{
+    udfkit_buf data = UDFKIT_BUF_INIT;
+    udfkit_rc rc = udfkit_read_file(path, &data);
+    if (rc)
+        return rc;
+    if (strcmp(udfkit_path_extension(path), ".json") == 0 || udfkit_manifest_sniff(data.data, data.size)) {
+        udfkit_buf_free(&data);
+        return add_manifest(s, path, tc);
+    }
+    udfkit_input_kind kind;
+    if (!classify(path, &data, &kind)) {
+        udfkit_buf_free(&data);
+        return udfkit_fail(UDFKIT_RC_INPUT, path, 0,
+                           "unknown input kind (expected .ltoir, .ptx, .cubin, .fatbin, .o, .a or a udfkit manifest)");
+    }
+    piece *p = add_piece(s);
+    if (!p) {
+        udfkit_buf_free(&data);
+        return udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "out of memory");
+    }
+    p->kind = kind;
+    p->path = strdup(path);
+    p->data = data;
+    p->group = intern_group(s, path);
+    return UDFKIT_RC_OK;
+}
+
+typedef struct link_job {
+    udfkit_target target;
+    link_set *set;
+    const char *const *extra;
+    size_t nextra;
+    udfkit_rc rc;
+    char *message;
+    udfkit_buf out;
+    char ptx_isa[16];
+} link_job;
+
+/* For each group, the piece compiled for the highest virtual architecture the target
+ * accepts; pieces without an architecture always go in. */
+static udfkit_rc select_pieces(link_job *j, const piece **chosen, size_t *count)
+{
+    link_set *s = j->set;
+    *count = 0;
+    for (size_t g = 0; g < s->ngroups; g++) {
+        const piece *best = NULL;
+        bool any_arch = false;
+        for (size_t i = 0; i < s->count; i++) {
+            const piece *p = &s->items[i];
+            if (p->group != s->groups[g])
+                continue;
+            if (!p->has_arch) {
+                chosen[(*count)++] = p;
+                continue;
+            }
+            any_arch = true;
+            if (udfkit_target_accepts(j->target, p->arch) && (!best || p->arch.number > best->arch.number))
+                best = p;
+        }
+        if (best)
+            chosen[(*count)++] = best;
+        else if (any_arch) {
+            char name[32];
+            udfkit_target_name(j->target, name, sizeof name);
+            const char *nl = strchr(s->groups[g], '\n');
+            return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                               "%.*s: no artifact of %s can be used for %s: it was compiled for higher or other "
+                               "architectures; compile it for %s too",
+                               nl ? (int)(nl - s->groups[g]) : (int)strlen(s->groups[g]), s->groups[g],
+                               nl ? nl + 1 : "its source", name, name);
+        }
+    }
+    return UDFKIT_RC_OK;
+}
+
+/* "error   : Undefined reference to 'foo' in 'k.ltoir'" -> list of foo */
+static void unresolved_symbols(const char *log, udfkit_buf *out)
+{
+    const char *key = "Undefined reference to '";
+    for (const char *p = strstr(log, key); p; p = strstr(p, key)) {
+        p += strlen(key);
+        const char *end = strchr(p, '\'');
+        if (!end)
+            break;
+        udfkit_buf_printf(out, "%s%.*s", out->size ? ", " : "", (int)(end - p), p);
+        p = end;
+    }
+}
+
+static void read_ptx_isa(const udfkit_buf *ptx, char *out, size_t size)
+{
+    const char *v = strstr(ptx->data ? ptx->data : "", ".version");
+    out[0] = '\0';
+    if (!v)
+        return;
+    v += strlen(".version");
+    while (*v == ' ' || *v == '\t')
+        v++;
+    size_t n = 0;
+    while (n + 1 < size && (isdigit((unsigned char)v[n]) || v[n] == '.'))
+        n++;
+    memcpy(out, v, n);
+    out[n] = '\0';
+}
+
+static void *link_one(void *arg)
+{
+    link_job *j = arg;
+    link_set *s = j->set;
+    char name[32];
+    udfkit_target_name(j->target, name, sizeof name);
+    const piece **chosen = calloc(s->count + 1, sizeof *chosen);
+    udfkit_link_input *inputs = calloc(s->count + 1, sizeof *inputs);
+    const char **options = calloc(j->nextra + 5, sizeof *options);
+    udfkit_buf log = UDFKIT_BUF_INIT, arch_opt = UDFKIT_BUF_INIT;
+    size_t n = 0, noptions = 0;
+    if ((j->rc = select_pieces(j, chosen, &n)))
+        goto done;
+    bool lto = false;
+    udfkit_buf not_lto = UDFKIT_BUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        inputs[i] = (udfkit_link_input){chosen[i]->kind, chosen[i]->data.data, chosen[i]->data.size, chosen[i]->path};
+        lto |= chosen[i]->kind == UDFKIT_INPUT_LTOIR;
+        if (chosen[i]->kind != UDFKIT_INPUT_LTOIR)
+            udfkit_buf_printf(&not_lto, "%s%s", not_lto.size ? ", " : "", chosen[i]->path);
+    }
+    if (!j->target.sass && not_lto.size) {
+        j->rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                            "PTX for %s is linked from LTO-IR only, and these inputs are not LTO-IR: %s; "
+                            "compile them with --emit ltoir, or ask for %u-real",
+                            name, not_lto.data, j->target.number);
+        udfkit_buf_free(&not_lto);
+        goto done;
+    }
+    udfkit_buf_free(&not_lto);
+    /* Linked PTX is asked for as -arch=sm_NN -lto -ptx: nvJitLink takes no compute_NN here. */
+    char real[32];
+    udfkit_target_name((udfkit_target){j->target.number, j->target.suffix, true}, real, sizeof real);
+    udfkit_buf_printf(&arch_opt, "-arch=%s", real);
+    options[noptions++] = arch_opt.data;
+    if (lto)
+        options[noptions++] = "-lto";
+    if (!j->target.sass)
+        options[noptions++] = "-ptx";
+    for (size_t i = 0; i < j->nextra; i++)
+        options[noptions++] = j->extra[i];
+    j->rc = udfkit_jitlink_run(options, noptions, inputs, n, !j->target.sass, &j->out, &log);
+    if (j->rc && log.size) {
+        udfkit_buf symbols = UDFKIT_BUF_INIT;
+        unresolved_symbols(log.data, &symbols);
+        if (symbols.size)
+            udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "link for %s failed: unresolved symbols: %s", name, symbols.data);
+        else
+            udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "link for %s failed", name);
+        udfkit_diag_append_log("nvJitLink", log.data);
+        udfkit_buf_free(&symbols);
+    }
+    if (!j->rc && !j->target.sass)
+        read_ptx_isa(&j->out, j->ptx_isa, sizeof j->ptx_isa);
+done:
+    if (j->rc)
+        j->message = strdup(udfkit_diag_message());
+    udfkit_buf_free(&log);
+    udfkit_buf_free(&arch_opt);
+    free(options);
+    free(inputs);
+    free(chosen);
+    return NULL;
+}
+
+char *udfkit_link_manifest_path(const char *output)
+{
+    udfkit_buf b = UDFKIT_BUF_INIT;
+    udfkit_buf_printf(&b, "%s.json", output);
+    return udfkit_buf_detach(&b);
+}
+
+static void version_string(udfkit_version v, char *buf, size_t size)
+{
+    snprintf(buf, size, "%d.%d", v.major, v.minor);
+}
+
+static udfkit_rc write_fatbin(const udfkit_link_request *req, link_set *set, link_job *jobs, size_t njobs,
+                              const udfkit_toolchain *tc, udfkit_outputs *outputs)
+{
+    udfkit_fatbin_entry *entries = calloc(njobs + set->count + 1, sizeof *entries);
+    char (*archs)[16] = calloc(njobs + set->count + 1, sizeof *archs);
+    size_t n = 0;
+    json_t *manifest = udfkit_manifest_new("fatbin");
+    json_t *listed = json_array();
+    for (size_t i = 0; i < njobs; i++) {
+        udfkit_target_number(jobs[i].target, archs[n], sizeof archs[n]);
+        entries[n] = (udfkit_fatbin_entry){jobs[i].target.sass ? UDFKIT_FATBIN_CUBIN : UDFKIT_FATBIN_PTX,
+                                           jobs[i].out.data, jobs[i].out.size, archs[n], udfkit_path_basename(req->output)};
+        n++;
+        char name[32];
+        udfkit_target_name(jobs[i].target, name, sizeof name);
+        json_t *e = json_object();
+        json_object_set_new(e, "kind", json_string(jobs[i].target.sass ? "sass" : "ptx"));
+        json_object_set_new(e, "arch", json_string(name));
+        if (!jobs[i].target.sass)
+            json_object_set_new(e, "ptx_isa", json_string(jobs[i].ptx_isa));
+        json_array_append_new(listed, e);
+    }
+    if (req->keep_ltoir) {
+        /* Each distinct LTO-IR input, for linking at load time. */
+        char (*hashes)[UDFKIT_HASH_HEX_SIZE] = calloc(set->count + 1, sizeof *hashes);
+        size_t nhashes = 0;
+        for (size_t i = 0; i < set->count; i++) {
+            const piece *p = &set->items[i];
+            if (p->kind != UDFKIT_INPUT_LTOIR)
+                continue;
+            char h[UDFKIT_HASH_HEX_SIZE];
+            udfkit_hash_hex(p->data.data, p->data.size, h);
+            bool dup = false;
+            for (size_t k = 0; k < nhashes; k++)
+                dup |= strcmp(hashes[k], h) == 0;
+            if (dup)
+                continue;
+            memcpy(hashes[nhashes++], h, sizeof h);
+            udfkit_target t = p->has_arch ? p->arch : jobs[0].target;
+            udfkit_target_number(t, archs[n], sizeof archs[n]);
+            entries[n++] = (udfkit_fatbin_entry){UDFKIT_FATBIN_LTOIR, p->data.data, p->data.size, archs[n - 1],
+                                                 udfkit_path_basename(p->path)};
+            char name[32];
+            udfkit_target_name((udfkit_target){t.number, t.suffix, false}, name, sizeof name);
+            json_t *e = json_object();
+            json_object_set_new(e, "kind", json_string("ltoir"));
+            json_object_set_new(e, "arch", json_string(name));
+            json_object_set_new(e, "source", json_string(udfkit_path_basename(p->path)));
+            json_array_append_new(listed, e);
+        }
+        free(hashes);
+    }
+    udfkit_buf fatbin = UDFKIT_BUF_INIT, text = UDFKIT_BUF_INIT;
+    udfkit_rc rc = udfkit_fatbin_build(entries, n, &fatbin);
+    if (!rc)
+        rc = udfkit_outputs_write(outputs, req->output, fatbin.data, fatbin.size);
+    if (!rc) {
+        char v[32];
+        const char *key;
+        json_t *value;
+        json_object_foreach(set->producers, key, value) json_object_set(json_object_get(manifest, "producers"), key, value);
+        version_string(tc->nvjitlink, v, sizeof v);
+        udfkit_manifest_set_producer(manifest, "nvjitlink", v);
+        version_string(tc->nvfatbin, v, sizeof v);
+        udfkit_manifest_set_producer(manifest, "nvfatbin", v);
+        char *manifest_path = udfkit_link_manifest_path(req->output);
+        char *dir = udfkit_path_dirname(manifest_path);
+        size_t i;
+        json_t *fn;
+        json_array_foreach(set->functions, i, fn)
+        {
+            const char *source = json_string_value(json_object_get(fn, "source"));
+            if (source) {
+                char *rel = udfkit_path_relative(source, dir);
+                json_object_set_new(fn, "source", json_string(rel));
+                free(rel);
+            }
+        }
+        json_object_set(manifest, "functions", set->functions);
+        json_t *a = udfkit_manifest_add_artifact(manifest, "fatbin", NULL, udfkit_path_basename(req->output), NULL,
+                                                 fatbin.data, fatbin.size);
+        json_object_set_new(a, "entries", listed);
+        listed = NULL;
+        udfkit_manifest_dump(manifest, &text);
+        rc = udfkit_outputs_write(outputs, manifest_path, text.data, text.size);
+        free(manifest_path);
+        free(dir);
+    }
+    json_decref(listed);
+    json_decref(manifest);
+    udfkit_buf_free(&fatbin);
+    udfkit_buf_free(&text);
+    free(entries);
+    free(archs);
+    return rc;
+}
+
+udfkit_rc udfkit_link(const udfkit_link_request *req)
+{
+    link_set set = {0};
+    set.functions = json_array();
+    set.producers = json_object();
+    link_job *jobs = NULL;
+    size_t njobs = 0;
+    int *supported = NULL;
+    size_t nsupported = 0;
+    udfkit_outputs *outputs = udfkit_outputs_new();
+    udfkit_toolchain tc;
+    udfkit_toolchain_query(&tc);
+    udfkit_rc rc = udfkit_outputs_claim(outputs, req->output);
+    char *manifest_path = udfkit_link_manifest_path(req->output);
+    if (!rc && req->emit == UDFKIT_LINK_FATBIN)
+        rc = udfkit_outputs_claim(outputs, manifest_path);
+    if (rc)
+        goto done;
+    if (!req->ninputs) {
+        rc = udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "link needs at least one input");
+        goto done;
+    }
+    if ((rc = udfkit_nvrtc_supported_archs(&supported, &nsupported)))
+        goto done;
+    udfkit_target_list targets;
+    if ((rc = udfkit_arch_parse(req->arch, supported, nsupported, &targets)))
+        goto done;
+    if (req->emit != UDFKIT_LINK_FATBIN) {
+        bool want_sass = req->emit == UDFKIT_LINK_CUBIN;
+        if (targets.count != 1 || targets.items[0].sass != want_sass) {
+            rc = udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "--emit %s links one architecture: give --arch NN-%s",
+                             want_sass ? "cubin" : "ptx", want_sass ? "real" : "virtual");
+            goto done;
+        }
+    }
+    for (size_t i = 0; i < req->ninputs; i++)
+        if ((rc = add_file(&set, req->inputs[i], &tc)))
+            goto done;
+
+    njobs = targets.count;
+    jobs = calloc(njobs, sizeof *jobs);
+    pthread_t *threads = calloc(njobs, sizeof *threads);
+    bool *started = calloc(njobs, sizeof *started);
+    for (size_t i = 0; i < njobs; i++) {
+        jobs[i] = (link_job){.target = targets.items[i], .set = &set, .extra = req->extra_options, .nextra = req->nextra_options};
+        started[i] = pthread_create(&threads[i], NULL, link_one, &jobs[i]) == 0;
+        if (!started[i])
+            link_one(&jobs[i]);
+    }
+    for (size_t i = 0; i < njobs; i++)
+        if (started[i])
+            pthread_join(threads[i], NULL);
+    free(threads);
+    free(started);
+    for (size_t i = 0; i < njobs; i++)
+        if (jobs[i].rc) {
+            rc = udfkit_fail_text(jobs[i].rc, jobs[i].message);
+            goto done;
+        }
+
+    if (req->emit == UDFKIT_LINK_FATBIN)
+        rc = write_fatbin(req, &set, jobs, njobs, &tc, outputs);
+    else
+        rc = udfkit_outputs_write(outputs, req->output, jobs[0].out.data, jobs[0].out.size);
+    if (!rc)
+        rc = udfkit_outputs_commit(outputs);
+done:
+    for (size_t i = 0; i < njobs; i++) {
+        udfkit_buf_free(&jobs[i].out);
+        free(jobs[i].message);
+    }
+    free(jobs);
+    for (size_t i = 0; i < set.count; i++) {
+        free(set.items[i].path);
+        udfkit_buf_free(&set.items[i].data);
+    }
+    free(set.items);
+    for (size_t i = 0; i < set.ngroups; i++)
+        free(set.groups[i]);
+    free(set.groups);
+    json_decref(set.functions);
+    json_decref(set.producers);
+    free(manifest_path);
+    free(supported);
+    udfkit_outputs_free(outputs);
+    return rc;
+}

@@ -1,0 +1,185 @@
+#include "manifest.h"
+
+#include "fs.h"
+#include "hash.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+json_t *udfkit_manifest_new(const char *kind)
+{
+    json_t *m = json_object();
+    json_object_set_new(m, "udfkit_manifest", json_integer(UDFKIT_MANIFEST_VERSION));
+    json_object_set_new(m, "kind", json_string(kind));
+    json_t *producers = json_object();
+    json_object_set_new(producers, "udfkit", json_string(UDFKIT_VERSION_STRING));
+    json_object_set_new(m, "producers", producers);
+    json_object_set_new(m, "functions", json_array());
+    json_object_set_new(m, "artifacts", json_array());
+    json_object_set_new(m, "link", json_array());
+    return m;
+}
+
+void udfkit_manifest_set_producer(json_t *m, const char *name, const char *version)
+{
+    json_object_set_new(json_object_get(m, "producers"), name, json_string(version));
+}
+
+void udfkit_manifest_add_function(json_t *m, const udfkit_spec *spec, const char *language, const char *source,
+                                  int line)
+{
+    json_t *fn = json_object();
+    udfkit_buf text = UDFKIT_BUF_INIT;
+    json_object_set_new(fn, "c_name", json_string(spec->c_name));
+    json_object_set_new(fn, "source_name", json_string(spec->source_name));
+    json_object_set_new(fn, "language", json_string(language));
+    json_object_set_new(fn, "source", json_string(source));
+    json_object_set_new(fn, "line", json_integer(line));
+    udfkit_signature_format(&spec->sig, &text);
+    json_object_set_new(fn, "signature", json_string(text.data));
+    text.size = 0;
+    udfkit_signature_c_prototype(&spec->sig, spec->c_name, &text);
+    json_object_set_new(fn, "prototype", json_string(text.data));
+    udfkit_buf_free(&text);
+    json_array_append_new(json_object_get(m, "functions"), fn);
+}
+
+json_t *udfkit_manifest_add_artifact(json_t *m, const char *kind, const char *arch, const char *path,
+                                     const char *source, const void *data, size_t size)
+{
+    char hash[UDFKIT_HASH_HEX_SIZE];
+    udfkit_hash_hex(data, size, hash);
+    json_t *a = json_object();
+    json_object_set_new(a, "kind", json_string(kind));
+    if (arch)
+        json_object_set_new(a, "arch", json_string(arch));
+    json_object_set_new(a, "path", json_string(path));
+    if (source)
+        json_object_set_new(a, "source", json_string(source));
+    json_object_set_new(a, "size", json_integer((json_int_t)size));
+    json_object_set_new(a, "xxh3_128", json_string(hash));
+    json_array_append_new(json_object_get(m, "artifacts"), a);
+    return a;
+}
+
+void udfkit_manifest_dump(const json_t *m, udfkit_buf *out)
+{
+    char *text = json_dumps(m, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (text) {
+        udfkit_buf_puts(out, text);
+        udfkit_buf_puts(out, "\n");
+        free(text);
+    }
+}
+
+bool udfkit_manifest_sniff(const void *data, size_t size)
+{
+    const char *p = data;
+    size_t i = 0;
+    while (i < size && (p[i] == ' ' || p[i] == '\n' || p[i] == '\t' || p[i] == '\r'))
+        i++;
+    if (i >= size || p[i] != '{')
+        return false;
+    size_t window = size - i < 256 ? size - i : 256;
+    for (size_t k = i; k + 17 <= i + window; k++)
+        if (memcmp(p + k, "\"udfkit_manifest\"", 17) == 0)
+            return true;
+    return false;
+}
+
+static udfkit_rc invalid(const char *path, const char *what)
+{
+    return udfkit_fail(UDFKIT_RC_INPUT, path, 0, "not a valid udfkit manifest: %s", what);
+}
+
+udfkit_rc udfkit_manifest_load(const char *path, udfkit_manifest *out)
+{
+    memset(out, 0, sizeof *out);
+    json_error_t err;
+    udfkit_buf text = UDFKIT_BUF_INIT;
+    udfkit_rc rc = udfkit_read_file(path, &text);
+    if (rc)
+        return rc;
+    json_t *root = json_loadb(text.data, text.size, 0, &err);
+    udfkit_buf_free(&text);
+    if (!root)
+        return udfkit_fail(UDFKIT_RC_INPUT, path, err.line, "malformed JSON: %s", err.text);
+    out->root = root;
+    out->path = strdup(path);
+    out->dir = udfkit_path_dirname(path);
+    json_t *version = json_object_get(root, "udfkit_manifest");
+    if (!json_is_integer(version))
+        return invalid(path, "no \"udfkit_manifest\" version");
+    if (json_integer_value(version) > UDFKIT_MANIFEST_VERSION)
+        return udfkit_fail(UDFKIT_RC_INPUT, path, 0,
+                           "manifest format %lld is newer than this udfkit understands (%d); upgrade udfkit",
+                           (long long)json_integer_value(version), UDFKIT_MANIFEST_VERSION);
+    if (!json_is_array(json_object_get(root, "functions")) || !json_is_array(json_object_get(root, "artifacts")))
+        return invalid(path, "\"functions\" and \"artifacts\" must be arrays");
+    size_t i;
+    json_t *item;
+    json_array_foreach(json_object_get(root, "artifacts"), i, item)
+    {
+        udfkit_target t;
+        const char *kind = json_string_value(json_object_get(item, "kind"));
+        if (!kind || !json_is_string(json_object_get(item, "path")))
+            return invalid(path, "an artifact lacks its kind or path");
+        /* Code for one architecture says which; a fatbin holds several. */
+        if (strcmp(kind, "fatbin") != 0 && !udfkit_target_parse_name(json_string_value(json_object_get(item, "arch")) ?
+                                                                         json_string_value(json_object_get(item, "arch")) : "",
+                                                                     &t))
+            return invalid(path, "an artifact lacks a valid arch");
+    }
+    json_array_foreach(json_object_get(root, "functions"), i, item)
+    {
+        if (!json_is_string(json_object_get(item, "c_name")) || !json_is_string(json_object_get(item, "signature")))
+            return invalid(path, "a function lacks c_name or signature");
+    }
+    return UDFKIT_RC_OK;
+}
+
+void udfkit_manifest_free(udfkit_manifest *m)
+{
+    json_decref(m->root);
+    free(m->path);
+    free(m->dir);
+    memset(m, 0, sizeof *m);
+}
+
+udfkit_rc udfkit_manifest_read_artifact(const udfkit_manifest *m, const json_t *artifact, char **path,
+                                        udfkit_buf *data)
+{
+    *path = udfkit_path_join(m->dir, json_string_value(json_object_get(artifact, "path")));
+    udfkit_rc rc = udfkit_read_file(*path, data);
+    if (rc)
+        return udfkit_fail(rc, m->path, 0, "names artifact '%s', which cannot be read: %s", *path,
+                           udfkit_diag_message());
+    const char *expected = json_string_value(json_object_get(artifact, "xxh3_128"));
+    if (expected) {
+        char actual[UDFKIT_HASH_HEX_SIZE];
+        udfkit_hash_hex(data->data, data->size, actual);
+        if (strcmp(actual, expected) != 0)
+            return udfkit_fail(UDFKIT_RC_INPUT, *path, 0,
+                               "changed since %s was written (its hash differs); rebuild it with udfkit compile",
+                               m->path);
+    }
+    return UDFKIT_RC_OK;
+}
+
+udfkit_rc udfkit_manifest_function_spec(const udfkit_manifest *m, const json_t *fn, udfkit_spec *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *c_name = json_string_value(json_object_get(fn, "c_name"));
+    const char *signature = json_string_value(json_object_get(fn, "signature"));
+    const char *source_name = json_string_value(json_object_get(fn, "source_name"));
+    char why[256];
+    if (!udfkit_is_c_identifier(c_name) || udfkit_c_name_reserved(c_name))
+        return udfkit_fail(UDFKIT_RC_INPUT, m->path, 0, "function c_name '%s' is not a valid exported C name", c_name);
+    if (!udfkit_signature_parse(signature, &out->sig, why, sizeof why) || !out->sig.has_return)
+        return udfkit_fail(UDFKIT_RC_INPUT, m->path, 0, "function '%s' has an invalid signature '%s'", c_name,
+                           signature);
+    out->c_name = strdup(c_name);
+    out->source_name = strdup(source_name ? source_name : c_name);
+    out->text = strdup(c_name);
+    return UDFKIT_RC_OK;
+}

@@ -1,0 +1,53 @@
+/* udfkit manifests: JSON that names exported functions and the artifacts beside it.
+ * The format is documented in docs/manifest.md. */
+#ifndef UDFKIT_MANIFEST_H
+#define UDFKIT_MANIFEST_H
+
+#include "arch.h"
+#include "buf.h"
+#include "diag.h"
+#include "spec.h"
+#include "toolchain.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#define UDFKIT_MANIFEST_VERSION 1
+
+/* A new manifest of `kind` ("udfs" from compile, "fatbin"/"cubin"/"ptx" from link) with
+ * this udfkit's version and the producer versions given. */
+json_t *udfkit_manifest_new(const char *kind);
+void udfkit_manifest_set_producer(json_t *m, const char *name, const char *version);
+
+/* Adds a function; `source` is a path relative to the manifest's directory. */
+void udfkit_manifest_add_function(json_t *m, const udfkit_spec *spec, const char *language, const char *source,
+                                  int line);
+/* Adds an artifact (kind "ltoir", "ptx", "cubin", "fatbin") with the hash of its bytes;
+ * arch is NULL for a fatbin, which holds several. */
+json_t *udfkit_manifest_add_artifact(json_t *m, const char *kind, const char *arch, const char *path,
+                                     const char *source, const void *data, size_t size);
+
+/* Serializes with stable key order, two-space indent, and a final newline. */
+void udfkit_manifest_dump(const json_t *m, udfkit_buf *out);
+
+/* A manifest read from disk: the JSON, checked, and where it lives. */
+typedef struct udfkit_manifest {
+    char *path;
+    char *dir;
+    json_t *root;
+} udfkit_manifest;
+
+/* Reads and validates; errors are input errors naming the file. */
+udfkit_rc udfkit_manifest_load(const char *path, udfkit_manifest *out);
+void udfkit_manifest_free(udfkit_manifest *m);
+/* Whether the bytes look like a manifest (a JSON object with "udfkit_manifest"). */
+bool udfkit_manifest_sniff(const void *data, size_t size);
+
+/* Reads an artifact a manifest names (path relative to the manifest) and checks its hash. */
+udfkit_rc udfkit_manifest_read_artifact(const udfkit_manifest *m, const json_t *artifact, char **path,
+                                        udfkit_buf *data);
+
+/* A function entry read back: spec fields and where it was defined. */
+udfkit_rc udfkit_manifest_function_spec(const udfkit_manifest *m, const json_t *fn, udfkit_spec *out);
+
+#endif

@@ -1,0 +1,23 @@
+/* nvFatbin, wrapped once. */
+#ifndef UDFKIT_NVFATBIN_WRAP_H
+#define UDFKIT_NVFATBIN_WRAP_H
+
+#include "buf.h"
+#include "diag.h"
+
+#include <stddef.h>
+
+typedef enum udfkit_fatbin_kind { UDFKIT_FATBIN_CUBIN, UDFKIT_FATBIN_PTX, UDFKIT_FATBIN_LTOIR } udfkit_fatbin_kind;
+
+typedef struct udfkit_fatbin_entry {
+    udfkit_fatbin_kind kind;
+    const void *data;
+    size_t size;
+    const char *arch; /* "80", "90a" */
+    const char *name;
+} udfkit_fatbin_entry;
+
+udfkit_rc udfkit_fatbin_build(const udfkit_fatbin_entry *entries, size_t count, udfkit_buf *out);
+void udfkit_fatbin_version(int *major, int *minor);
+
+#endif

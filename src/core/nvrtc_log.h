@@ -1,0 +1,22 @@
+/* Rewrites NVRTC's log into the shape IDEs and Ninja read ("file:line: error: ..."), and
+ * turns errors inside udfkit's generated forwarders into messages about the user's
+ * function: which one, its declared signature and what it actually is. */
+#ifndef UDFKIT_NVRTC_LOG_H
+#define UDFKIT_NVRTC_LOG_H
+
+#include "buf.h"
+#include "spec.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct udfkit_log_export {
+    const udfkit_spec *spec;
+    const char *file; /* where the function is defined, as shown to the user */
+    int line;         /* 0 where unknown */
+} udfkit_log_export;
+
+/* Writes the rewritten log to `out`. Returns whether it holds an error. */
+bool udfkit_nvrtc_log_rewrite(const char *log, const udfkit_log_export *exports, size_t nexports, udfkit_buf *out);
+
+#endif

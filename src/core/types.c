@@ -1,0 +1,172 @@
+#include "types.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *numba;
+    const char *c;
+    size_t size;
+} scalars[UDFKIT_SCALAR_COUNT] = {
+    [UDFKIT_VOID] = {"void", "void", 0},
+    [UDFKIT_BOOL] = {"bool", "bool", 1},
+    [UDFKIT_INT8] = {"int8", "int8_t", 1},
+    [UDFKIT_INT16] = {"int16", "int16_t", 2},
+    [UDFKIT_INT32] = {"int32", "int32_t", 4},
+    [UDFKIT_INT64] = {"int64", "int64_t", 8},
+    [UDFKIT_UINT8] = {"uint8", "uint8_t", 1},
+    [UDFKIT_UINT16] = {"uint16", "uint16_t", 2},
+    [UDFKIT_UINT32] = {"uint32", "uint32_t", 4},
+    [UDFKIT_UINT64] = {"uint64", "uint64_t", 8},
+    /* float16 crosses the C ABI as its bit pattern (SPEC.md). */
+    [UDFKIT_FLOAT16] = {"float16", "uint16_t", 2},
+    [UDFKIT_FLOAT32] = {"float32", "float", 4},
+    [UDFKIT_FLOAT64] = {"float64", "double", 8},
+};
+
+const char *udfkit_scalar_name(udfkit_scalar s)
+{
+    return scalars[s].numba;
+}
+
+size_t udfkit_scalar_size(udfkit_scalar s)
+{
+    return scalars[s].size;
+}
+
+bool udfkit_type_equal(udfkit_type a, udfkit_type b)
+{
+    return a.scalar == b.scalar && a.pointer == b.pointer;
+}
+
+static void trim(const char **begin, const char **end)
+{
+    while (*begin < *end && isspace((unsigned char)**begin))
+        (*begin)++;
+    while (*end > *begin && isspace((unsigned char)(*end)[-1]))
+        (*end)--;
+}
+
+static bool parse_range(const char *begin, const char *end, udfkit_type *out)
+{
+    trim(&begin, &end);
+    bool pointer = false;
+    if (end > begin && end[-1] == '*') {
+        pointer = true;
+        end--;
+        trim(&begin, &end);
+    }
+    for (int s = 0; s < UDFKIT_SCALAR_COUNT; s++) {
+        size_t n = strlen(scalars[s].numba);
+        if ((size_t)(end - begin) == n && strncmp(begin, scalars[s].numba, n) == 0) {
+            out->scalar = (udfkit_scalar)s;
+            out->pointer = pointer;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool udfkit_type_parse(const char *text, udfkit_type *out)
+{
+    return parse_range(text, text + strlen(text), out);
+}
+
+bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, size_t why_size)
+{
+    memset(out, 0, sizeof *out);
+    const char *open = strchr(text, '(');
+    const char *close = strrchr(text, ')');
+    if (!open || !close || close < open) {
+        snprintf(why, why_size, "signature '%s' is not of the form ret(arg, ...)", text);
+        return false;
+    }
+    for (const char *p = close + 1; *p; p++)
+        if (!isspace((unsigned char)*p)) {
+            snprintf(why, why_size, "unexpected text after ')' in signature '%s'", text);
+            return false;
+        }
+    const char *rb = text, *re = open;
+    trim(&rb, &re);
+    if (rb == re) {
+        out->has_return = false;
+    } else {
+        out->has_return = true;
+        if (!parse_range(rb, re, &out->ret)) {
+            snprintf(why, why_size, "unknown type '%.*s' (types: bool, int8..int64, uint8..uint64, float16, float32, float64, T*, void*)",
+                     (int)(re - rb), rb);
+            return false;
+        }
+    }
+    const char *p = open + 1;
+    const char *ab = p, *ae = close;
+    trim(&ab, &ae);
+    if (ab == ae || (ae - ab == 4 && strncmp(ab, "void", 4) == 0))
+        return true;
+    while (p <= close) {
+        const char *comma = memchr(p, ',', (size_t)(close - p));
+        const char *end = comma ? comma : close;
+        if (out->nparams == UDFKIT_MAX_PARAMS) {
+            snprintf(why, why_size, "more than %d parameters", UDFKIT_MAX_PARAMS);
+            return false;
+        }
+        udfkit_type *t = &out->params[out->nparams];
+        const char *b = p, *e = end;
+        trim(&b, &e);
+        if (b == e) {
+            snprintf(why, why_size, "empty parameter type in signature '%s'", text);
+            return false;
+        }
+        if (!parse_range(b, e, t)) {
+            snprintf(why, why_size, "unknown type '%.*s' (types: bool, int8..int64, uint8..uint64, float16, float32, float64, T*, void*)",
+                     (int)(e - b), b);
+            return false;
+        }
+        if (t->scalar == UDFKIT_VOID && !t->pointer) {
+            snprintf(why, why_size, "parameter %zu is void; only void* can be passed", out->nparams + 1);
+            return false;
+        }
+        out->nparams++;
+        p = end + 1;
+    }
+    return true;
+}
+
+void udfkit_type_name(udfkit_type t, udfkit_buf *out)
+{
+    udfkit_buf_printf(out, "%s%s", scalars[t.scalar].numba, t.pointer ? "*" : "");
+}
+
+void udfkit_signature_format(const udfkit_signature *s, udfkit_buf *out)
+{
+    if (s->has_return)
+        udfkit_type_name(s->ret, out);
+    udfkit_buf_puts(out, "(");
+    for (size_t i = 0; i < s->nparams; i++) {
+        if (i)
+            udfkit_buf_puts(out, ", ");
+        udfkit_type_name(s->params[i], out);
+    }
+    udfkit_buf_puts(out, ")");
+}
+
+void udfkit_type_c(udfkit_type t, udfkit_buf *out)
+{
+    udfkit_buf_printf(out, "%s%s", scalars[t.scalar].c, t.pointer ? " *" : "");
+}
+
+void udfkit_signature_c_prototype(const udfkit_signature *s, const char *name, udfkit_buf *out)
+{
+    udfkit_type_c(s->ret, out);
+    udfkit_buf_printf(out, "%s%s(", s->ret.pointer ? "" : " ", name);
+    if (s->nparams == 0)
+        udfkit_buf_puts(out, "void");
+    for (size_t i = 0; i < s->nparams; i++) {
+        if (i)
+            udfkit_buf_puts(out, ", ");
+        udfkit_type_c(s->params[i], out);
+        udfkit_buf_printf(out, "%sa%zu", s->params[i].pointer ? "" : " ", i);
+    }
+    udfkit_buf_puts(out, ")");
+}
