@@ -224,10 +224,15 @@ bool udfkit_nvrtc_log_rewrite(const char *log, const udfkit_log_export *exports,
             } else {
                 diag_free(&d);
             }
-        } else if (len && !(strstr(p, " detected in the compilation of") && (size_t)(strstr(p, "detected") - p) < len)) {
-            udfkit_buf *target = count ? &diags[count - 1].detail : &stray;
-            udfkit_buf_append(target, p, len);
-            udfkit_buf_puts(target, "\n");
+        } else if (len) {
+            char *text = strndup(p, len);
+            /* NVRTC's closing "N errors detected in the compilation of ..." says nothing new. */
+            if (!strstr(text, "detected in the compilation of")) {
+                udfkit_buf *target = count ? &diags[count - 1].detail : &stray;
+                udfkit_buf_puts(target, text);
+                udfkit_buf_puts(target, "\n");
+            }
+            free(text);
         }
         p = end ? end + 1 : NULL;
     }

@@ -71,6 +71,31 @@ static char *strip(const char *b, const char *e)
     return strndup(b, (size_t)(e - b));
 }
 
+/* "ops::clamp<int>" -> "clamp_int": a plausible C name to suggest. */
+static char *suggest_c_name(const char *source_name)
+{
+    const char *p = source_name;
+    for (const char *q = strstr(p, "::"); q; q = strstr(q + 2, "::"))
+        if (!memchr(p, '<', (size_t)(q - p)))
+            p = q + 2;
+    char *out = malloc(strlen(p) + 2);
+    size_t n = 0;
+    for (; *p; p++) {
+        if (isalnum((unsigned char)*p))
+            out[n++] = *p;
+        else if (n && out[n - 1] != '_')
+            out[n++] = '_';
+    }
+    while (n && out[n - 1] == '_')
+        n--;
+    out[n] = '\0';
+    if (!n || isdigit((unsigned char)out[0])) {
+        memmove(out + 1, out, n + 1);
+        out[0] = 'f';
+    }
+    return out;
+}
+
 udfkit_rc udfkit_spec_parse(const char *text, udfkit_spec *out)
 {
     memset(out, 0, sizeof *out);
@@ -112,11 +137,14 @@ udfkit_rc udfkit_spec_parse(const char *text, udfkit_spec *out)
             return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
                                "function spec '%s': '%s' is not a function name", text, out->source_name);
     if (!out->c_name) {
-        if (!udfkit_is_c_identifier(out->source_name))
-            return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
-                               "function spec '%s': '%s' is not a C identifier, so it needs an explicit c_name "
-                               "(c_name=%s:...)",
-                               text, out->source_name, out->source_name);
+        if (!udfkit_is_c_identifier(out->source_name)) {
+            char *suggestion = suggest_c_name(out->source_name);
+            udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                        "function spec '%s': '%s' is not a C identifier, so it needs a c_name (e.g. %s=%s:...)", text,
+                        out->source_name, suggestion, out->source_name);
+            free(suggestion);
+            return UDFKIT_RC_INPUT;
+        }
         out->c_name = strdup(out->source_name);
     }
     const char *reserved = udfkit_c_name_reserved(out->c_name);
