@@ -259,17 +259,21 @@ static udfkit_rc select_pieces(link_job *j, const piece **chosen, size_t *count)
     return UDFKIT_RC_OK;
 }
 
-/* "error   : Undefined reference to 'foo' in 'k.ltoir'" -> list of foo */
+/* The symbols nvJitLink's log says are missing, in its two phrasings:
+ * "Undefined reference to 'foo' in 'k.ltoir'" and ptxas' "Unresolved extern function 'foo'". */
 static void unresolved_symbols(const char *log, udfkit_buf *out)
 {
-    const char *key = "Undefined reference to '";
-    for (const char *p = strstr(log, key); p; p = strstr(p, key)) {
-        p += strlen(key);
-        const char *end = strchr(p, '\'');
-        if (!end)
-            break;
-        udfkit_buf_printf(out, "%s%.*s", out->size ? ", " : "", (int)(end - p), p);
-        p = end;
+    static const char *const keys[] = {"Undefined reference to '", "Unresolved extern function '",
+                                       "Unresolved extern variable '"};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        for (const char *p = strstr(log, keys[k]); p; p = strstr(p, keys[k])) {
+            p += strlen(keys[k]);
+            const char *end = strchr(p, '\'');
+            if (!end)
+                break;
+            udfkit_buf_printf(out, "%s%.*s", out->size ? ", " : "", (int)(end - p), p);
+            p = end;
+        }
     }
 }
 
@@ -306,7 +310,8 @@ static void *link_one(void *arg)
     udfkit_buf not_lto = UDFKIT_BUF_INIT;
     for (size_t i = 0; i < n; i++) {
         inputs[i] = (udfkit_link_input){chosen[i]->kind, chosen[i]->data.data, chosen[i]->data.size, chosen[i]->path};
-        lto |= chosen[i]->kind == UDFKIT_INPUT_LTOIR;
+        /* Objects, archives and fatbins may carry LTO-IR too (nvcc -dlto). */
+        lto |= chosen[i]->kind != UDFKIT_INPUT_CUBIN && chosen[i]->kind != UDFKIT_INPUT_PTX;
         if (chosen[i]->kind != UDFKIT_INPUT_LTOIR)
             udfkit_buf_printf(&not_lto, "%s%s", not_lto.size ? ", " : "", chosen[i]->path);
     }

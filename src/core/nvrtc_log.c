@@ -185,7 +185,8 @@ static void describe_export_error(const diag *d, const diag *notes, size_t nnote
     } else if (strstr(m, "too many arguments") || strstr(m, "too few arguments")) {
         udfkit_buf_printf(out, "'%s' does not match its declared signature %s: it takes %s parameters", s->source_name,
                           sig.data, strstr(m, "too many") ? "fewer" : "more");
-    } else if (strstr(m, "has already been defined") || strstr(m, "more than one instance of overloaded function")) {
+    } else if (strstr(m, "has already been defined") || strstr(m, "more than one instance of overloaded function") ||
+               strstr(m, "declaration is incompatible with previous")) {
         udfkit_buf_printf(out, "c_name '%s' is already defined with C linkage in %s; choose another c_name", s->c_name,
                           e->file);
     } else {

@@ -1,0 +1,52 @@
+/* The CUDA driver, loaded at run time: the functions the runtime calls, from libcuda. */
+#ifndef UDFKIT_RUNTIME_DRIVER_H
+#define UDFKIT_RUNTIME_DRIVER_H
+
+#include "udfkit/runtime.h"
+
+#include <cuda.h>
+#include <stdint.h>
+
+typedef struct udfkit_driver {
+    CUresult (*init)(unsigned int);
+    CUresult (*driver_get_version)(int *);
+    CUresult (*get_error_name)(CUresult, const char **);
+    CUresult (*get_error_string)(CUresult, const char **);
+    CUresult (*device_get)(CUdevice *, int);
+    CUresult (*device_get_count)(int *);
+    CUresult (*device_get_attribute)(int *, CUdevice_attribute, CUdevice);
+    CUresult (*primary_ctx_retain)(CUcontext *, CUdevice);
+    CUresult (*ctx_get_current)(CUcontext *);
+    CUresult (*ctx_set_current)(CUcontext);
+    CUresult (*ctx_get_device)(CUdevice *);
+    CUresult (*ctx_synchronize)(void);
+    CUresult (*library_load_data)(CUlibrary *, const void *, CUjit_option *, void **, unsigned int,
+                                  CUlibraryOption *, void **, unsigned int);
+    CUresult (*library_unload)(CUlibrary);
+    CUresult (*library_get_kernel)(CUkernel *, CUlibrary, const char *);
+    CUresult (*library_get_kernel_count)(unsigned int *, CUlibrary);
+    CUresult (*library_enumerate_kernels)(CUkernel *, unsigned int, CUlibrary);
+    CUresult (*kernel_get_function)(CUfunction *, CUkernel);
+    CUresult (*launch_kernel)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,
+                              unsigned int, unsigned int, CUstream, void **, void **);
+    CUresult (*mem_alloc)(CUdeviceptr *, size_t);
+    CUresult (*mem_free)(CUdeviceptr);
+    CUresult (*memcpy_htod)(CUdeviceptr, const void *, size_t);
+    CUresult (*memcpy_dtoh)(void *, CUdeviceptr, size_t);
+} udfkit_driver;
+
+/* Loads libcuda once and makes sure the calling thread has a current context (its own,
+ * else the primary context of device 0). On failure sets the message. */
+udfkit_status udfkit_driver_enter(const udfkit_driver **out);
+
+/* Turns a driver error into a status and a message "what: CUDA_ERROR_X (text)". */
+udfkit_status udfkit_driver_fail(const udfkit_driver *d, CUresult r, const char *what);
+
+/* This thread's message (error.c). */
+udfkit_status udfkit_runtime_fail(udfkit_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif

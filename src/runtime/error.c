@@ -1,0 +1,49 @@
+#include "driver.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static _Thread_local char message[1024];
+
+udfkit_status udfkit_runtime_fail(udfkit_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+const char *udfkit_last_error(void)
+{
+    return message;
+}
+
+const char *udfkit_status_string(udfkit_status s)
+{
+    switch (s) {
+    case UDFKIT_OK:
+        return "no error";
+    case UDFKIT_ERROR_INVALID_ARGUMENT:
+        return "invalid argument";
+    case UDFKIT_ERROR_NO_DRIVER:
+        return "no CUDA driver";
+    case UDFKIT_ERROR_NO_DEVICE:
+        return "no CUDA device";
+    case UDFKIT_ERROR_NO_BINARY:
+        return "no binary for this device";
+    case UDFKIT_ERROR_BAD_IMAGE:
+        return "invalid image";
+    case UDFKIT_ERROR_NOT_FOUND:
+        return "not found";
+    case UDFKIT_ERROR_OUT_OF_MEMORY:
+        return "out of memory";
+    case UDFKIT_ERROR_LAUNCH:
+        return "launch failed";
+    case UDFKIT_ERROR_ABI_MISMATCH:
+        return "ABI version mismatch";
+    case UDFKIT_ERROR_DRIVER:
+        return "CUDA driver error";
+    }
+    return "unknown status";
+}

@@ -1,0 +1,26 @@
+#include "driver.h"
+
+udfkit_status udfkit_launch(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block, size_t shared_bytes, udfkit_stream s,
+                            void **args)
+{
+    if (!k)
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_launch: no kernel");
+    const udfkit_driver *d;
+    udfkit_status st = udfkit_driver_enter(&d);
+    if (st)
+        return st;
+    /* A CUkernel stands for its CUfunction in the current context when launched. */
+    CUresult r = d->launch_kernel((CUfunction)k, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                  (unsigned int)shared_bytes, (CUstream)s, args, NULL);
+    return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuLaunchKernel");
+}
+
+udfkit_status udfkit_synchronize(void)
+{
+    const udfkit_driver *d;
+    udfkit_status s = udfkit_driver_enter(&d);
+    if (s)
+        return s;
+    CUresult r = d->ctx_synchronize();
+    return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuCtxSynchronize");
+}

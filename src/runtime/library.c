@@ -1,0 +1,71 @@
+#include "driver.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct udfkit_library {
+    CUlibrary handle;
+    const udfkit_driver *driver;
+};
+
+udfkit_status udfkit_library_load(const void *image, size_t size, udfkit_library **out)
+{
+    if (!image || !size || !out)
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_library_load: no image given");
+    *out = NULL;
+    const udfkit_driver *d;
+    udfkit_status s = udfkit_driver_enter(&d);
+    if (s)
+        return s;
+    udfkit_library *lib = calloc(1, sizeof *lib);
+    if (!lib)
+        return udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "udfkit_library_load: out of memory");
+    lib->driver = d;
+    CUresult r = d->library_load_data(&lib->handle, image, NULL, NULL, 0, NULL, NULL, 0);
+    if (r != CUDA_SUCCESS) {
+        free(lib);
+        return udfkit_driver_fail(d, r, "loading the library image");
+    }
+    /* Resolve every kernel for this device now: with lazy loading a missing binary would
+     * otherwise surface at the first launch. */
+    unsigned int count = 0;
+    r = d->library_get_kernel_count(&count, lib->handle);
+    CUkernel *kernels = count ? calloc(count, sizeof *kernels) : NULL;
+    if (r == CUDA_SUCCESS && count)
+        r = kernels ? d->library_enumerate_kernels(kernels, count, lib->handle) : CUDA_ERROR_OUT_OF_MEMORY;
+    for (unsigned int i = 0; r == CUDA_SUCCESS && i < count; i++) {
+        CUfunction f;
+        r = d->kernel_get_function(&f, kernels[i]);
+    }
+    free(kernels);
+    if (r != CUDA_SUCCESS) {
+        s = udfkit_driver_fail(d, r, "resolving the library's kernels for the current device");
+        d->library_unload(lib->handle);
+        free(lib);
+        return s;
+    }
+    *out = lib;
+    return UDFKIT_OK;
+}
+
+void udfkit_library_unload(udfkit_library *lib)
+{
+    if (!lib)
+        return;
+    lib->driver->library_unload(lib->handle);
+    free(lib);
+}
+
+udfkit_status udfkit_library_get_kernel(udfkit_library *lib, const char *name, udfkit_kernel *out)
+{
+    if (!lib || !name || !out)
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_library_get_kernel: missing argument");
+    CUkernel k;
+    CUresult r = lib->driver->library_get_kernel(&k, lib->handle, name);
+    if (r == CUDA_ERROR_NOT_FOUND)
+        return udfkit_runtime_fail(UDFKIT_ERROR_NOT_FOUND, "the library has no kernel named '%s'", name);
+    if (r != CUDA_SUCCESS)
+        return udfkit_driver_fail(lib->driver, r, "cuLibraryGetKernel");
+    *out = (udfkit_kernel)k;
+    return UDFKIT_OK;
+}

@@ -1,0 +1,71 @@
+"""A small runner for udfkit's command-line tests: each test_* function gets a fresh
+directory; the closing line reads 'N passed, N failed' as CTest logs show it."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+
+UDFKIT = os.environ["UDFKIT"]
+DATA = os.environ["UDFKIT_TEST_DATA"]
+NVCC = os.environ.get("UDFKIT_NVCC") or ""
+if NVCC.endswith("-NOTFOUND"):
+    NVCC = ""
+
+
+class Result:
+    def __init__(self, proc):
+        self.rc = proc.returncode
+        self.out = proc.stdout
+        self.err = proc.stderr
+
+    def __repr__(self):
+        return f"exit {self.rc}\nstdout:\n{self.out}\nstderr:\n{self.err}"
+
+
+def udfkit(*args, cwd=None, env=None):
+    """Runs the tool (never through a shell) and returns its exit status and output."""
+    proc = subprocess.run([UDFKIT, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    return Result(proc)
+
+
+def ok(*args, cwd=None):
+    r = udfkit(*args, cwd=cwd)
+    assert r.rc == 0, f"udfkit {' '.join(args)} failed: {r!r}"
+    return r
+
+
+def run(cmd, cwd=None):
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc
+
+
+def data(name):
+    return os.path.join(DATA, name)
+
+
+def files_under(path):
+    found = []
+    for root, _, names in os.walk(path):
+        found += [os.path.relpath(os.path.join(root, n), path) for n in names]
+    return sorted(found)
+
+
+def main(tests):
+    passed = failed = 0
+    for test in tests:
+        work = tempfile.mkdtemp(prefix=f"udfkit-{test.__name__}-")
+        try:
+            test(work)
+            passed += 1
+            print(f"PASS {test.__name__}")
+        except Exception:
+            failed += 1
+            print(f"FAIL {test.__name__}")
+            traceback.print_exc(file=sys.stdout)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)

@@ -1,0 +1,188 @@
+"""The whole CUDA C path: compile, link, inspect, header, embed, depfile, and an nvcc
+kernel that reaches the UDFs through the header."""
+import hashlib
+import json
+import os
+import shutil
+
+from harness import NVCC, data, main, ok, run
+
+SPECS = ["clamp_i32=ops::clamp<int>:int32(int32, int32, int32)", "scale:float32(float32, float32)",
+         "mix64:int64(int64, int32)"]
+ARCHS = "75-real;80-real;90"
+
+
+def compile_udfs(work, archs=ARCHS, out="build/udfs.json"):
+    ok("compile", data("udfs.cu"), "--function", *SPECS, "--arch", archs, "-o", os.path.join(work, out),
+       "--depfile", os.path.join(work, out + ".d"))
+    return os.path.join(work, out)
+
+
+def test_manifest_names_functions_and_artifacts(work):
+    manifest = compile_udfs(work)
+    m = json.load(open(manifest))
+    assert m["udfkit_manifest"] == 1 and m["kind"] == "udfs"
+    assert m["producers"]["nvrtc"] == "13.0"
+    fns = {f["c_name"]: f for f in m["functions"]}
+    assert set(fns) == {"clamp_i32", "scale", "mix64"}
+    assert fns["clamp_i32"]["source_name"] == "ops::clamp<int>"
+    assert fns["clamp_i32"]["line"] == 6
+    assert fns["scale"]["line"] == 12
+    assert fns["mix64"]["prototype"] == "int64_t mix64(int64_t a0, int32_t a1)"
+    assert fns["scale"]["signature"] == "float32(float32, float32)"
+    # Paths are relative to the manifest, so a package of them can move.
+    assert os.path.normpath(os.path.join(os.path.dirname(manifest), fns["scale"]["source"])) == data("udfs.cu")
+    # One artifact per source and virtual architecture (75, 80 and 90), hashed.
+    archs = sorted(a["arch"] for a in m["artifacts"])
+    assert archs == ["compute_75", "compute_80", "compute_90"], archs
+    for a in m["artifacts"]:
+        assert a["kind"] == "ltoir"
+        path = os.path.join(os.path.dirname(manifest), a["path"])
+        assert os.path.getsize(path) == a["size"]
+
+
+def test_depfile_lists_included_headers(work):
+    manifest = compile_udfs(work)
+    text = open(manifest + ".d").read()
+    target, deps = text.split(":", 1)
+    assert target == manifest
+    assert data("udfs.cu") in deps and data("udf_helpers.cuh") in deps
+
+
+def test_same_input_same_bytes(work):
+    first = compile_udfs(work, out="a/udfs.json")
+    second = compile_udfs(work, out="b/udfs.json")
+    for name in os.listdir(os.path.dirname(first)):
+        if name.endswith(".d"):
+            continue
+        a = open(os.path.join(os.path.dirname(first), name), "rb").read()
+        b = open(os.path.join(os.path.dirname(second), name), "rb").read()
+        assert a == b, name
+
+
+def test_fatbin_for_three_architectures(work):
+    manifest = compile_udfs(work)
+    fatbin = os.path.join(work, "udfs.fatbin")
+    ok("link", manifest, "--arch", ARCHS, "-o", fatbin)
+    desc = json.loads(ok("inspect", fatbin, "--json").out)
+    assert desc["kind"] == "fatbin"
+    entries = {(e["kind"], e["arch"]) for e in desc["entries"]}
+    assert entries == {("sass", "sm_75"), ("sass", "sm_80"), ("sass", "sm_90"), ("ptx", "compute_90")}, entries
+    assert "apply_udfs" in desc["kernels"]
+    assert desc["udfs"] == ["clamp_i32", "scale", "mix64"]
+    text = ok("inspect", fatbin).out
+    assert "sm_75" in text and "compute_90" in text and "apply_udfs" in text and "mix64" in text
+    # The fatbin's manifest records each PTX entry's ISA version.
+    m = json.load(open(fatbin + ".json"))
+    ptx = [e for e in m["artifacts"][0]["entries"] if e["kind"] == "ptx"]
+    assert ptx == [{"kind": "ptx", "arch": "compute_90", "ptx_isa": "9.0"}]
+    assert m["producers"]["nvjitlink"] == "13.0" and m["producers"]["nvfatbin"] == "13.0"
+    assert m["artifacts"][0]["xxh3_128"]
+
+
+def test_keep_ltoir_adds_lto_entries(work):
+    manifest = compile_udfs(work, archs="80")
+    fatbin = os.path.join(work, "udfs.fatbin")
+    ok("link", manifest, "--arch", "80", "--keep-ltoir", "-o", fatbin)
+    desc = json.loads(ok("inspect", fatbin, "--json").out)
+    kinds = sorted((e["kind"], e["arch"]) for e in desc["entries"])
+    assert kinds == [("ltoir", "compute_80"), ("ptx", "compute_80"), ("sass", "sm_80")], kinds
+
+
+def test_emit_cubin_and_ptx(work):
+    manifest = compile_udfs(work, archs="80")
+    ok("link", manifest, "--arch", "80-real", "--emit", "cubin", "-o", os.path.join(work, "k.cubin"))
+    ok("link", manifest, "--arch", "80-virtual", "--emit", "ptx", "-o", os.path.join(work, "k.ptx"))
+    assert json.loads(ok("inspect", os.path.join(work, "k.cubin"), "--json").out)["kind"] == "cubin"
+    ptx = open(os.path.join(work, "k.ptx")).read()
+    assert ".entry apply_udfs" in ptx and ".target sm_80" in ptx
+
+
+def test_compile_ptx_and_cubin_directly(work):
+    ok("compile", data("udfs.cu"), "-f", SPECS[1], "--arch", "80-virtual", "--emit", "ptx", "-o",
+       os.path.join(work, "u.ptx"))
+    ptx = open(os.path.join(work, "u.ptx")).read()
+    assert ".visible .func  (.param .b32 func_retval0) scale(" in ptx or "scale(" in ptx
+    ok("compile", data("udfs.cu"), "-f", SPECS[1], "--arch", "80-real", "--emit", "cubin", "-o",
+       os.path.join(work, "u.cubin"))
+    desc = json.loads(ok("inspect", os.path.join(work, "u.cubin"), "--json").out)
+    assert "scale" in desc["functions"]
+
+
+def test_header_compiles_as_c_and_cxx(work):
+    manifest = compile_udfs(work)
+    header = os.path.join(work, "inc", "udfs.h")
+    ok("header", manifest, "-o", header)
+    text = open(header).read()
+    assert "__device__ int32_t clamp_i32(int32_t a0, int32_t a1, int32_t a2);" in text
+    assert "udfkit-udf mix64 int64(int64, int32)" in text
+    main_c = os.path.join(work, "main.c")
+    with open(main_c, "w") as f:
+        f.write('#include "udfs.h"\n#include <stdio.h>\n#include <string.h>\n'
+                "int main(void) { size_t n; const udfkit_udf_info *u = udfs_udfs(&n);\n"
+                "  for (size_t i = 0; i < n; i++) printf(\"%s %s\\n\", u[i].c_name, u[i].signature);\n"
+                "  return n == 3 && strcmp(u[2].prototype, \"int64_t mix64(int64_t a0, int32_t a1)\") == 0 ? 0 : 1; }\n")
+    run(["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", os.path.dirname(header), main_c,
+         "-o", os.path.join(work, "c_app")])
+    out = run([os.path.join(work, "c_app")]).stdout
+    assert out.splitlines() == ["clamp_i32 int32(int32, int32, int32)", "scale float32(float32, float32)",
+                                "mix64 int64(int64, int32)"]
+    shutil.copy(main_c, os.path.join(work, "main.cpp"))
+    run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", os.path.dirname(header),
+         os.path.join(work, "main.cpp"), "-o", os.path.join(work, "cxx_app")])
+    run([os.path.join(work, "cxx_app")])
+
+
+def test_nvcc_kernel_links_against_udf_ltoir(work):
+    if not NVCC:
+        print("nvcc not found: skipping the nvcc half")
+        return
+    manifest = compile_udfs(work, archs="80")
+    inc = os.path.join(work, "inc")
+    ok("header", manifest, "-o", os.path.join(inc, "udfs.h"))
+    obj = os.path.join(work, "caller.o")
+    run([NVCC, "-dc", "-Xcompiler=-Wall,-Werror", "-gencode", "arch=compute_80,code=lto_80", "-I", inc,
+         data("caller_kernel.cu"), "-o", obj])
+    fatbin = os.path.join(work, "caller.fatbin")
+    ok("link", obj, manifest, "--arch", "80-real", "-o", fatbin)
+    desc = json.loads(ok("inspect", fatbin, "--json").out)
+    assert "call_udfs" in desc["kernels"]
+    # Without the UDFs the kernel's references stay unresolved, and the error names them.
+    bad = os.path.join(work, "alone.fatbin")
+    from harness import udfkit
+    r = udfkit("link", obj, "--arch", "80-real", "-o", bad)
+    assert r.rc == 1, r
+    assert "unresolved symbols: scale" in r.err, r.err  # ptxas stops at the first
+    assert not os.path.exists(bad) and not os.path.exists(bad + ".json")
+
+
+def test_embed_puts_bytes_under_symbol(work):
+    blob = os.path.join(work, "data with space.bin")
+    payload = os.urandom(100000) + b"\0end"
+    open(blob, "wb").write(payload)
+    src, hdr = os.path.join(work, "blob.c"), os.path.join(work, "blob.h")
+    ok("embed", blob, "--symbol", "my_blob", "-o", src, "--header", hdr)
+    text = open(src).read()
+    digest = hashlib.sha256(payload).hexdigest()
+    assert ".incbin" in text and "my_blob_size = 100004u" in text
+    main_c = os.path.join(work, "main.c")
+    with open(main_c, "w") as f:
+        f.write('#include "blob.h"\n#include <stdint.h>\n#include <stdio.h>\n'
+                "int main(void) { if ((uintptr_t)my_blob % 64) return 2;\n"
+                "  fwrite(my_blob, 1, my_blob_size, stdout); return 0; }\n")
+    exe = os.path.join(work, "app")
+    run(["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", work, main_c, src, "-o", exe])
+    import subprocess
+    out = subprocess.run([exe], capture_output=True, timeout=60)
+    assert out.returncode == 0 and hashlib.sha256(out.stdout).hexdigest() == digest
+    # A changed input changes the source, so the object rebuilds.
+    open(blob, "ab").write(b"!")
+    ok("embed", blob, "--symbol", "my_blob", "-o", src)
+    assert open(src).read() != text
+
+
+if __name__ == "__main__":
+    main([test_manifest_names_functions_and_artifacts, test_depfile_lists_included_headers, test_same_input_same_bytes,
+          test_fatbin_for_three_architectures, test_keep_ltoir_adds_lto_entries, test_emit_cubin_and_ptx,
+          test_compile_ptx_and_cubin_directly, test_header_compiles_as_c_and_cxx,
+          test_nvcc_kernel_links_against_udf_ltoir, test_embed_puts_bytes_under_symbol])

@@ -1,0 +1,127 @@
+/* Function specs and signatures (SPEC.md's grammar). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "buf.h"
+#include "spec.h"
+
+static void parses_full_spec(void **state)
+{
+    (void)state;
+    udfkit_spec s;
+    assert_int_equal(udfkit_spec_parse("clamp_i32=ops::clamp<int>@blend.cu:int32(int32, int32, int32)", &s), UDFKIT_RC_OK);
+    assert_string_equal(s.c_name, "clamp_i32");
+    assert_string_equal(s.source_name, "ops::clamp<int>");
+    assert_string_equal(s.file, "blend.cu");
+    assert_true(s.sig.has_return);
+    assert_int_equal(s.sig.ret.scalar, UDFKIT_INT32);
+    assert_int_equal(s.sig.nparams, 3);
+    udfkit_spec_free(&s);
+}
+
+static void splits_at_last_single_colon(void **state)
+{
+    (void)state;
+    udfkit_spec s;
+    assert_int_equal(udfkit_spec_parse("f=a::b::c:float64(float64*)", &s), UDFKIT_RC_OK);
+    assert_string_equal(s.source_name, "a::b::c");
+    assert_true(s.sig.params[0].pointer);
+    assert_int_equal(s.sig.params[0].scalar, UDFKIT_FLOAT64);
+    udfkit_spec_free(&s);
+}
+
+static void default_c_name_is_source_name(void **state)
+{
+    (void)state;
+    udfkit_spec s;
+    assert_int_equal(udfkit_spec_parse("hypot2:(float64, float64)", &s), UDFKIT_RC_OK);
+    assert_string_equal(s.c_name, "hypot2");
+    assert_false(s.sig.has_return);
+    udfkit_spec_free(&s);
+}
+
+static void void_return_and_void_params(void **state)
+{
+    (void)state;
+    udfkit_spec s;
+    assert_int_equal(udfkit_spec_parse("tick:void()", &s), UDFKIT_RC_OK);
+    assert_int_equal(s.sig.ret.scalar, UDFKIT_VOID);
+    assert_int_equal(s.sig.nparams, 0);
+    udfkit_spec_free(&s);
+    assert_int_equal(udfkit_spec_parse("tock:void(void)", &s), UDFKIT_RC_OK);
+    assert_int_equal(s.sig.nparams, 0);
+    udfkit_spec_free(&s);
+}
+
+static void expect_error(const char *text, const char *fragment)
+{
+    udfkit_spec s;
+    assert_int_equal(udfkit_spec_parse(text, &s), UDFKIT_RC_INPUT);
+    const char *msg = udfkit_diag_message();
+    if (!strstr(msg, fragment))
+        fail_msg("message '%s' lacks '%s'", msg, fragment);
+    udfkit_spec_free(&s);
+}
+
+static void rejects_bad_specs(void **state)
+{
+    (void)state;
+    expect_error("scale", "has no signature");
+    expect_error("scale:float33(float32)", "unknown type 'float33'");
+    expect_error("scale:float32(float32", "is not of the form");
+    expect_error("ops::clamp<int>:int32(int32)", "needs a c_name (e.g. clamp_int=");
+    expect_error("sqrtf:float32(float32)", "already give this name C linkage");
+    expect_error("__x=f:float32(float32)", "reserved to the implementation");
+    expect_error("int=f:float32(float32)", "keyword");
+    expect_error("9x=f:float32(float32)", "is not a C identifier");
+    expect_error("f:float32(void, float32)", "parameter 1 is void");
+    expect_error("f@:float32(float32)", "names no file");
+    expect_error("f:float32(float32,)", "empty parameter type");
+    expect_error("a=b;c:float32(float32)", "is not a function name");
+    expect_error("udfkit_x=f:float32(float32)", "udfkit's own");
+}
+
+static void unique_c_names(void **state)
+{
+    (void)state;
+    udfkit_spec s[2];
+    assert_int_equal(udfkit_spec_parse("f:float32(float32)", &s[0]), UDFKIT_RC_OK);
+    assert_int_equal(udfkit_spec_parse("f=g:float32(float32)", &s[1]), UDFKIT_RC_OK);
+    assert_int_equal(udfkit_specs_check_unique(s, 2), UDFKIT_RC_INPUT);
+    assert_non_null(strstr(udfkit_diag_message(), "exported twice"));
+    udfkit_spec_free(&s[0]);
+    udfkit_spec_free(&s[1]);
+}
+
+static void formats_signature_and_prototype(void **state)
+{
+    (void)state;
+    udfkit_signature sig;
+    char why[128];
+    assert_true(udfkit_signature_parse("float16( int64 , uint8*,void*,bool)", &sig, why, sizeof why));
+    udfkit_buf b = UDFKIT_BUF_INIT;
+    udfkit_signature_format(&sig, &b);
+    assert_string_equal(b.data, "float16(int64, uint8*, void*, bool)");
+    b.size = 0;
+    udfkit_signature_c_prototype(&sig, "f", &b);
+    assert_string_equal(b.data, "uint16_t f(int64_t a0, uint8_t *a1, void *a2, bool a3)");
+    udfkit_buf_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(parses_full_spec),
+        cmocka_unit_test(splits_at_last_single_colon),
+        cmocka_unit_test(default_c_name_is_source_name),
+        cmocka_unit_test(void_return_and_void_params),
+        cmocka_unit_test(rejects_bad_specs),
+        cmocka_unit_test(unique_c_names),
+        cmocka_unit_test(formats_signature_and_prototype),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,92 @@
+/* Which CUDA part sets can work together; failures of nvJitLink, injected by wrapping it
+ * at link time, reach the user as messages. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "nvjitlink_wrap.h"
+#include "toolchain.h"
+
+#include <nvJitLink.h>
+
+static void consistent_set_passes(void **state)
+{
+    (void)state;
+    udfkit_toolchain tc = {{13, 0}, {13, 0}, {13, 0}, {13, 0}};
+    assert_int_equal(udfkit_toolchain_check(&tc), UDFKIT_RC_OK);
+    tc.nvjitlink.minor = 2; /* a newer linker reads older LTO-IR */
+    assert_int_equal(udfkit_toolchain_check(&tc), UDFKIT_RC_OK);
+}
+
+static void older_linker_is_refused(void **state)
+{
+    (void)state;
+    udfkit_toolchain tc = {{13, 1}, {13, 0}, {13, 0}, {13, 0}};
+    assert_int_equal(udfkit_toolchain_check(&tc), UDFKIT_RC_ENV);
+    assert_non_null(strstr(udfkit_diag_message(), "nvJitLink 13.0 is older than NVRTC 13.1"));
+    assert_non_null(strstr(udfkit_diag_message(), "pip install -r requirements.txt"));
+}
+
+static void mixed_majors_are_refused(void **state)
+{
+    (void)state;
+    udfkit_toolchain tc = {{13, 0}, {13, 0}, {12, 9}, {13, 0}};
+    assert_int_equal(udfkit_toolchain_check(&tc), UDFKIT_RC_ENV);
+    assert_non_null(strstr(udfkit_diag_message(), "nvPTXCompiler 12.9"));
+}
+
+static void newer_producer_is_refused(void **state)
+{
+    (void)state;
+    udfkit_toolchain tc = {{13, 0}, {13, 0}, {13, 0}, {13, 0}};
+    assert_int_equal(udfkit_toolchain_check_producer(&tc, "NVVM", (udfkit_version){13, 2}, "udfs.json"), UDFKIT_RC_ENV);
+    assert_non_null(strstr(udfkit_diag_message(), "udfs.json: error: made by NVVM 13.2, newer than this nvJitLink 13.0"));
+    assert_int_equal(udfkit_toolchain_check_producer(&tc, "NVRTC", (udfkit_version){12, 8}, "x"), UDFKIT_RC_OK);
+}
+
+static void parses_versions(void **state)
+{
+    (void)state;
+    udfkit_version v;
+    assert_true(udfkit_version_parse("13.0.88", &v));
+    assert_int_equal(v.major, 13);
+    assert_int_equal(v.minor, 0);
+    assert_false(udfkit_version_parse("thirteen", &v));
+}
+
+/* nvJitLinkComplete is an inline wrapper over a versioned symbol; wrap that symbol. */
+nvJitLinkResult __real___nvJitLinkComplete_13_0(nvJitLinkHandle h);
+nvJitLinkResult __wrap___nvJitLinkComplete_13_0(nvJitLinkHandle h)
+{
+    (void)h;
+    return (nvJitLinkResult)mock();
+}
+
+static void link_failure_returns_input_error_with_reason(void **state)
+{
+    (void)state;
+    will_return(__wrap___nvJitLinkComplete_13_0, NVJITLINK_ERROR_NVVM_COMPILE);
+    const char *options[] = {"-arch=sm_80"};
+    udfkit_link_input input = {UDFKIT_INPUT_PTX, ".version 9.0\n.target sm_80\n.address_size 64\n", 44, "x.ptx"};
+    udfkit_buf out = UDFKIT_BUF_INIT, log = UDFKIT_BUF_INIT;
+    assert_int_equal(udfkit_jitlink_run(options, 1, &input, 1, false, &out, &log), UDFKIT_RC_INPUT);
+    assert_non_null(strstr(log.data, "NVVM (LTO) compilation failed"));
+    udfkit_buf_free(&out);
+    udfkit_buf_free(&log);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(consistent_set_passes),
+        cmocka_unit_test(older_linker_is_refused),
+        cmocka_unit_test(mixed_majors_are_refused),
+        cmocka_unit_test(newer_producer_is_refused),
+        cmocka_unit_test(parses_versions),
+        cmocka_unit_test(link_failure_returns_input_error_with_reason),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
