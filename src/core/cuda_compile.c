@@ -57,8 +57,10 @@ static void *worker(void *arg)
         pthread_mutex_lock(&q->lock);
         size_t i = q->next++;
         pthread_mutex_unlock(&q->lock);
-        if (i >= q->count)
+        if (i >= q->count) {
+            udfkit_diag_clear(); /* messages are thread-local; this thread may end now */
             return NULL;
+        }
         compile_job *j = &q->jobs[i];
         udfkit_nvrtc_job nj = {j->unit->text.data,
                                j->unit->path,

@@ -351,6 +351,7 @@ static void *link_one(void *arg)
 done:
     if (j->rc)
         j->message = strdup(udfkit_diag_message());
+    udfkit_diag_clear(); /* the message lives in this thread, which ends here */
     udfkit_buf_free(&log);
     udfkit_buf_free(&arch_opt);
     free(options);

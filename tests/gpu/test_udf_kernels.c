@@ -48,6 +48,7 @@ int main(int argc, char **argv)
     udfkit_status s = udfkit_library_load(image, image_size, &lib);
     if (s == UDFKIT_ERROR_NO_DRIVER || s == UDFKIT_ERROR_NO_DEVICE) {
         printf("skipped: %s\n", udfkit_last_error());
+        free(image);
         return 77;
     }
     if (check(s, "udfkit_library_load"))
