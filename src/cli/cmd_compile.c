@@ -7,7 +7,7 @@
 int udfkit_cmd_compile(int argc, char **argv)
 {
     udfkit_cli_list sources = {0}, functions = {0}, includes = {0}, defines = {0}, extra = {0};
-    const char *arch = NULL, *emit = NULL, *std = NULL, *output = NULL, *depfile = NULL;
+    const char *arch = NULL, *emit = NULL, *std = NULL, *output = NULL, *depfile = NULL, *python = NULL;
     const udfkit_cli_option options[] = {
         {"--function", "-f", UDFKIT_OPT_LIST, "SPEC...", "functions to export: [c_name=]source_name[@file]:signature", &functions},
         {"--arch", NULL, UDFKIT_OPT_VALUE, "LIST", "architectures in CMake syntax, e.g. 75-real;80-real;90 (default 75)", &arch},
@@ -18,13 +18,15 @@ int udfkit_cmd_compile(int argc, char **argv)
         {"-Xnvrtc", NULL, UDFKIT_OPT_LIST, "OPTION", "pass an option to NVRTC as it is", &extra},
         {"--output", "-o", UDFKIT_OPT_VALUE, "OUT", "OUT.json: manifest and artifacts beside it; else the one artifact", &output},
         {"--depfile", NULL, UDFKIT_OPT_VALUE, "OUT.d", "write every file the compile can read, in Makefile syntax", &depfile},
+        {"--python", NULL, UDFKIT_OPT_VALUE, "PATH", "interpreter with numba-cuda for .py sources (default: the build's)", &python},
     };
     const udfkit_cli_command cmd = {
         "compile",
         "udfkit compile <source>... --function SPEC... [--arch LIST] [--emit ltoir|ptx|cubin] [-I DIR] "
         "[-D NAME[=VALUE]] [--std c++17] -o OUT [--depfile OUT.d]",
-        "Compiles UDFs to LTO-IR, PTX or cubin, one compile per source and architecture, exporting each\n"
-        "function under a C-ABI name.",
+        "Compiles UDFs to LTO-IR, PTX or cubin, exporting each function under a C-ABI name: CUDA C++\n"
+        "sources once per source and architecture (NVRTC), Python sources in one numba-cuda worker, at the\n"
+        "lowest architecture.",
         options,
         sizeof options / sizeof *options,
         &sources,
@@ -59,8 +61,9 @@ int udfkit_cmd_compile(int argc, char **argv)
                 .nextra_options = extra.count,
                 .output = output,
                 .depfile = depfile,
+                .python = python,
             };
-            rc = udfkit_cli_report(udfkit_cuda_compile(&req));
+            rc = udfkit_cli_report(udfkit_compile(&req));
         }
     }
     udfkit_cli_list_free(&sources);

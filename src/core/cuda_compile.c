@@ -310,13 +310,9 @@ udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req)
     for (size_t i = 0; i < req->nsources; i++) {
         units[i].path = req->sources[i];
         if (!is_cuda_source(units[i].path)) {
-            rc = strcmp(udfkit_path_extension(units[i].path), ".py") == 0
-                     ? udfkit_fail(UDFKIT_RC_INPUT, units[i].path, 0,
-                                   "Python sources are compiled by a separate call of udfkit compile; do not mix "
-                                   "them with CUDA C++ sources in one call")
-                     : udfkit_fail(UDFKIT_RC_INPUT, units[i].path, 0,
-                                   "unknown source kind '%s' (expected .cu, .cuh, .cpp, .cc, .cxx or .py)",
-                                   udfkit_path_extension(units[i].path));
+            rc = udfkit_fail(UDFKIT_RC_INPUT, units[i].path, 0,
+                             "unknown source kind '%s' (expected .cu, .cuh, .cpp, .cc, .cxx or .py)",
+                             udfkit_path_extension(units[i].path));
             goto done;
         }
         if ((rc = load_unit(&units[i], req, cuda_dir)))

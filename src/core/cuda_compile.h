@@ -26,8 +26,12 @@ typedef struct udfkit_compile_request {
     const char *output;           /* OUT.json (manifest) or, for one artifact, the artifact */
     const char *depfile;          /* or NULL */
     const char *cuda_include_dir; /* NULL: the one found at build time */
+    const char *python;           /* interpreter for Python sources; NULL: the default */
 } udfkit_compile_request;
 
 udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req);
+
+/* Compiles CUDA C++ sources or Python sources (not both in one call). */
+udfkit_rc udfkit_compile(const udfkit_compile_request *req);
 
 #endif

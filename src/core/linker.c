@@ -92,15 +92,19 @@ static bool classify(const char *path, const udfkit_buf *data, udfkit_input_kind
 
 static udfkit_rc add_file(link_set *s, const char *path, const udfkit_toolchain *tc);
 
-static udfkit_input_kind kind_of_artifact(const char *kind)
+static bool kind_of_artifact(const char *kind, udfkit_input_kind *out)
 {
-    if (strcmp(kind, "ptx") == 0)
-        return UDFKIT_INPUT_PTX;
-    if (strcmp(kind, "cubin") == 0)
-        return UDFKIT_INPUT_CUBIN;
-    if (strcmp(kind, "fatbin") == 0)
-        return UDFKIT_INPUT_FATBIN;
-    return UDFKIT_INPUT_LTOIR;
+    static const struct {
+        const char *name;
+        udfkit_input_kind kind;
+    } kinds[] = {{"ltoir", UDFKIT_INPUT_LTOIR}, {"ptx", UDFKIT_INPUT_PTX}, {"cubin", UDFKIT_INPUT_CUBIN},
+                 {"fatbin", UDFKIT_INPUT_FATBIN}, {"o", UDFKIT_INPUT_OBJECT}, {"a", UDFKIT_INPUT_LIBRARY}};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (kind && strcmp(kind, kinds[i].name) == 0) {
+            *out = kinds[i].kind;
+            return true;
+        }
+    return false;
 }
 
 static udfkit_rc add_manifest(link_set *s, const char *path, const udfkit_toolchain *tc)
@@ -135,12 +139,22 @@ static udfkit_rc add_manifest(link_set *s, const char *path, const udfkit_toolch
         }
         if ((rc = udfkit_manifest_read_artifact(&m, a, &p->path, &p->data)))
             goto done;
-        p->kind = kind_of_artifact(json_string_value(json_object_get(a, "kind")));
-        udfkit_target_parse_name(json_string_value(json_object_get(a, "arch")), &p->arch);
-        p->has_arch = p->kind == UDFKIT_INPUT_LTOIR || p->kind == UDFKIT_INPUT_PTX;
+        if (!kind_of_artifact(json_string_value(json_object_get(a, "kind")), &p->kind)) {
+            rc = udfkit_fail(UDFKIT_RC_INPUT, path, 0, "artifact '%s' has an unknown kind", p->path);
+            goto done;
+        }
+        const char *arch = json_string_value(json_object_get(a, "arch"));
+        p->has_arch = arch && udfkit_target_parse_name(arch, &p->arch) && !p->arch.sass &&
+                      (p->kind == UDFKIT_INPUT_LTOIR || p->kind == UDFKIT_INPUT_PTX);
+        /* One artifact of each group goes into a link: a CUDA source's code for one
+         * architecture, a Python function's, or one link file. */
         udfkit_buf group = UDFKIT_BUF_INIT;
         const char *source = json_string_value(json_object_get(a, "source"));
-        udfkit_buf_printf(&group, "%s\n%s", path, source ? source : p->path);
+        const char *function = json_string_value(json_object_get(a, "function"));
+        if (function)
+            udfkit_buf_printf(&group, "%s\n%s#%s", path, source ? source : "", function);
+        else
+            udfkit_buf_printf(&group, "%s\n%s", path, source && !json_object_get(a, "role") ? source : p->path);
         p->group = intern_group(s, group.data);
         udfkit_buf_free(&group);
     }

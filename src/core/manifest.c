@@ -121,14 +121,11 @@ udfkit_rc udfkit_manifest_load(const char *path, udfkit_manifest *out)
     json_array_foreach(json_object_get(root, "artifacts"), i, item)
     {
         udfkit_target t;
-        const char *kind = json_string_value(json_object_get(item, "kind"));
-        if (!kind || !json_is_string(json_object_get(item, "path")))
+        const char *arch = json_string_value(json_object_get(item, "arch"));
+        if (!json_is_string(json_object_get(item, "kind")) || !json_is_string(json_object_get(item, "path")))
             return invalid(path, "an artifact lacks its kind or path");
-        /* Code for one architecture says which; a fatbin holds several. */
-        if (strcmp(kind, "fatbin") != 0 && !udfkit_target_parse_name(json_string_value(json_object_get(item, "arch")) ?
-                                                                         json_string_value(json_object_get(item, "arch")) : "",
-                                                                     &t))
-            return invalid(path, "an artifact lacks a valid arch");
+        if (arch && !udfkit_target_parse_name(arch, &t))
+            return invalid(path, "an artifact's arch is not sm_NN or compute_NN");
     }
     json_array_foreach(json_object_get(root, "functions"), i, item)
     {

@@ -6,5 +6,6 @@ extern const char udfkit_tpl_export_prelude[];
 extern const char udfkit_tpl_udf_header[];
 extern const char udfkit_tpl_embed_c[];
 extern const char udfkit_tpl_embed_h[];
+extern const char udfkit_py_worker[];
 
 #endif

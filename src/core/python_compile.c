@@ -1,0 +1,415 @@
+#include "python_compile.h"
+
+#include "arch.h"
+#include "depfile.h"
+#include "fs.h"
+#include "hash.h"
+#include "manifest.h"
+#include "nvrtc_wrap.h"
+#include "subprocess.h"
+#include "templates.h"
+#include "toolchain.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *udfkit_python_interpreter(const char *requested)
+{
+    if (requested && *requested)
+        return requested;
+    if (UDFKIT_PYTHON[0] && access(UDFKIT_PYTHON, X_OK) == 0)
+        return UDFKIT_PYTHON;
+    return "python3";
+}
+
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *p = udfkit_path_join(dir, e->d_name);
+        unlink(p);
+        free(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+/* The path of `abs` as the user named it, where it is one of the sources. */
+static const char *shown_path(const udfkit_compile_request *req, const char *abs)
+{
+    for (size_t i = 0; i < req->nsources; i++) {
+        char *a = udfkit_path_absolute(req->sources[i]);
+        bool same = strcmp(a, abs) == 0;
+        free(a);
+        if (same)
+            return req->sources[i];
+    }
+    return abs;
+}
+
+static json_t *build_request(const udfkit_compile_request *req, const udfkit_spec *specs, char **abs_sources,
+                             udfkit_target cc, const char *outdir)
+{
+    json_t *r = json_object(), *modules = json_array(), *functions = json_array();
+    for (size_t i = 0; i < req->nsources; i++)
+        json_array_append_new(modules, json_string(abs_sources[i]));
+    for (size_t i = 0; i < req->nfunctions; i++) {
+        const udfkit_spec *s = &specs[i];
+        json_t *fn = json_object(), *params = json_array();
+        udfkit_buf name = UDFKIT_BUF_INIT;
+        json_object_set_new(fn, "spec", json_string(s->text));
+        json_object_set_new(fn, "c_name", json_string(s->c_name));
+        json_object_set_new(fn, "source_name", json_string(s->source_name));
+        for (size_t k = 0; k < s->sig.nparams; k++) {
+            name.size = 0;
+            udfkit_type_name(s->sig.params[k], &name);
+            json_array_append_new(params, json_string(name.data));
+        }
+        json_object_set_new(fn, "params", params);
+        if (s->sig.has_return) {
+            name.size = 0;
+            udfkit_type_name(s->sig.ret, &name);
+            json_object_set_new(fn, "ret", json_string(name.data));
+        } else {
+            json_object_set_new(fn, "ret", json_null());
+        }
+        json_object_set_new(fn, "file", json_null());
+        if (s->file)
+            for (size_t k = 0; k < req->nsources; k++)
+                if (strcmp(udfkit_path_basename(req->sources[k]), s->file) == 0 || strcmp(req->sources[k], s->file) == 0)
+                    json_object_set_new(fn, "file", json_string(abs_sources[k]));
+        udfkit_buf_free(&name);
+        json_array_append_new(functions, fn);
+    }
+    json_object_set_new(r, "modules", modules);
+    json_object_set_new(r, "functions", functions);
+    json_object_set_new(r, "output", json_string(req->emit == UDFKIT_CODE_PTX ? "ptx" : "ltoir"));
+    json_t *ccv = json_array();
+    json_array_append_new(ccv, json_integer(cc.number / 10));
+    json_array_append_new(ccv, json_integer(cc.number % 10));
+    json_object_set_new(r, "cc", ccv);
+    json_object_set_new(r, "outdir", json_string(outdir));
+    return r;
+}
+
+static udfkit_rc worker_error(const udfkit_compile_request *req, const json_t *answer)
+{
+    const char *kind = json_string_value(json_object_get(answer, "kind"));
+    const char *message = json_string_value(json_object_get(answer, "message"));
+    const char *file = json_string_value(json_object_get(answer, "file"));
+    int line = (int)json_integer_value(json_object_get(answer, "line"));
+    udfkit_rc rc = UDFKIT_RC_INPUT;
+    if (kind && strcmp(kind, "env") == 0)
+        rc = UDFKIT_RC_ENV;
+    else if (kind && strcmp(kind, "internal") == 0)
+        rc = UDFKIT_RC_INTERNAL;
+    char *rel = NULL;
+    if (file) {
+        const char *shown = shown_path(req, file);
+        rel = shown == file ? udfkit_path_relative(file, ".") : strdup(shown);
+        if (strncmp(rel, "../../", 6) == 0) {
+            free(rel);
+            rel = strdup(file);
+        }
+    }
+    udfkit_fail(rc, rel, line, "%s", message ? message : "the Python frontend failed");
+    free(rel);
+    const char *trace = json_string_value(json_object_get(answer, "traceback"));
+    if (trace)
+        udfkit_diag_append_log("Python", trace);
+    return rc;
+}
+
+/* Reads a file the worker wrote into its scratch directory. */
+static udfkit_rc scratch_file(const char *dir, const char *name, udfkit_buf *data)
+{
+    char *path = udfkit_path_join(dir, name);
+    udfkit_rc rc = udfkit_read_file(path, data);
+    free(path);
+    return rc;
+}
+
+typedef struct written {
+    char hash[UDFKIT_HASH_HEX_SIZE];
+} written;
+
+/* Writes one function's code and the external code it links (once per content). */
+static udfkit_rc add_function_artifacts(udfkit_outputs *outputs, json_t *manifest, const json_t *fn, const char *scratch,
+                                        const char *dir, const char *stem, const char *arch, const char *source,
+                                        bool as_manifest, const char *output, written **links, size_t *nlinks,
+                                        size_t *nartifacts)
+{
+    const char *c_name = json_string_value(json_object_get(fn, "c_name"));
+    udfkit_buf data = UDFKIT_BUF_INIT;
+    udfkit_rc rc = UDFKIT_RC_OK;
+    size_t k;
+    json_t *a;
+    json_array_foreach(json_object_get(fn, "artifacts"), k, a)
+    {
+        const char *kind = json_string_value(json_object_get(a, "kind"));
+        bool is_link = strcmp(json_string_value(json_object_get(a, "role")), "link") == 0;
+        data.size = 0;
+        if ((rc = scratch_file(scratch, json_string_value(json_object_get(a, "file")), &data)))
+            break;
+        char hash[UDFKIT_HASH_HEX_SIZE];
+        udfkit_hash_hex(data.data, data.size, hash);
+        bool seen = false;
+        for (size_t l = 0; l < *nlinks; l++)
+            seen |= strcmp((*links)[l].hash, hash) == 0;
+        if (is_link && seen)
+            continue; /* several functions need the same external code */
+        if (!as_manifest && ++*nartifacts > 1) {
+            rc = udfkit_fail(UDFKIT_RC_USAGE, NULL, 0,
+                             "more than one artifact (functions and the code they link) needs a manifest: -o OUT.json");
+            break;
+        }
+        udfkit_buf name = UDFKIT_BUF_INIT;
+        if (is_link)
+            udfkit_buf_printf(&name, "%s.link-%.12s.%s", stem, hash, kind);
+        else
+            udfkit_buf_printf(&name, "%s.%s.%s.%s", stem, c_name, arch, kind);
+        bool code_kind = strcmp(kind, "ltoir") == 0 || strcmp(kind, "ptx") == 0;
+        json_t *art = udfkit_manifest_add_artifact(manifest, kind, code_kind ? arch : NULL, name.data, source, data.data,
+                                                   data.size);
+        if (is_link) {
+            json_object_set_new(art, "role", json_string("link"));
+            written *grown = realloc(*links, (*nlinks + 1) * sizeof *grown);
+            if (grown) {
+                *links = grown;
+                memcpy((*links)[*nlinks].hash, hash, sizeof hash);
+                (*nlinks)++;
+            }
+        } else {
+            json_object_set_new(art, "function", json_string(c_name));
+        }
+        char *path = as_manifest ? udfkit_path_join(dir, name.data) : strdup(output);
+        rc = udfkit_outputs_write(outputs, path, data.data, data.size);
+        free(path);
+        udfkit_buf_free(&name);
+        if (rc)
+            break;
+    }
+    udfkit_buf_free(&data);
+    return rc;
+}
+
+udfkit_rc udfkit_python_compile(const udfkit_compile_request *req)
+{
+    udfkit_rc rc = UDFKIT_RC_OK;
+    udfkit_spec *specs = calloc(req->nfunctions + 1, sizeof *specs);
+    char **abs_sources = calloc(req->nsources + 1, sizeof *abs_sources);
+    udfkit_outputs *outputs = udfkit_outputs_new();
+    int *supported = NULL;
+    size_t nsupported = 0;
+    json_t *request = NULL, *answer = NULL, *manifest = NULL;
+    char *request_text = NULL, *scratch = NULL, *dir = NULL, *stem = NULL;
+    udfkit_buf output = UDFKIT_BUF_INIT, errors = UDFKIT_BUF_INIT, data = UDFKIT_BUF_INIT;
+    written *links = NULL;
+    size_t nlinks = 0;
+    udfkit_toolchain tc;
+    udfkit_toolchain_query(&tc);
+
+    if ((rc = udfkit_outputs_claim(outputs, req->output)) || (req->depfile && (rc = udfkit_outputs_claim(outputs, req->depfile))))
+        goto done;
+    if (req->emit == UDFKIT_CODE_CUBIN) {
+        rc = udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "Python UDFs compile to ltoir or ptx; link them to get SASS");
+        goto done;
+    }
+    for (size_t i = 0; i < req->nfunctions; i++)
+        if ((rc = udfkit_spec_parse(req->functions[i], &specs[i])))
+            goto done;
+    if ((rc = udfkit_specs_check_unique(specs, req->nfunctions)))
+        goto done;
+    for (size_t i = 0; i < req->nsources; i++) {
+        if (!udfkit_file_exists(req->sources[i])) {
+            rc = udfkit_fail(UDFKIT_RC_INPUT, req->sources[i], 0, "cannot read: no such file");
+            goto done;
+        }
+        abs_sources[i] = udfkit_path_absolute(req->sources[i]);
+    }
+    for (size_t i = 0; i < req->nfunctions; i++) {
+        if (!specs[i].file)
+            continue;
+        bool found = false;
+        for (size_t k = 0; k < req->nsources; k++)
+            found |= strcmp(udfkit_path_basename(req->sources[k]), specs[i].file) == 0 || strcmp(req->sources[k], specs[i].file) == 0;
+        if (!found) {
+            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "function spec '%s': '@%s' is not one of the sources", specs[i].text,
+                             specs[i].file);
+            goto done;
+        }
+    }
+    /* Python sources compile once, at the lowest architecture asked. */
+    if ((rc = udfkit_nvrtc_supported_archs(&supported, &nsupported)))
+        goto done;
+    udfkit_target_list targets;
+    if ((rc = udfkit_arch_parse(req->arch ? req->arch : UDFKIT_DEFAULT_ARCHITECTURES, supported, nsupported, &targets)))
+        goto done;
+    udfkit_target virt[64];
+    udfkit_targets_virtual(&targets, virt, 64);
+    udfkit_target cc = virt[0];
+
+    const char *tmp = getenv("TMPDIR");
+    udfkit_buf st = UDFKIT_BUF_INIT;
+    udfkit_buf_printf(&st, "%s/udfkit-python-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(st.data)) {
+        rc = udfkit_fail(UDFKIT_RC_ENV, NULL, 0, "cannot create a scratch directory for the Python worker (%s)", st.data);
+        udfkit_buf_free(&st);
+        goto done;
+    }
+    scratch = udfkit_buf_detach(&st);
+    request = build_request(req, specs, abs_sources, cc, scratch);
+    request_text = json_dumps(request, JSON_COMPACT);
+    const char *python = udfkit_python_interpreter(req->python);
+    char *argv[] = {(char *)python, "-c", (char *)udfkit_py_worker, NULL};
+    char *stderr_path = udfkit_path_join(scratch, "stderr.txt");
+    int status = 0;
+    rc = udfkit_run_program(argv, request_text, strlen(request_text), &output, stderr_path, &status);
+    scratch_file(scratch, "stderr.txt", &errors);
+    udfkit_diag_clear();
+    free(stderr_path);
+    if (rc) {
+        rc = udfkit_fail(UDFKIT_RC_ENV, NULL, 0,
+                         "cannot run the Python interpreter '%s' for Python UDFs; pass --python PATH to one with "
+                         "numba-cuda (python3 -m pip install -r requirements.txt)",
+                         python);
+        goto done;
+    }
+    json_error_t jerr;
+    answer = json_loadb(output.data, output.size, 0, &jerr);
+    if (!answer || !json_is_object(answer)) {
+        rc = udfkit_fail(status == 127 ? UDFKIT_RC_ENV : UDFKIT_RC_INTERNAL, NULL, 0,
+                         "the Python frontend (%s) exited with status %d without an answer", python, status);
+        udfkit_diag_append_log("Python", errors.data);
+        goto done;
+    }
+    if (!json_is_true(json_object_get(answer, "ok"))) {
+        rc = worker_error(req, answer);
+        goto done;
+    }
+    udfkit_version nvvm;
+    const char *nvvm_text = json_string_value(json_object_get(answer, "nvvm"));
+    if (req->emit == UDFKIT_CODE_LTOIR && nvvm_text && udfkit_version_parse(nvvm_text, &nvvm) &&
+        (rc = udfkit_toolchain_check_producer(&tc, "NVVM", nvvm, req->sources[0])))
+        goto done;
+
+    /* The manifest, and the artifacts beside it. */
+    dir = udfkit_path_dirname(req->output);
+    stem = udfkit_path_stem(req->output);
+    bool as_manifest = strcmp(udfkit_path_extension(req->output), ".json") == 0;
+    manifest = udfkit_manifest_new("udfs");
+    udfkit_manifest_set_producer(manifest, "numba-cuda", json_string_value(json_object_get(answer, "numba_cuda")));
+    if (nvvm_text)
+        udfkit_manifest_set_producer(manifest, "nvvm", nvvm_text);
+    char arch[32];
+    udfkit_target_name(cc, arch, sizeof arch);
+    size_t nartifacts = 0;
+    size_t i;
+    json_t *fn;
+    json_array_foreach(json_object_get(answer, "functions"), i, fn)
+    {
+        const char *c_name = json_string_value(json_object_get(fn, "c_name"));
+        udfkit_spec *s = NULL;
+        for (size_t k = 0; k < req->nfunctions; k++)
+            if (strcmp(specs[k].c_name, c_name) == 0)
+                s = &specs[k];
+        if (!s->sig.has_return) {
+            udfkit_type_parse(json_string_value(json_object_get(fn, "ret")), &s->sig.ret);
+            s->sig.has_return = true;
+        }
+        char *source = udfkit_path_relative(json_string_value(json_object_get(fn, "source")), dir);
+        udfkit_manifest_add_function(manifest, s, "python", source, (int)json_integer_value(json_object_get(fn, "line")));
+        rc = add_function_artifacts(outputs, manifest, fn, scratch, dir, stem, arch, source, as_manifest, req->output,
+                                    &links, &nlinks, &nartifacts);
+        free(source);
+        if (rc)
+            goto done;
+    }
+    /* Declared link files travel with the manifest as artifacts of their own. */
+    json_t *link;
+    json_array_foreach(json_object_get(answer, "links"), i, link)
+    {
+        const char *scratch_name = json_string_value(json_object_get(link, "file"));
+        const char *original = json_string_value(json_object_get(link, "path"));
+        data.size = 0;
+        if ((rc = scratch_name ? scratch_file(scratch, scratch_name, &data) : udfkit_read_file(original, &data)))
+            goto done;
+        const char *kind = scratch_name ? json_string_value(json_object_get(link, "kind")) : udfkit_path_extension(original) + 1;
+        char hash[UDFKIT_HASH_HEX_SIZE];
+        udfkit_hash_hex(data.data, data.size, hash);
+        udfkit_buf name = UDFKIT_BUF_INIT;
+        udfkit_buf_printf(&name, "%s.link-%.12s.%s", stem, hash, kind);
+        bool code_kind = strcmp(kind, "ltoir") == 0 || (strcmp(kind, "ptx") == 0 && scratch_name);
+        char *source = udfkit_path_relative(original, dir);
+        json_t *art = udfkit_manifest_add_artifact(manifest, kind, code_kind ? arch : NULL, name.data, source, data.data,
+                                                   data.size);
+        json_object_set_new(art, "role", json_string("link"));
+        json_t *record = json_object();
+        json_object_set_new(record, "declared", json_copy(json_object_get(link, "declared")));
+        json_object_set_new(record, "source", json_string(source));
+        json_object_set_new(record, "artifact", json_string(name.data));
+        json_array_append_new(json_object_get(manifest, "link"), record);
+        char *path = udfkit_path_join(dir, name.data);
+        if (!as_manifest)
+            rc = udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "__udfkit_link__ files travel beside a manifest: -o OUT.json");
+        else
+            rc = udfkit_outputs_write(outputs, path, data.data, data.size);
+        free(path);
+        free(source);
+        udfkit_buf_free(&name);
+        if (rc)
+            goto done;
+    }
+    if (as_manifest) {
+        udfkit_buf text = UDFKIT_BUF_INIT;
+        udfkit_manifest_dump(manifest, &text);
+        rc = udfkit_outputs_write(outputs, req->output, text.data, text.size);
+        udfkit_buf_free(&text);
+        if (rc)
+            goto done;
+    }
+    if (req->depfile) {
+        json_t *deps = json_object_get(answer, "depends");
+        const char **list = calloc(json_array_size(deps) + 1, sizeof *list);
+        json_t *d;
+        json_array_foreach(deps, i, d) list[i] = json_string_value(d);
+        udfkit_buf text = UDFKIT_BUF_INIT;
+        udfkit_depfile_format(req->output, list, json_array_size(deps), &text);
+        rc = udfkit_outputs_write(outputs, req->depfile, text.data, text.size);
+        udfkit_buf_free(&text);
+        free(list);
+        if (rc)
+            goto done;
+    }
+    rc = udfkit_outputs_commit(outputs);
+done:
+    if (scratch && *scratch)
+        remove_tree(scratch);
+    free(scratch);
+    free(dir);
+    free(stem);
+    free(links);
+    free(request_text);
+    json_decref(request);
+    json_decref(answer);
+    json_decref(manifest);
+    udfkit_buf_free(&output);
+    udfkit_buf_free(&errors);
+    udfkit_buf_free(&data);
+    free(supported);
+    udfkit_outputs_free(outputs);
+    for (size_t k = 0; k < req->nsources; k++)
+        free(abs_sources[k]);
+    free(abs_sources);
+    for (size_t k = 0; k < req->nfunctions; k++)
+        udfkit_spec_free(&specs[k]);
+    free(specs);
+    return rc;
+}

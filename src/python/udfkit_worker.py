@@ -1,0 +1,340 @@
+"""udfkit's Python frontend: compiles Python UDFs with numba-cuda's C ABI.
+
+udfkit starts one worker per `udfkit compile` call (`python -c <this file>`), writes a JSON
+request to its standard input and reads a JSON answer from its standard output. Every
+requested function of every module is compiled here, so the interpreter and numba start
+once. Artifacts are written into the request's `outdir`; udfkit moves them into place.
+"""
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+import sysconfig
+import traceback
+
+MIN_NUMBA_CUDA = (0, 30, 1)
+INSTALL_HINT = "{python} -m pip install --no-deps -r requirements.txt (udfkit's pinned numba-cuda and CUDA 13.0 wheels)"
+
+
+class UdfError(Exception):
+    """An error in the user's input, located where possible."""
+
+    def __init__(self, message, file=None, line=0, kind="input"):
+        super().__init__(message)
+        self.message, self.file, self.line, self.kind = message, file, line, kind
+
+
+def answer(obj):
+    sys.stdout.write(json.dumps(obj))
+    sys.stdout.flush()
+
+
+def version_tuple(text):
+    parts = []
+    for piece in text.split(".")[:3]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts + [0] * (3 - len(parts)))
+
+
+def load_numba():
+    hint = INSTALL_HINT.format(python=sys.executable)
+    try:
+        import importlib.metadata as metadata
+
+        version = metadata.version("numba-cuda")
+    except Exception:
+        raise UdfError(f"{sys.executable} has no numba-cuda; install it: {hint}", kind="env")
+    if version_tuple(version) < MIN_NUMBA_CUDA:
+        raise UdfError(f"numba-cuda {version} in {sys.executable} is older than 0.30.1, which udfkit needs for "
+                       f"its C ABI; install the right one: {hint}", kind="env")
+    try:
+        from numba import cuda, types  # noqa: F401
+        from numba.cuda import compile_all  # noqa: F401
+    except Exception as exc:
+        raise UdfError(f"numba-cuda {version} in {sys.executable} cannot be imported ({type(exc).__name__}: {exc}); "
+                       f"install a consistent set: {hint}", kind="env")
+    return version
+
+
+def nvvm_version():
+    """The CUDA release of the NVVM numba-cuda uses, as "13.0"."""
+    try:
+        import importlib.metadata as metadata
+
+        v = metadata.version("nvidia-nvvm")
+        return ".".join(v.split(".")[:2])
+    except Exception:
+        pass
+    try:
+        from numba.cuda.cudadrv import nvvm
+
+        path = getattr(nvvm.NVVM().driver, "_name", "") or ""
+        root = os.path.dirname(os.path.dirname(os.path.dirname(path)))
+        with open(os.path.join(root, "version.json")) as f:
+            v = json.load(f)["cuda"]["version"]
+        return ".".join(v.split(".")[:2])
+    except Exception:
+        return None
+
+
+def import_module(path):
+    """Imports a file under a name unique to its path: numba names helpers by module, and
+    two udfs.py files must not merge at LTO."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    digest = hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:12]
+    name = "udfkit_" + "".join(c if c.isalnum() else "_" for c in stem) + "_" + digest
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None:
+        raise UdfError("cannot be imported as a Python module", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    directory = os.path.dirname(os.path.abspath(path))
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise UdfError(f"SyntaxError: {exc.msg}", exc.filename or path, exc.lineno or 0)
+    except Exception as exc:
+        file, line = path, 0
+        for frame in traceback.extract_tb(exc.__traceback__):
+            if is_local(frame.filename):
+                file, line = frame.filename, frame.lineno
+        raise UdfError(f"importing the module failed: {type(exc).__name__}: {exc}", file, line)
+    return module
+
+
+STDLIB = {os.path.realpath(p) for p in {sysconfig.get_paths().get("stdlib"), sysconfig.get_paths().get("platstdlib"),
+                                        sysconfig.get_paths().get("purelib"), sysconfig.get_paths().get("platlib")} if p}
+
+
+def is_local(path):
+    if not path or path.startswith("<"):
+        return False
+    real = os.path.realpath(path)
+    if "site-packages" in real.split(os.sep) or "dist-packages" in real.split(os.sep):
+        return False
+    return not any(real == root or real.startswith(root + os.sep) for root in STDLIB)
+
+
+def local_files():
+    files = set()
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if path and is_local(path) and os.path.exists(path):
+            files.add(os.path.abspath(path))
+    return sorted(files)
+
+
+def numba_type(name):
+    from numba import types
+
+    scalars = {"bool": types.boolean, "int8": types.int8, "int16": types.int16, "int32": types.int32,
+               "int64": types.int64, "uint8": types.uint8, "uint16": types.uint16, "uint32": types.uint32,
+               "uint64": types.uint64, "float16": types.float16, "float32": types.float32, "float64": types.float64}
+    if name == "void":
+        return types.void
+    if name == "void*":
+        return types.voidptr
+    if name.endswith("*"):
+        return types.CPointer(scalars[name[:-1]])
+    return scalars[name]
+
+
+def udfkit_type(ty):
+    """numba's type back to udfkit's name, or None where it cannot cross the C ABI."""
+    from numba import types
+
+    names = {types.boolean: "bool", types.int8: "int8", types.int16: "int16", types.int32: "int32",
+             types.int64: "int64", types.uint8: "uint8", types.uint16: "uint16", types.uint32: "uint32",
+             types.uint64: "uint64", types.float16: "float16", types.float32: "float32", types.float64: "float64",
+             types.void: "void", types.none: "void", types.voidptr: "void*"}
+    if ty in names:
+        return names[ty]
+    if isinstance(ty, types.CPointer) and ty.dtype in names:
+        return names[ty.dtype] + "*"
+    return None
+
+
+def trim_numba_message(text):
+    """numba's typing errors carry pages of context: keep the reason a user needs."""
+    keep = []
+    for line in str(text).splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("During:", "For further information", 'File "')):
+            break
+        if (not stripped or stripped.startswith(("Failed in ", "- Resolution failure")) or "\x1b" in stripped
+                or set(stripped) <= {"^", " "}):
+            continue
+        keep.append(stripped)
+    return " ".join(keep[:6]) if keep else str(text).strip().splitlines()[0]
+
+
+def error_location(text, default_file, default_line):
+    for line in str(text).splitlines():
+        line = line.strip()
+        if line.startswith('File "') and '", line ' in line:
+            file = line[6:line.index('", line ')]
+            number = line[line.index('", line ') + 8:].split(":")[0].split()[0]
+            if number.isdigit():
+                return file, int(number)
+    return default_file, default_line
+
+
+def code_bytes(code):
+    """compile_all returns bytes, str, cuda.core ObjectCode or numba LinkableCode."""
+    if isinstance(code, (bytes, bytearray)):
+        return bytes(code), "ltoir"
+    if isinstance(code, str):
+        return code.encode(), "ptx"
+    kind = getattr(code, "code_type", None) or getattr(code, "kind", None)
+    data = getattr(code, "code", None) if hasattr(code, "code_type") else getattr(code, "data", None)
+    if isinstance(data, str):
+        data = data.encode()
+    kinds = {"ltoir": "ltoir", "ptx": "ptx", "cubin": "cubin", "fatbin": "fatbin", "object": "o", "library": "a",
+             0: "cubin", 1: "ptx", 2: "fatbin", 3: "o", 4: "a", 5: "ltoir"}
+    return bytes(data), kinds.get(kind, str(kind))
+
+
+def compile_without_a_device(cc):
+    """numba-cuda compiles a called device function for the current device's compute
+    capability, which needs a GPU. udfkit compiles ahead of time for a named architecture:
+    answer with that one, so UDFs calling others compile on a machine without a GPU."""
+    from numba.cuda import dispatcher
+
+    class Target:
+        compute_capability = tuple(cc)
+
+    dispatcher.get_current_device = lambda: Target
+
+
+def make_device_functions():
+    """Plain functions of the user's modules become numba device functions wherever those
+    modules name them, so a UDF can call another module-level function undecorated."""
+    import types as pytypes
+
+    from numba import cuda
+
+    local = [m for m in list(sys.modules.values()) if is_local(getattr(m, "__file__", None))]
+    wrapped = {}
+    for module in local:
+        for name, value in list(vars(module).items()):
+            if isinstance(value, pytypes.FunctionType) and is_local(value.__code__.co_filename):
+                if value not in wrapped:
+                    wrapped[value] = cuda.jit(device=True)(value)
+                setattr(module, name, wrapped[value])
+
+
+def compile_function(fn, module, request, out):
+    from numba.core import errors
+    from numba.cuda import compile_all
+
+    pyfunc = getattr(module, fn["source_name"], None)
+    path = module.__file__
+    if pyfunc is None:
+        names = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_"))
+        raise UdfError(f"function '{fn['source_name']}' is not defined in {path}"
+                       + (f" (it defines: {', '.join(names[:12])})" if names else ""), path)
+    pyfunc = getattr(pyfunc, "py_func", pyfunc)
+    if not callable(pyfunc) or not hasattr(pyfunc, "__code__"):
+        raise UdfError(f"'{fn['source_name']}' is not a Python function", path)
+    line = pyfunc.__code__.co_firstlineno
+    argtypes = tuple(numba_type(t) for t in fn["params"])
+    sig = numba_type(fn["ret"])(*argtypes) if fn["ret"] else argtypes
+    shown = f"({', '.join(fn['params'])})"
+    try:
+        codes, resty = compile_all(pyfunc, sig, device=True, abi="c", abi_info={"abi_name": fn["c_name"]},
+                                   output=request["output"], cc=tuple(request["cc"]))
+    except errors.TypingError as exc:
+        file, at = error_location(exc, path, line)
+        raise UdfError(f"cannot compile '{fn['source_name']}' for {shown}: {trim_numba_message(exc)}", file, at)
+    except errors.NumbaError as exc:
+        file, at = error_location(exc, path, line)
+        raise UdfError(f"cannot compile '{fn['source_name']}' for {shown}: {trim_numba_message(exc)}", file, at)
+    ret = udfkit_type(resty)
+    if ret is None:
+        raise UdfError(f"'{fn['source_name']}' returns {resty}, which cannot cross the C ABI (arrays, records and "
+                       f"tuples cannot); return a scalar, and pass a pointer for anything larger", path, line)
+    artifacts = []
+    for index, code in enumerate(codes):
+        data, kind = code_bytes(code)
+        name = f"{fn['c_name']}.{index}.{kind}"
+        with open(os.path.join(request["outdir"], name), "wb") as f:
+            f.write(data)
+        artifacts.append({"file": name, "kind": kind, "role": "udf" if index == 0 else "link"})
+    out.append({"c_name": fn["c_name"], "source_name": fn["source_name"], "source": path, "line": line,
+                "ret": ret, "artifacts": artifacts})
+
+
+def declared_links(module, request):
+    """A module-level __udfkit_link__ list names external code its functions need."""
+    from numba.cuda.cudadrv import nvrtc
+    from numba.cuda.cudadrv.linkable_code import LinkableCode
+
+    declared = getattr(module, "__udfkit_link__", None)
+    if declared is None:
+        return []
+    path = module.__file__
+    if isinstance(declared, (str, bytes)) or not hasattr(declared, "__iter__"):
+        raise UdfError("__udfkit_link__ must be a list of file paths", path)
+    links = []
+    base = os.path.dirname(os.path.abspath(path))
+    for entry in declared:
+        if not isinstance(entry, str):
+            raise UdfError(f"__udfkit_link__ entry {entry!r} is not a file path", path)
+        file = os.path.normpath(os.path.join(base, entry))
+        if not os.path.isfile(file):
+            raise UdfError(f"__udfkit_link__ names '{entry}', which does not exist ({file})", path)
+        ext = os.path.splitext(file)[1]
+        if ext not in (".ltoir", ".ptx", ".cubin", ".fatbin", ".o", ".a", ".cu"):
+            raise UdfError(f"__udfkit_link__ entry '{entry}' is not .ltoir, .ptx, .cubin, .fatbin, .o, .a or .cu", path)
+        record = {"declared": entry, "path": file}
+        if ext == ".cu":
+            obj = LinkableCode.from_path(file)
+            try:
+                code, _ = nvrtc.compile(obj.data, obj.name, tuple(request["cc"]), ltoir=request["output"] == "ltoir")
+            except Exception as exc:
+                raise UdfError(f"compiling __udfkit_link__ entry '{entry}' failed: {exc}", file)
+            data, kind = code_bytes(code)
+            name = f"link.{len(links)}.{kind}"
+            with open(os.path.join(request["outdir"], name), "wb") as f:
+                f.write(data)
+            record.update(file=name, kind=kind)
+        links.append(record)
+    return links
+
+
+def main():
+    request = json.load(sys.stdin)
+    try:
+        numba_cuda_version = load_numba()
+        modules = {path: import_module(path) for path in request["modules"]}
+        compile_without_a_device(request["cc"])
+        make_device_functions()
+        functions, links = [], []
+        for fn in request["functions"]:
+            module = modules.get(fn["file"]) if fn.get("file") else None
+            if module is None:
+                owners = [m for p, m in modules.items() if callable(getattr(m, fn["source_name"], None))]
+                if not owners:
+                    raise UdfError(f"function spec '{fn['spec']}': no source defines '{fn['source_name']}' "
+                                   f"(searched {', '.join(request['modules'])})")
+                if len(owners) > 1:
+                    raise UdfError(f"function spec '{fn['spec']}': '{fn['source_name']}' is defined in both "
+                                   f"{owners[0].__file__} and {owners[1].__file__}; name one with @file")
+                module = owners[0]
+            compile_function(fn, module, request, functions)
+        for path, module in modules.items():
+            links += declared_links(module, request)
+        answer({"ok": True, "numba_cuda": numba_cuda_version, "nvvm": nvvm_version(), "python": sys.executable,
+                "functions": functions, "links": links, "depends": local_files()})
+    except UdfError as exc:
+        answer({"ok": False, "kind": exc.kind, "message": exc.message, "file": exc.file, "line": exc.line})
+    except Exception as exc:
+        answer({"ok": False, "kind": "internal", "message": f"{type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc()})
+
+
+main()
