@@ -104,23 +104,6 @@ static bool is_cuda_source(const char *path)
            strcmp(ext, ".cc") == 0 || strcmp(ext, ".cxx") == 0;
 }
 
-static bool same_file(const char *given, const char *path)
-{
-    if (strcmp(given, path) == 0)
-        return true;
-    char *a = udfkit_path_absolute(given), *b = udfkit_path_absolute(path);
-    char *ra = udfkit_path_relative(a, "/"), *rb = udfkit_path_relative(b, "/");
-    bool same = strcmp(ra, rb) == 0;
-    /* "@blend.cu" may name a source by its file name alone. */
-    if (!same && !strchr(given, '/'))
-        same = strcmp(udfkit_path_basename(path), given) == 0;
-    free(a);
-    free(b);
-    free(ra);
-    free(rb);
-    return same;
-}
-
 static udfkit_rc load_unit(source_unit *u, const udfkit_compile_request *req, const char *cuda_dir)
 {
     udfkit_rc rc = udfkit_read_file(u->path, &u->text);
@@ -194,10 +177,17 @@ static udfkit_rc resolve_spec(const udfkit_spec *spec, source_unit *units, size_
     udfkit_rc rc = UDFKIT_RC_OK;
     *def = NULL;
     if (spec->file) {
-        size_t i;
-        for (i = 0; i < n && !same_file(spec->file, units[i].path); i++)
-            ;
-        if (i == n) {
+        size_t i = 0, matches = 0;
+        for (size_t k = 0; k < n; k++)
+            if (udfkit_source_matches(spec->file, units[k].path) && matches++ == 0)
+                i = k;
+        if (matches > 1) {
+            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                             "function spec '%s': '@%s' matches several sources; give more of its path", spec->text,
+                             spec->file);
+            goto done;
+        }
+        if (matches == 0) {
             rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "function spec '%s': '@%s' is not one of the sources", spec->text,
                              spec->file);
             goto done;

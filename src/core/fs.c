@@ -128,6 +128,19 @@ const char *udfkit_path_extension(const char *path)
     return dot && dot != base ? dot : "";
 }
 
+bool udfkit_source_matches(const char *file, const char *source)
+{
+    char *a = udfkit_path_absolute(file), *b = udfkit_path_absolute(source);
+    char *ra = udfkit_path_relative(a, "/"), *rb = udfkit_path_relative(b, "/");
+    size_t lf = strlen(file), ls = strlen(source);
+    bool same = strcmp(ra, rb) == 0 || (ls > lf && source[ls - lf - 1] == '/' && strcmp(source + ls - lf, file) == 0);
+    free(a);
+    free(b);
+    free(ra);
+    free(rb);
+    return same;
+}
+
 typedef struct output {
     char *final;
     char *temp;

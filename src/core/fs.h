@@ -22,6 +22,9 @@ char *udfkit_path_absolute(const char *path);
 /* The file name without its directory and last extension ("a/b.x.cu" -> "b.x"). */
 char *udfkit_path_stem(const char *path);
 const char *udfkit_path_extension(const char *path); /* ".cu", or "" */
+/* Whether a function spec's "@file" names `source`: the same path, or a path ending in
+ * "/<file>" ("@blend.cu", "@one/udfs.py"). */
+bool udfkit_source_matches(const char *file, const char *source);
 
 /* A set of outputs written beside their final names and renamed into place together.
  * Until commit nothing is visible; abort (or a failed commit) removes every file,

@@ -83,7 +83,7 @@ static json_t *build_request(const udfkit_compile_request *req, const udfkit_spe
         json_object_set_new(fn, "file", json_null());
         if (s->file)
             for (size_t k = 0; k < req->nsources; k++)
-                if (strcmp(udfkit_path_basename(req->sources[k]), s->file) == 0 || strcmp(req->sources[k], s->file) == 0)
+                if (udfkit_source_matches(s->file, req->sources[k]))
                     json_object_set_new(fn, "file", json_string(abs_sources[k]));
         udfkit_buf_free(&name);
         json_array_append_new(functions, fn);
@@ -237,9 +237,15 @@ udfkit_rc udfkit_python_compile(const udfkit_compile_request *req)
     for (size_t i = 0; i < req->nfunctions; i++) {
         if (!specs[i].file)
             continue;
-        bool found = false;
+        size_t found = 0;
         for (size_t k = 0; k < req->nsources; k++)
-            found |= strcmp(udfkit_path_basename(req->sources[k]), specs[i].file) == 0 || strcmp(req->sources[k], specs[i].file) == 0;
+            found += udfkit_source_matches(specs[i].file, req->sources[k]);
+        if (found > 1) {
+            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                             "function spec '%s': '@%s' matches several sources; give more of its path", specs[i].text,
+                             specs[i].file);
+            goto done;
+        }
         if (!found) {
             rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "function spec '%s': '@%s' is not one of the sources", specs[i].text,
                              specs[i].file);

@@ -253,6 +253,9 @@ def compile_function(fn, module, request, out):
     except errors.NumbaError as exc:
         file, at = error_location(exc, path, line)
         raise UdfError(f"cannot compile '{fn['source_name']}' for {shown}: {trim_numba_message(exc)}", file, at)
+    except OSError as exc:
+        # A declare_device(link=[...]) file that cannot be read: numba reads it relative to the working directory.
+        raise UdfError(f"cannot compile '{fn['source_name']}': code it links cannot be read: {exc}", path, line)
     ret = udfkit_type(resty)
     if ret is None:
         raise UdfError(f"'{fn['source_name']}' returns {resty}, which cannot cross the C ABI (arrays, records and "
