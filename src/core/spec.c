@@ -46,12 +46,17 @@ const char *udfkit_c_name_reserved(const char *name)
     return NULL;
 }
 
-/* The last ':' that is not one of a '::' pair. */
+/* The last ':' that is not one of a '::' pair nor inside brackets ("float32[:]"). */
 static const char *find_signature_colon(const char *s)
 {
     const char *found = NULL;
+    int depth = 0;
     for (const char *p = s; *p; p++) {
-        if (*p != ':')
+        if (*p == '(' || *p == '[')
+            depth++;
+        else if ((*p == ')' || *p == ']') && depth > 0)
+            depth--;
+        if (*p != ':' || depth > 0)
             continue;
         if (p[1] == ':') {
             p++;

@@ -93,6 +93,10 @@ bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, 
         out->has_return = false;
     } else {
         out->has_return = true;
+        if (memchr(rb, '[', (size_t)(re - rb))) {
+            snprintf(why, why_size, "arrays cannot cross the C ABI: pass a pointer (e.g. float32*) and a length");
+            return false;
+        }
         if (!parse_range(rb, re, &out->ret)) {
             snprintf(why, why_size, "unknown type '%.*s' (types: bool, int8..int64, uint8..uint64, float16, float32, float64, T*, void*)",
                      (int)(re - rb), rb);
@@ -116,6 +120,11 @@ bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, 
         trim(&b, &e);
         if (b == e) {
             snprintf(why, why_size, "empty parameter type in signature '%s'", text);
+            return false;
+        }
+        if (memchr(b, '[', (size_t)(e - b))) {
+            snprintf(why, why_size, "parameter %zu: arrays cannot cross the C ABI: pass a pointer (e.g. float32*) and a length",
+                     out->nparams + 1);
             return false;
         }
         if (!parse_range(b, e, t)) {

@@ -208,6 +208,18 @@ def compile_without_a_device(cc):
         compute_capability = tuple(cc)
 
     dispatcher.get_current_device = lambda: Target
+    # cuda.core asks the driver for its version when NVRTC makes PTX (to warn that it may
+    # not load). Where there is no driver, answer with NVRTC's own version: nothing is loaded.
+    try:
+        from cuda.bindings import driver, nvrtc
+
+        try:
+            driver.cuDriverGetVersion()
+        except RuntimeError:
+            _, major, minor = nvrtc.nvrtcVersion()
+            driver.cuDriverGetVersion = lambda: (driver.CUresult.CUDA_SUCCESS, major * 1000 + minor * 10)
+    except ImportError:
+        pass
 
 
 def make_device_functions():
@@ -319,6 +331,8 @@ def main():
         functions, links = [], []
         for fn in request["functions"]:
             module = modules.get(fn["file"]) if fn.get("file") else None
+            if module is None and len(modules) == 1:
+                module = next(iter(modules.values()))
             if module is None:
                 owners = [m for p, m in modules.items() if callable(getattr(m, fn["source_name"], None))]
                 if not owners:

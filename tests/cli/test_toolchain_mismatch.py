@@ -22,7 +22,7 @@ def test_newer_nvrtc_than_nvjitlink_is_refused(work):
 def test_version_lists_every_part(work):
     r = udfkit("--version")
     assert r.rc == 0, r
-    for part in ("udfkit ", "NVRTC 13.0", "nvJitLink 13.0", "nvPTXCompiler 13.0", "nvFatbin 13.0"):
+    for part in ("udfkit ", "NVRTC 13.0", "nvJitLink 13.0", "nvPTXCompiler 13.0", "nvFatbin 13.0", "Python frontend "):
         assert part in r.out, r.out
 
 

@@ -1,0 +1,176 @@
+"""Python UDFs: one worker compiles every function; manifests, headers, depfiles, link
+lists, and the errors a user meets, located at the Python file and line."""
+import json
+import os
+import re
+import shutil
+import sys
+
+from harness import data, files_under, main, ok, run, udfkit
+
+PY = os.path.join(data("py"), "udfs.py")
+PYTHON = os.environ.get("UDFKIT_TEST_PYTHON", sys.executable)
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def test_many_functions_in_one_call(work):
+    specs = ["add:float32(float32, float32)", "fma3:(float64, float64, float64)", "clamp_i:int32(int32, int32, int32)",
+             "is_positive:(float32)", "half_twice:(float16)", "accumulate:float32(float32*, float32)",
+             "store_square:void(float64*, float64)", "mix64:(int64, int64)", "uses_ext:float32(float32)"]
+    out = os.path.join(work, "out", "py.json")
+    ok("compile", PY, "--function", *specs, "--arch", "80-real;90", "-o", out, "--depfile", out + ".d")
+    m = json.load(open(out))
+    fns = {f["c_name"]: f for f in m["functions"]}
+    assert len(fns) == len(specs)
+    # Left-out return types are inferred and reported.
+    assert fns["fma3"]["signature"] == "float64(float64, float64, float64)"
+    assert fns["is_positive"]["signature"] == "bool(float32)"
+    assert fns["half_twice"]["prototype"] == "uint16_t half_twice(uint16_t a0)"
+    assert fns["mix64"]["signature"] == "int64(int64, int64)"
+    assert all(f["language"] == "python" for f in fns.values())
+    lines = open(PY).read().splitlines()
+    assert fns["add"]["line"] == lines.index("def add(x, y):") + 1
+    assert m["producers"]["nvvm"] == "13.0" and m["producers"]["numba-cuda"]
+    udf_artifacts = [a for a in m["artifacts"] if a.get("function")]
+    assert len(udf_artifacts) == len(specs) and {a["arch"] for a in udf_artifacts} == {"compute_80"}
+    # __udfkit_link__ code is compiled, shipped beside the manifest and recorded.
+    assert m["link"] and m["link"][0]["declared"] == "ext/ext_scale.cu"
+    links = [a for a in m["artifacts"] if a.get("role") == "link"]
+    assert any(a["path"] == m["link"][0]["artifact"] for a in links)
+    for a in m["artifacts"]:
+        assert os.path.exists(os.path.join(work, "out", a["path"])), a
+    # The header carries the inferred types and compiles as C11 and C++.
+    header = os.path.join(work, "inc", "py_udfs.h")
+    ok("header", out, "-o", header)
+    text = open(header).read()
+    assert "__device__ bool is_positive(float a0);" in text and "udfkit-udf fma3 float64(float64, float64, float64)" in text
+    main_c = write(os.path.join(work, "main.c"), '#include "py_udfs.h"\nint main(void) { size_t n; return py_udfs_udfs(&n) && n == 9 ? 0 : 1; }\n')
+    run(["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", os.path.dirname(header), main_c, "-o",
+         os.path.join(work, "c")])
+    run([os.path.join(work, "c")])
+    shutil.copy(main_c, os.path.join(work, "main.cpp"))
+    run(["g++", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", os.path.dirname(header),
+         os.path.join(work, "main.cpp"), "-o", os.path.join(work, "cxx")])
+
+
+def test_depfile_lists_local_imports_only(work):
+    out = os.path.join(work, "py.json")
+    ok("compile", PY, "-f", "scaled_area:float32(float32, float32)", "-o", out, "--depfile", out + ".d")
+    deps = open(out + ".d").read()
+    assert PY in deps and os.path.join(data("py"), "shapes.py") in deps
+    assert "site-packages" not in deps and "numba" not in deps
+
+
+def test_same_input_same_bytes(work):
+    for sub in ("a", "b"):
+        ok("compile", PY, "-f", "wave:(float64)", "poly:float64(float64)", "uses_ext:float32(float32)", "-o",
+           os.path.join(work, sub, "py.json"))
+    for name in os.listdir(os.path.join(work, "a")):
+        assert open(os.path.join(work, "a", name), "rb").read() == open(os.path.join(work, "b", name), "rb").read(), name
+
+
+def test_one_artifact_without_manifest(work):
+    out = os.path.join(work, "area.ptx")
+    ok("compile", os.path.join(data("py"), "shapes.py"), "-f", "area:float32(float32, float32)", "--emit", "ptx",
+       "--arch", "80", "-o", out)
+    ptx = open(out).read()
+    assert ".visible .func  (.param .b32 func_retval0) area(" in ptx
+    # A module with link files needs a manifest for them to travel with.
+    r = udfkit("compile", PY, "-f", "add:float32(float32, float32)", "--emit", "ptx", "-o", os.path.join(work, "a.ptx"))
+    assert r.rc == 2 and "travel beside a manifest" in r.err, r
+    # PTX output with link files compiled by NVRTC works without a GPU too.
+    ok("compile", PY, "-f", "uses_ext:float32(float32)", "--emit", "ptx", "-o", os.path.join(work, "m", "p.json"))
+
+
+def test_same_module_names_do_not_merge(work):
+    out = os.path.join(work, "two.json")
+    ok("compile", os.path.join(data("py"), "one", "udfs.py"), os.path.join(data("py"), "two", "udfs.py"), "-f",
+       "from_one@one/udfs.py:int32(int32)", "from_two@two/udfs.py:int32(int32)", "-o", out)
+    r = udfkit("compile", os.path.join(data("py"), "one", "udfs.py"), os.path.join(data("py"), "two", "udfs.py"), "-f",
+               "from_one@udfs.py:int32(int32)", "-o", os.path.join(work, "x.json"))
+    assert r.rc == 1 and "matches several sources" in r.err, r
+    # Both modules' helpers are named by module and qualname: linking both works.
+    ok("link", out, "--arch", "80-real", "--emit", "cubin", "-o", os.path.join(work, "two.cubin"))
+
+
+CASES = [
+    ("syntax-error", "def f(x):\n    return x +\n", "f:float32(float32)", 1, r"^bad\.py:2: error: SyntaxError: invalid syntax"),
+    ("import-error", "import math\nimport not_a_module_anywhere\ndef f(x):\n    return x\n", "f:float32(float32)", 1,
+     r"^bad\.py:2: error: importing the module failed: ModuleNotFoundError: No module named 'not_a_module_anywhere'"),
+    ("missing-function", "def g(x):\n    return x\n", "f:float32(float32)", 1,
+     r"^bad\.py: error: function 'f' is not defined in .*bad\.py \(it defines: g\)"),
+    ("typing-error", "def f(x):\n    return x.nothing\n", "f:float32(float32)", 1,
+     r"^bad\.py:2: error: cannot compile 'f' for \(float32\): Unknown attribute 'nothing' of type float32"),
+    ("array-return", "import numpy as np\ndef f(x):\n    return (x, x)\n", "f:(float32)", 1,
+     r"^bad\.py:2: error: 'f' returns UniTuple\(float32 x 2\), which cannot cross the C ABI .* pass a pointer"),
+    ("array-parameter", "def f(x):\n    return x[0]\n", "f:float32(float32[:])", 1, r"arrays cannot cross the C ABI: pass a pointer"),
+    ("not-a-function", "f = 3\n", "f:float32(float32)", 1, r"'f' is not a Python function"),
+    ("missing-link-file", "__udfkit_link__ = ['nothere.ltoir']\ndef f(x):\n    return x\n", "f:float32(float32)", 1,
+     r"__udfkit_link__ names 'nothere\.ltoir', which does not exist"),
+    ("bad-link-list", "__udfkit_link__ = 'x.ltoir'\ndef f(x):\n    return x\n", "f:float32(float32)", 1,
+     r"__udfkit_link__ must be a list of file paths"),
+    ("emit-cubin", "def f(x):\n    return x\n", "f:float32(float32)", 2, r"Python UDFs compile to ltoir or ptx"),
+]
+
+
+def make_case(name, source, spec, status, pattern):
+    def test(work):
+        write(os.path.join(work, "bad.py"), source)
+        out = os.path.join(work, "out")
+        os.makedirs(out)
+        args = ["compile", "bad.py", "-f", spec, "-o", "out/x.json", "--depfile", "out/x.d"]
+        if name == "emit-cubin":
+            args += ["--emit", "cubin"]
+        r = udfkit(*args, cwd=work)
+        assert r.rc == status, r
+        assert re.search(pattern, r.err, re.M), f"{pattern!r} not in {r.err!r}"
+        assert "Traceback" not in r.err
+        assert files_under(out) == [], files_under(out)
+    test.__name__ = name.replace("-", "_")
+    return test
+
+
+def test_python_without_numba_cuda(work):
+    r = udfkit("compile", PY, "-f", "add:float32(float32, float32)", "--python", "/usr/bin/python3", "-o",
+               os.path.join(work, "x.json"))
+    assert r.rc == 3, r
+    assert "/usr/bin/python3 has no numba-cuda; install it:" in r.err and "pip install" in r.err, r.err
+    r = udfkit("compile", PY, "-f", "add:float32(float32, float32)", "--python", "/nonexistent/python", "-o",
+               os.path.join(work, "x.json"))
+    assert r.rc == 3 and "cannot run the Python interpreter '/nonexistent/python'" in r.err, r
+    assert not os.path.exists(os.path.join(work, "x.json"))
+
+
+def fake_distribution(root, name, version):
+    info = os.path.join(root, f"{name.replace('-', '_')}-{version}.dist-info")
+    write(os.path.join(info, "METADATA"), f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+
+
+def test_old_numba_cuda_is_refused(work):
+    fake_distribution(os.path.join(work, "site"), "numba-cuda", "0.29.0")
+    env = dict(os.environ, PYTHONPATH=os.path.join(work, "site"))
+    r = udfkit("compile", PY, "-f", "add:float32(float32, float32)", "-o", os.path.join(work, "x.json"), env=env)
+    assert r.rc == 3, r
+    assert "numba-cuda 0.29.0" in r.err and "older than 0.30.1" in r.err and "pip install" in r.err, r.err
+
+
+def test_newer_nvvm_than_nvjitlink_is_refused(work):
+    fake_distribution(os.path.join(work, "site"), "nvidia-nvvm", "13.9.0")
+    env = dict(os.environ, PYTHONPATH=os.path.join(work, "site"))
+    out = os.path.join(work, "x.json")
+    r = udfkit("compile", PY, "-f", "add:float32(float32, float32)", "-o", out, env=env)
+    assert r.rc == 3, r
+    assert "made by NVVM 13.9, newer than this nvJitLink 13.0" in r.err, r.err
+    assert not os.path.exists(out)
+
+
+if __name__ == "__main__":
+    main([test_many_functions_in_one_call, test_depfile_lists_local_imports_only, test_same_input_same_bytes,
+          test_one_artifact_without_manifest, test_same_module_names_do_not_merge, *[make_case(*c) for c in CASES],
+          test_python_without_numba_cuda, test_old_numba_cuda_is_refused, test_newer_nvvm_than_nvjitlink_is_refused])
