@@ -3,6 +3,7 @@
 #include "arch.h"
 #include "fs.h"
 #include "hash.h"
+#include "inspect.h"
 #include "manifest.h"
 #include "nvfatbin_wrap.h"
 #include "nvjitlink_wrap.h"
@@ -18,6 +19,7 @@
 /* One piece of device code available to the link. */
 typedef struct piece {
     udfkit_input_kind kind;
+    bool has_ltoir;       /* LTO-IR, or a container holding some: the link needs -lto */
     char *path;
     udfkit_buf data;
     bool has_arch;        /* from a manifest: compiled for one virtual architecture */
@@ -90,6 +92,30 @@ static bool classify(const char *path, const udfkit_buf *data, udfkit_input_kind
     return true;
 }
 
+/* Objects, archives and fatbins may carry LTO-IR (nvcc -dlto); asking for -lto without
+ * any makes nvJitLink fail, so look inside. */
+static bool holds_ltoir(const piece *p)
+{
+    if (p->kind == UDFKIT_INPUT_LTOIR)
+        return true;
+    if (p->kind == UDFKIT_INPUT_CUBIN || p->kind == UDFKIT_INPUT_PTX)
+        return false;
+    json_t *desc = NULL;
+    bool found = false;
+    if (udfkit_inspect_data(p->data.data, p->data.size, p->path, &desc) == UDFKIT_RC_OK) {
+        size_t i;
+        json_t *e;
+        json_array_foreach(json_object_get(desc, "entries"), i, e)
+        {
+            const char *kind = json_string_value(json_object_get(e, "kind"));
+            found |= kind && strcmp(kind, "ltoir") == 0;
+        }
+    }
+    udfkit_diag_clear();
+    json_decref(desc);
+    return found;
+}
+
 static udfkit_rc add_file(link_set *s, const char *path, const udfkit_toolchain *tc);
 
 static bool kind_of_artifact(const char *kind, udfkit_input_kind *out)
@@ -143,6 +169,7 @@ static udfkit_rc add_manifest(link_set *s, const char *path, const udfkit_toolch
             rc = udfkit_fail(UDFKIT_RC_INPUT, path, 0, "artifact '%s' has an unknown kind", p->path);
             goto done;
         }
+        p->has_ltoir = holds_ltoir(p);
         const char *arch = json_string_value(json_object_get(a, "arch"));
         p->has_arch = arch && udfkit_target_parse_name(arch, &p->arch) && !p->arch.sass &&
                       (p->kind == UDFKIT_INPUT_LTOIR || p->kind == UDFKIT_INPUT_PTX);
@@ -221,6 +248,7 @@ static udfkit_rc add_file(link_set *s, const char *path, const udfkit_toolchain 
     p->kind = kind;
     p->path = strdup(path);
     p->data = data;
+    p->has_ltoir = holds_ltoir(p);
     p->group = intern_group(s, path);
     return UDFKIT_RC_OK;
 }
@@ -324,8 +352,7 @@ static void *link_one(void *arg)
     udfkit_buf not_lto = UDFKIT_BUF_INIT;
     for (size_t i = 0; i < n; i++) {
         inputs[i] = (udfkit_link_input){chosen[i]->kind, chosen[i]->data.data, chosen[i]->data.size, chosen[i]->path};
-        /* Objects, archives and fatbins may carry LTO-IR too (nvcc -dlto). */
-        lto |= chosen[i]->kind != UDFKIT_INPUT_CUBIN && chosen[i]->kind != UDFKIT_INPUT_PTX;
+        lto |= chosen[i]->has_ltoir;
         if (chosen[i]->kind != UDFKIT_INPUT_LTOIR)
             udfkit_buf_printf(&not_lto, "%s%s", not_lto.size ? ", " : "", chosen[i]->path);
     }

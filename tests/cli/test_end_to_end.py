@@ -165,6 +165,7 @@ def test_embed_puts_bytes_under_symbol(work):
     text = open(src).read()
     digest = hashlib.sha256(payload).hexdigest()
     assert ".incbin" in text and "my_blob_size = 100004u" in text
+    assert len(text) < 4096  # the bytes come through the assembler, not the source
     main_c = os.path.join(work, "main.c")
     with open(main_c, "w") as f:
         f.write('#include "blob.h"\n#include <stdint.h>\n#include <stdio.h>\n'
@@ -181,8 +182,55 @@ def test_embed_puts_bytes_under_symbol(work):
     assert open(src).read() != text
 
 
+def test_functions_that_already_have_c_linkage(work):
+    src = data("udfs_c_linkage.cu")
+    out = os.path.join(work, "c.json")
+    ok("compile", src, "-f", "twice_c:float64(float64)", "negate_c:float32(float32)", "widen:int64(int64, uint64)",
+       "--arch", "80", "-o", out)
+    m = json.load(open(out))
+    assert [f["line"] for f in m["functions"]] == [3, 9, 15]
+    ok("link", out, "--arch", "80-real", "-o", os.path.join(work, "c.fatbin"))
+    # Only the type check runs for them, and it still catches a wrong signature.
+    from harness import udfkit
+    r = udfkit("compile", src, "-f", "twice_c:float32(float64)", "-o", os.path.join(work, "x.ltoir"))
+    assert r.rc == 1 and "'twice_c' does not match its declared signature float32(float64): it returns 'double'" in r.err, r
+
+
+def test_link_takes_every_input_kind(work):
+    """PTX, cubin, fatbin, LTO-IR, host objects and archives, in one link."""
+    ok("compile", data("udfs.cu"), "-f", SPECS[1], "--arch", "80-virtual", "--emit", "ptx", "-o",
+       os.path.join(work, "udfs.ptx"))
+    ok("compile", data("udfs_c_linkage.cu"), "-f", "twice_c:float64(float64)", "--arch", "80-real", "--emit", "cubin",
+       "-o", os.path.join(work, "c.cubin"))
+    for inp in ("udfs.ptx", "c.cubin"):
+        out = os.path.join(work, inp + ".out.cubin")
+        ok("link", os.path.join(work, inp), "--arch", "80-real", "--emit", "cubin", "-o", out)
+        desc = json.loads(ok("inspect", out, "--json").out)
+        assert desc["kind"] == "cubin" and desc["kernels"], (inp, desc)
+    if not NVCC:
+        return
+    inc = os.path.join(work, "inc")
+    manifest = compile_udfs(work, archs="80")
+    ok("header", manifest, "-o", os.path.join(inc, "udfs.h"))
+    obj = os.path.join(work, "caller.o")
+    run([NVCC, "-dc", "-gencode", "arch=compute_80,code=lto_80", "-I", inc, data("caller_kernel.cu"), "-o", obj])
+    # A relocatable fatbin (SASS) and one of LTO-IR, as nvcc makes them.
+    for flags, name in ((["-rdc=true", "-arch=sm_80"], "rdc.fatbin"), (["-gencode", "arch=compute_80,code=lto_80"], "lto.fatbin")):
+        fat = os.path.join(work, name)
+        run([NVCC, "-fatbin", *flags, data("udfs_c_linkage.cu"), "-o", fat])
+        out = os.path.join(work, name + ".cubin")
+        ok("link", fat, "--arch", "80-real", "--emit", "cubin", "-o", out)
+        assert "use_c" in json.loads(ok("inspect", out, "--json").out)["kernels"]
+    lib = os.path.join(work, "libcaller.a")
+    run(["ar", "rcs", lib, obj])
+    fatbin = os.path.join(work, "from_archive.fatbin")
+    ok("link", lib, manifest, "--arch", "80-real", "-o", fatbin)
+    assert "call_udfs" in json.loads(ok("inspect", fatbin, "--json").out)["kernels"]
+
+
 if __name__ == "__main__":
     main([test_manifest_names_functions_and_artifacts, test_depfile_lists_included_headers, test_same_input_same_bytes,
           test_fatbin_for_three_architectures, test_keep_ltoir_adds_lto_entries, test_emit_cubin_and_ptx,
           test_compile_ptx_and_cubin_directly, test_header_compiles_as_c_and_cxx,
-          test_nvcc_kernel_links_against_udf_ltoir, test_embed_puts_bytes_under_symbol])
+          test_nvcc_kernel_links_against_udf_ltoir, test_embed_puts_bytes_under_symbol,
+          test_functions_that_already_have_c_linkage, test_link_takes_every_input_kind])

@@ -59,6 +59,19 @@ def test_many_functions_in_one_call(work):
          os.path.join(work, "main.cpp"), "-o", os.path.join(work, "cxx")])
 
 
+def test_header_of_every_test_udf_compiles(work):
+    """The 27 UDFs of the GPU test (built at build time) have a header for C11 and C++."""
+    header = os.path.join(os.environ["UDFKIT_TEST_ARTIFACTS"], "python", "py_udfs.h")
+    count = open(header).read().count("udfkit-udf ")
+    assert count >= 20, count
+    for compiler, ext, std in (("gcc", "c", "-std=c11"), ("g++", "cpp", "-std=c++17")):
+        main_src = write(os.path.join(work, "main." + ext),
+                         f'#include "py_udfs.h"\nint main(void) {{ size_t n; return py_udfs_udfs(&n) && n == {count} ? 0 : 1; }}\n')
+        exe = os.path.join(work, "app_" + ext)
+        run([compiler, std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", os.path.dirname(header), main_src, "-o", exe])
+        run([exe])
+
+
 def test_depfile_lists_local_imports_only(work):
     out = os.path.join(work, "py.json")
     ok("compile", PY, "-f", "scaled_area:float32(float32, float32)", "-o", out, "--depfile", out + ".d")
@@ -171,6 +184,6 @@ def test_newer_nvvm_than_nvjitlink_is_refused(work):
 
 
 if __name__ == "__main__":
-    main([test_many_functions_in_one_call, test_depfile_lists_local_imports_only, test_same_input_same_bytes,
+    main([test_many_functions_in_one_call, test_header_of_every_test_udf_compiles, test_depfile_lists_local_imports_only, test_same_input_same_bytes,
           test_one_artifact_without_manifest, test_same_module_names_do_not_merge, *[make_case(*c) for c in CASES],
           test_python_without_numba_cuda, test_old_numba_cuda_is_refused, test_newer_nvvm_than_nvjitlink_is_refused])
