@@ -7,6 +7,7 @@
 int udfkit_cmd_compile(int argc, char **argv)
 {
     udfkit_cli_list sources = {0}, functions = {0}, includes = {0}, defines = {0}, extra = {0};
+    bool skip_absent = false;
     const char *arch = NULL, *emit = NULL, *std = NULL, *output = NULL, *depfile = NULL, *python = NULL;
     const udfkit_cli_option options[] = {
         {"--function", "-f", UDFKIT_OPT_LIST, "SPEC...", "functions to export: [c_name=]source_name[@file]:signature", &functions},
@@ -19,6 +20,7 @@ int udfkit_cmd_compile(int argc, char **argv)
         {"--output", "-o", UDFKIT_OPT_VALUE, "OUT", "OUT.json: manifest and artifacts beside it; else the one artifact", &output},
         {"--depfile", NULL, UDFKIT_OPT_VALUE, "OUT.d", "write every file the compile can read, in Makefile syntax", &depfile},
         {"--python", NULL, UDFKIT_OPT_VALUE, "PATH", "interpreter with numba-cuda for .py sources (default: the build's)", &python},
+        {"--skip-absent", NULL, UDFKIT_OPT_FLAG, NULL, "leave out specs of functions these sources do not define (udfkit merge checks them)", &skip_absent},
     };
     const udfkit_cli_command cmd = {
         "compile",
@@ -62,6 +64,7 @@ int udfkit_cmd_compile(int argc, char **argv)
                 .output = output,
                 .depfile = depfile,
                 .python = python,
+                .skip_absent = skip_absent,
             };
             rc = udfkit_cli_report(udfkit_compile(&req));
         }

@@ -15,6 +15,7 @@ typedef struct command {
 static const command commands[] = {
     {"compile", udfkit_cmd_compile, "compile CUDA C++ UDFs to LTO-IR, PTX or cubin, with a manifest"},
     {"link", udfkit_cmd_link, "link UDFs and kernels for every architecture into a fatbin, cubin or PTX"},
+    {"merge", udfkit_cmd_merge, "merge a target's compile manifests into one, checking every function"},
     {"header", udfkit_cmd_header, "write the C header of the UDFs that manifests describe"},
     {"embed", udfkit_cmd_embed, "write a C source that embeds a file under a symbol"},
     {"inspect", udfkit_cmd_inspect, "tell what an artifact holds"},

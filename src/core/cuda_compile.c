@@ -170,9 +170,10 @@ static void free_unit(source_unit *u)
 
 /* Finds the source that defines spec's function: its @file, or the one source whose
  * text defines it. */
-static udfkit_rc resolve_spec(const udfkit_spec *spec, source_unit *units, size_t n, size_t *unit_index,
-                              const udfkit_cxx_def **def)
+static udfkit_rc resolve_spec(const udfkit_spec *spec, source_unit *units, size_t n, bool skip_absent,
+                              size_t *unit_index, const udfkit_cxx_def **def, bool *absent)
 {
+    *absent = false;
     char *base = udfkit_cxx_base_name(spec->source_name);
     udfkit_rc rc = UDFKIT_RC_OK;
     *def = NULL;
@@ -185,6 +186,10 @@ static udfkit_rc resolve_spec(const udfkit_spec *spec, source_unit *units, size_
             rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
                              "function spec '%s': '@%s' matches several sources; give more of its path", spec->text,
                              spec->file);
+            goto done;
+        }
+        if (matches == 0 && skip_absent) {
+            *absent = true;
             goto done;
         }
         if (matches == 0) {
@@ -214,7 +219,9 @@ static udfkit_rc resolve_spec(const udfkit_spec *spec, source_unit *units, size_
         }
     }
     if (found == 0) {
-        if (n == 1) {
+        if (skip_absent) {
+            *absent = true;
+        } else if (n == 1) {
             *unit_index = 0; /* perhaps made by a macro: the compile decides */
         } else {
             udfkit_buf list = UDFKIT_BUF_INIT;
@@ -317,11 +324,17 @@ udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req)
     int *spec_lines = calloc(req->nfunctions + 1, sizeof *spec_lines);
     const char **spec_files = calloc(req->nfunctions + 1, sizeof *spec_files);
     size_t *spec_units = calloc(req->nfunctions + 1, sizeof *spec_units);
+    bool *spec_absent = calloc(req->nfunctions + 1, sizeof *spec_absent);
     for (size_t i = 0; i < req->nfunctions && !rc; i++) {
         size_t ui = 0;
         const udfkit_cxx_def *def = NULL;
-        if ((rc = resolve_spec(&specs[i], units, req->nsources, &ui, &def)))
+        bool absent;
+        if ((rc = resolve_spec(&specs[i], units, req->nsources, req->skip_absent, &ui, &def, &absent)))
             break;
+        if (absent) {
+            spec_absent[i] = true;
+            continue;
+        }
         source_unit *u = &units[ui];
         const char *file = u->path;
         int line = 0;
@@ -451,6 +464,8 @@ udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req)
         version_string(tc.nvrtc, v, sizeof v);
         udfkit_manifest_set_producer(manifest, "nvrtc", v);
         for (size_t i = 0; i < req->nfunctions; i++) {
+            if (spec_absent[i])
+                continue;
             char *rel = udfkit_path_relative(spec_files[i], dir);
             udfkit_manifest_add_function(manifest, &specs[i], "cuda", rel, spec_lines[i]);
             free(rel);
@@ -527,6 +542,7 @@ free_specs:
     free(spec_lines);
     free(spec_files);
     free(spec_units);
+    free(spec_absent);
 done:
     json_decref(manifest);
     udfkit_outputs_free(outputs);

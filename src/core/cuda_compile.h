@@ -7,6 +7,7 @@
 #include "nvrtc_wrap.h"
 #include "spec.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct udfkit_compile_request {
@@ -27,6 +28,8 @@ typedef struct udfkit_compile_request {
     const char *depfile;          /* or NULL */
     const char *cuda_include_dir; /* NULL: the one found at build time */
     const char *python;           /* interpreter for Python sources; NULL: the default */
+    bool skip_absent;             /* specs of functions no source here defines are left out, for
+                                     build systems that compile a target's sources one by one */
 } udfkit_compile_request;
 
 udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req);

@@ -81,6 +81,7 @@ static json_t *build_request(const udfkit_compile_request *req, const udfkit_spe
             json_object_set_new(fn, "ret", json_null());
         }
         json_object_set_new(fn, "file", json_null());
+        json_object_set_new(fn, "at", s->file ? json_string(s->file) : json_null());
         if (s->file)
             for (size_t k = 0; k < req->nsources; k++)
                 if (udfkit_source_matches(s->file, req->sources[k]))
@@ -96,6 +97,7 @@ static json_t *build_request(const udfkit_compile_request *req, const udfkit_spe
     json_array_append_new(ccv, json_integer(cc.number % 10));
     json_object_set_new(r, "cc", ccv);
     json_object_set_new(r, "outdir", json_string(outdir));
+    json_object_set_new(r, "skip_absent", json_boolean(req->skip_absent));
     return r;
 }
 
@@ -246,7 +248,7 @@ udfkit_rc udfkit_python_compile(const udfkit_compile_request *req)
                              specs[i].file);
             goto done;
         }
-        if (!found) {
+        if (!found && !req->skip_absent) {
             rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "function spec '%s': '@%s' is not one of the sources", specs[i].text,
                              specs[i].file);
             goto done;

@@ -329,8 +329,13 @@ def main():
         compile_without_a_device(request["cc"])
         make_device_functions()
         functions, links = [], []
+        skip_absent = request.get("skip_absent", False)
         for fn in request["functions"]:
             module = modules.get(fn["file"]) if fn.get("file") else None
+            if fn.get("at") and module is None and skip_absent:
+                continue  # its @file is compiled elsewhere
+            if skip_absent and not any(callable(getattr(m, fn["source_name"], None)) for m in modules.values()):
+                continue  # defined by another source of the target
             if module is None and len(modules) == 1:
                 module = next(iter(modules.values()))
             if module is None:
