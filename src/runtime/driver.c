@@ -51,6 +51,9 @@ static void load_driver(void)
     RESOLVE(launch_kernel, "cuLaunchKernel");
     RESOLVE(mem_alloc, "cuMemAlloc_v2");
     RESOLVE(mem_free, "cuMemFree_v2");
+    RESOLVE(mem_alloc_async, "cuMemAllocAsync");
+    RESOLVE(mem_free_async, "cuMemFreeAsync");
+    RESOLVE(mem_get_info, "cuMemGetInfo_v2");
     RESOLVE(memcpy_htod, "cuMemcpyHtoD_v2");
     RESOLVE(memcpy_dtoh, "cuMemcpyDtoH_v2");
     CUresult r = driver.init(0);

@@ -55,9 +55,33 @@ udfkit_status udfkit_launch(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block
 udfkit_status udfkit_device_alloc(size_t bytes, void **out);
 /* Accepts NULL. */
 udfkit_status udfkit_device_free(void *p);
+/* Stream-ordered (cuMemAllocAsync): the memory may be used by work queued on s after this
+ * call, and by other streams once they wait for s. Free it on a stream after its last use. */
+udfkit_status udfkit_device_alloc_async(size_t bytes, udfkit_stream s, void **out);
+/* Accepts NULL. */
+udfkit_status udfkit_device_free_async(void *p, udfkit_stream s);
 udfkit_status udfkit_copy_to_device(void *dst, const void *src, size_t bytes);
 udfkit_status udfkit_copy_to_host(void *dst, const void *src, size_t bytes);
 udfkit_status udfkit_synchronize(void);
+
+/* What launchers size their grids by, of the device of the calling thread's context. */
+typedef enum udfkit_device_attr {
+    UDFKIT_DEVICE_MULTIPROCESSOR_COUNT,
+    UDFKIT_DEVICE_MAX_THREADS_PER_BLOCK,
+    UDFKIT_DEVICE_MAX_THREADS_PER_MULTIPROCESSOR,
+    UDFKIT_DEVICE_WARP_SIZE
+} udfkit_device_attr;
+
+udfkit_status udfkit_device_attribute(udfkit_device_attr attr, int *out);
+/* Free and total memory of that device, in bytes. */
+udfkit_status udfkit_device_memory(size_t *free_bytes, size_t *total_bytes);
+
+/* UDFKIT_RUNTIME_ABI_VERSION as this library was built. */
+int udfkit_runtime_abi_version(void);
+/* Generated code calls this before it loads anything, with the ABI version it was generated
+ * for: UDFKIT_ERROR_ABI_MISMATCH, with a message naming `what` and both versions, unless it
+ * is this library's. */
+udfkit_status udfkit_runtime_check_abi(int version, const char *what);
 
 const char *udfkit_status_string(udfkit_status s);
 /* This thread's detail of its last failure; never NULL. */
