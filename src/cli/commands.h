@@ -8,6 +8,7 @@ int udfkit_cmd_merge(int argc, char **argv);
 int udfkit_cmd_header(int argc, char **argv);
 int udfkit_cmd_embed(int argc, char **argv);
 int udfkit_cmd_inspect(int argc, char **argv);
+int udfkit_cmd_kernels(int argc, char **argv);
 int udfkit_cmd_version(int argc, char **argv);
 
 #endif

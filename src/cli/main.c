@@ -19,6 +19,7 @@ static const command commands[] = {
     {"header", udfkit_cmd_header, "write the C header of the UDFs that manifests describe"},
     {"embed", udfkit_cmd_embed, "write a C source that embeds a file under a symbol"},
     {"inspect", udfkit_cmd_inspect, "tell what an artifact holds"},
+    {"kernels", udfkit_cmd_kernels, "write map/filter/reduce kernels around UDFs, their C launchers and header"},
 };
 
 static void usage(FILE *f)

@@ -7,5 +7,18 @@ extern const char udfkit_tpl_udf_header[];
 extern const char udfkit_tpl_embed_c[];
 extern const char udfkit_tpl_embed_h[];
 extern const char udfkit_py_worker[];
+/* udfkit kernels: templates/kernels/ */
+extern const char udfkit_tpl_kernel_prelude[];
+extern const char udfkit_tpl_kernel_map[];
+extern const char udfkit_tpl_kernel_filter[];
+extern const char udfkit_tpl_kernel_filter_scan[];
+extern const char udfkit_tpl_kernel_reduce[];
+extern const char udfkit_tpl_kernel_launchers[];
+extern const char udfkit_tpl_launcher_common[];
+extern const char udfkit_tpl_launcher_chunks[];
+extern const char udfkit_tpl_launcher_map[];
+extern const char udfkit_tpl_launcher_filter[];
+extern const char udfkit_tpl_launcher_reduce[];
+extern const char udfkit_tpl_kernel_library_h[];
 
 #endif

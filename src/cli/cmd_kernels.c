@@ -1,0 +1,63 @@
+#include "commands.h"
+#include "kernel_gen.h"
+#include "options.h"
+
+int udfkit_cmd_kernels(int argc, char **argv)
+{
+    udfkit_cli_list manifests = {0}, functions = {0}, kernels = {0};
+    const char *name = NULL, *cuda = NULL, *c = NULL, *header = NULL, *symbol = NULL;
+    bool check = false;
+    const udfkit_cli_option options[] = {
+        {"--function", "-f", UDFKIT_OPT_LIST, "SPEC...", "declared functions, [c_name=]source_name[@file]:signature, besides the manifests' ones", &functions},
+        {"--kernel", "-k", UDFKIT_OPT_LIST, "ENTRY", "a kernel from a template: map(f), filter(p) or reduce(op); repeat for more", &kernels},
+        {"--name", NULL, UDFKIT_OPT_VALUE, "IDENT", "the library: <name>_load, <name>_map_<f>, ... (required)", &name},
+        {"--cuda", NULL, UDFKIT_OPT_VALUE, "OUT.cu", "the kernels, CUDA C++ for 'udfkit compile'", &cuda},
+        {"--c", NULL, UDFKIT_OPT_VALUE, "OUT.c", "the launchers, C17 over the udfkit runtime", &c},
+        {"--header", NULL, UDFKIT_OPT_VALUE, "OUT.h", "the library header, plain C11 and C++", &header},
+        {"--fatbin-symbol", NULL, UDFKIT_OPT_VALUE, "SYM", "the embedded fatbin, SYM and SYM_size (default <name>_fatbin)", &symbol},
+        {"--check", NULL, UDFKIT_OPT_FLAG, NULL, "only validate the entries against the functions; write nothing", &check},
+    };
+    const udfkit_cli_command cmd = {
+        "kernels",
+        "udfkit kernels [<manifest>...] [--function SPEC...] --kernel ENTRY... --name IDENT\n"
+        "                      (--cuda OUT.cu --c OUT.c --header OUT.h [--fatbin-symbol SYM] | --check)",
+        "Writes kernels made from templates around UDFs (map(f): out[i] = f(a1[i], ...); filter(p): the\n"
+        "rows where p holds, ascending; reduce(op): init combined with every element, in order), their\n"
+        "C launchers and the library header. The functions come from manifests or declared specs; each\n"
+        "entry's function must fit its template: map R(A1..An), filter bool(A1..An), reduce T(T, T),\n"
+        "values only. Compile OUT.cu with 'udfkit compile', link it with the UDFs, embed the fatbin as\n"
+        "SYM, and build OUT.c with the udfkit runtime.",
+        options,
+        sizeof options / sizeof *options,
+        &manifests,
+    };
+    int rc = udfkit_cli_parse(&cmd, argc, argv);
+    if (rc == 0) {
+        if (!name)
+            rc = udfkit_cli_usage_error(&cmd, "no library name given (--name IDENT)");
+        else if (!check && (!cuda || !c || !header))
+            rc = udfkit_cli_usage_error(&cmd, "no %s given (or --check to only validate)",
+                                        !cuda ? "--cuda OUT.cu" : !c ? "--c OUT.c" : "--header OUT.h");
+        else {
+            udfkit_kernels_request req = {
+                .manifests = manifests.items,
+                .nmanifests = manifests.count,
+                .functions = functions.items,
+                .nfunctions = functions.count,
+                .kernels = kernels.items,
+                .nkernels = kernels.count,
+                .name = name,
+                .fatbin_symbol = symbol,
+                .check = check,
+                .cuda_output = cuda,
+                .c_output = c,
+                .header_output = header,
+            };
+            rc = udfkit_cli_report(udfkit_kernels_generate(&req));
+        }
+    }
+    udfkit_cli_list_free(&manifests);
+    udfkit_cli_list_free(&functions);
+    udfkit_cli_list_free(&kernels);
+    return rc < 0 ? 0 : rc;
+}

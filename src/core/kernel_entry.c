@@ -1,0 +1,161 @@
+#include "kernel_entry.h"
+
+#include "buf.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const template_names[] = {
+    [UDFKIT_KERNEL_MAP] = "map",
+    [UDFKIT_KERNEL_FILTER] = "filter",
+    [UDFKIT_KERNEL_REDUCE] = "reduce",
+};
+
+const char *udfkit_kernel_template_name(udfkit_kernel_template t)
+{
+    return template_names[t];
+}
+
+static const char *skip_space(const char *p)
+{
+    while (isspace((unsigned char)*p))
+        p++;
+    return p;
+}
+
+/* An identifier at p, or NULL; *end is set past it. */
+static char *identifier_at(const char *p, const char **end)
+{
+    const char *q = p;
+    if (isalpha((unsigned char)*q) || *q == '_')
+        while (isalnum((unsigned char)*q) || *q == '_')
+            q++;
+    *end = q;
+    return q == p ? NULL : strndup(p, (size_t)(q - p));
+}
+
+udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out)
+{
+    memset(out, 0, sizeof *out);
+    out->text = strdup(text);
+    const char *p = skip_space(text);
+    char *tpl = identifier_at(p, &p);
+    p = skip_space(p);
+    bool well_formed = tpl && *p == '(';
+    if (well_formed) {
+        out->c_name = identifier_at(skip_space(p + 1), &p);
+        p = skip_space(p);
+        well_formed = out->c_name && *p == ')' && !*skip_space(p + 1);
+    }
+    udfkit_rc rc = UDFKIT_RC_OK;
+    if (!well_formed) {
+        rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                         "kernel entry '%s' is not of the form template(c_name), e.g. map(f)", text);
+    } else {
+        size_t t = 0;
+        while (t < sizeof template_names / sizeof *template_names && strcmp(template_names[t], tpl) != 0)
+            t++;
+        if (t == sizeof template_names / sizeof *template_names)
+            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                             "unknown kernel template '%s' in '%s' (templates: map, filter, reduce)", tpl, text);
+        out->tpl = (udfkit_kernel_template)t;
+    }
+    free(tpl);
+    return rc;
+}
+
+static bool is_type(udfkit_type t, udfkit_scalar s)
+{
+    return t.scalar == s && !t.pointer;
+}
+
+/* The signature does not fit: "kernel entry 'map(f)': 'f' is void(float32), but ...". */
+static udfkit_rc mismatch(const udfkit_kernel_entry *e, const char *needs)
+{
+    udfkit_buf sig = UDFKIT_BUF_INIT;
+    udfkit_signature_format(&e->fn->sig, &sig);
+    udfkit_rc rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s': '%s' is %s, but %s", e->text,
+                               e->c_name, sig.data, needs);
+    udfkit_buf_free(&sig);
+    return rc;
+}
+
+/* map and filter pass one element of each input array: values only, at least one. */
+static udfkit_rc check_elementwise(const udfkit_kernel_entry *e)
+{
+    const udfkit_signature *s = &e->fn->sig;
+    const char *tpl = udfkit_kernel_template_name(e->tpl);
+    if (!s->nparams) {
+        udfkit_buf why = UDFKIT_BUF_INIT;
+        udfkit_buf_printf(&why, "%s needs at least one parameter, one input array each", tpl);
+        udfkit_rc rc = mismatch(e, why.data);
+        udfkit_buf_free(&why);
+        return rc;
+    }
+    for (size_t i = 0; i < s->nparams; i++) {
+        if (!s->params[i].pointer)
+            continue;
+        udfkit_buf why = UDFKIT_BUF_INIT, type = UDFKIT_BUF_INIT;
+        udfkit_type_name(s->params[i], &type);
+        udfkit_buf_printf(&why, "%s passes one element of each input array, not a pointer: parameter %zu is %s", tpl,
+                          i + 1, type.data);
+        udfkit_rc rc = mismatch(e, why.data);
+        udfkit_buf_free(&why);
+        udfkit_buf_free(&type);
+        return rc;
+    }
+    return UDFKIT_RC_OK;
+}
+
+udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count)
+{
+    e->fn = NULL;
+    for (size_t i = 0; i < count && !e->fn; i++)
+        if (strcmp(fns[i].c_name, e->c_name) == 0)
+            e->fn = &fns[i];
+    if (!e->fn) {
+        udfkit_buf names = UDFKIT_BUF_INIT;
+        for (size_t i = 0; i < count; i++)
+            udfkit_buf_printf(&names, "%s%s", i ? ", " : "", fns[i].c_name);
+        udfkit_rc rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s': no function '%s' among the inputs (%s%s)",
+                                   e->text, e->c_name, count ? "functions: " : "none given",
+                                   count ? names.data : "");
+        udfkit_buf_free(&names);
+        return rc;
+    }
+    const udfkit_signature *s = &e->fn->sig;
+    if (!s->has_return)
+        return mismatch(e, "its return type is not declared; give one in the spec");
+    udfkit_rc rc = UDFKIT_RC_OK;
+    switch (e->tpl) {
+    case UDFKIT_KERNEL_MAP:
+        if (is_type(s->ret, UDFKIT_VOID))
+            rc = mismatch(e, "map needs R(A1..An) with R not void");
+        else if (s->ret.pointer)
+            rc = mismatch(e, "map needs R(A1..An) with R a value, not a pointer");
+        else
+            rc = check_elementwise(e);
+        break;
+    case UDFKIT_KERNEL_FILTER:
+        if (!is_type(s->ret, UDFKIT_BOOL))
+            rc = mismatch(e, "filter needs a predicate bool(A1..An)");
+        else
+            rc = check_elementwise(e);
+        break;
+    case UDFKIT_KERNEL_REDUCE:
+        if (s->ret.pointer || is_type(s->ret, UDFKIT_VOID))
+            rc = mismatch(e, "reduce needs T(T, T) with T a value, not void or a pointer");
+        else if (s->nparams != 2 || !udfkit_type_equal(s->params[0], s->ret) || !udfkit_type_equal(s->params[1], s->ret))
+            rc = mismatch(e, "reduce needs T(T, T): two parameters of the type it returns");
+        break;
+    }
+    return rc;
+}
+
+void udfkit_kernel_entry_free(udfkit_kernel_entry *e)
+{
+    free(e->text);
+    free(e->c_name);
+    memset(e, 0, sizeof *e);
+}

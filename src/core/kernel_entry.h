@@ -1,0 +1,34 @@
+/* KERNELS entries of add_jit_library: "<template>(<c_name>)", a kernel made from a
+ * template around one UDF, and the check that the UDF's signature fits the template. */
+#ifndef UDFKIT_KERNEL_ENTRY_H
+#define UDFKIT_KERNEL_ENTRY_H
+
+#include "diag.h"
+#include "spec.h"
+
+#include <stddef.h>
+
+typedef enum udfkit_kernel_template {
+    UDFKIT_KERNEL_MAP,    /* f: R(A1..An)      out[i] = f(a1[i], ..., an[i]) */
+    UDFKIT_KERNEL_FILTER, /* p: bool(A1..An)   the rows where p holds, ascending */
+    UDFKIT_KERNEL_REDUCE  /* op: T(T, T)       init combined with every element, in order */
+} udfkit_kernel_template;
+
+typedef struct udfkit_kernel_entry {
+    char *text;   /* as given, for messages */
+    udfkit_kernel_template tpl;
+    char *c_name; /* the UDF */
+    const udfkit_spec *fn; /* set by udfkit_kernel_entry_bind */
+} udfkit_kernel_entry;
+
+/* Parses "map(f)" (spaces allowed around the parts). Input errors quote the entry. */
+udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out);
+/* Finds the entry's function among `fns` and checks that its signature fits the template;
+ * errors name the entry and the function. */
+udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count);
+void udfkit_kernel_entry_free(udfkit_kernel_entry *e);
+
+/* "map", "filter", "reduce" */
+const char *udfkit_kernel_template_name(udfkit_kernel_template t);
+
+#endif

@@ -1,0 +1,417 @@
+#include "kernel_gen.h"
+
+#include "exporter.h"
+#include "fs.h"
+#include "manifest.h"
+#include "template.h"
+#include "templates.h"
+#include "types.h"
+
+/* For UDFKIT_RUNTIME_ABI_VERSION: the launchers check at load that the runtime they are
+ * linked with has the ABI they were generated for. */
+#include <udfkit/runtime.h>
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "const float *a1, const int32_t *a2" (C) or "const float *a1, const int *a2" (CUDA). */
+static void array_params(const udfkit_signature *s, bool cuda, udfkit_buf *out)
+{
+    for (size_t i = 0; i < s->nparams; i++) {
+        udfkit_buf_puts(out, i ? ", const " : "const ");
+        if (cuda)
+            udfkit_exporter_abi_type(s->params[i], out);
+        else
+            udfkit_type_c(s->params[i], out);
+        udfkit_buf_printf(out, " *a%zu", i + 1);
+    }
+}
+
+/* "a1[i], a2[i]" */
+static void element_args(const udfkit_signature *s, udfkit_buf *out)
+{
+    for (size_t i = 0; i < s->nparams; i++)
+        udfkit_buf_printf(out, "%sa%zu[i]", i ? ", " : "", i + 1);
+}
+
+/* "&a1, &a2": kernel arguments as cuLaunchKernel takes them. */
+static void arg_pointers(const udfkit_signature *s, udfkit_buf *out)
+{
+    for (size_t i = 0; i < s->nparams; i++)
+        udfkit_buf_printf(out, "%s&a%zu", i ? ", " : "", i + 1);
+}
+
+/* SPEC.md's launcher signature, without the ';'. */
+static void launcher_prototype(const char *name, const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    const udfkit_signature *s = &e->fn->sig;
+    udfkit_buf_printf(out, "udfkit_status %s_%s_%s(udfkit_stream s, size_t n, ", name,
+                      udfkit_kernel_template_name(e->tpl), e->c_name);
+    switch (e->tpl) {
+    case UDFKIT_KERNEL_MAP:
+        array_params(s, false, out);
+        udfkit_buf_puts(out, ", ");
+        udfkit_type_c(s->ret, out);
+        udfkit_buf_puts(out, " *out)");
+        break;
+    case UDFKIT_KERNEL_FILTER:
+        array_params(s, false, out);
+        udfkit_buf_puts(out, ", uint64_t *indices, uint64_t *count)");
+        break;
+    case UDFKIT_KERNEL_REDUCE:
+        udfkit_buf_puts(out, "const ");
+        udfkit_type_c(s->ret, out);
+        udfkit_buf_puts(out, " *in, ");
+        udfkit_type_c(s->ret, out);
+        udfkit_buf_puts(out, " init, ");
+        udfkit_type_c(s->ret, out);
+        udfkit_buf_puts(out, " *out)");
+        break;
+    }
+}
+
+/* What a launcher does, for the header. */
+static void launcher_doc(const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    udfkit_buf args = UDFKIT_BUF_INIT;
+    element_args(&e->fn->sig, &args);
+    const char *f = e->c_name;
+    switch (e->tpl) {
+    case UDFKIT_KERNEL_MAP:
+        udfkit_buf_printf(out, "/* map(%s): out[i] = %s(%s) for i < n. */\n", f, f, args.data);
+        break;
+    case UDFKIT_KERNEL_FILTER:
+        udfkit_buf_printf(out,
+                          "/* filter(%s): the rows i < n where %s(%s) holds, ascending, into indices (room for n\n"
+                          " * rows), and their number into *count. */\n",
+                          f, f, args.data);
+        break;
+    case UDFKIT_KERNEL_REDUCE:
+        udfkit_buf_printf(out,
+                          "/* reduce(%s): *out = init combined by %s with in[0], ..., in[n - 1], in this order\n"
+                          " * (%s must be associative; it need not commute); init where n = 0. */\n",
+                          f, f, f);
+        break;
+    }
+    udfkit_buf_free(&args);
+}
+
+/* The kernels an entry uses, in the order of the launchers' name table. */
+static void kernel_names(const char *kernel, udfkit_kernel_template tpl, udfkit_buf *out)
+{
+    static const char *const suffixes[][2] = {
+        [UDFKIT_KERNEL_MAP] = {"", NULL},
+        [UDFKIT_KERNEL_FILTER] = {"_count", "_write"},
+        [UDFKIT_KERNEL_REDUCE] = {"_partials", "_final"},
+    };
+    for (size_t i = 0; i < 2 && suffixes[tpl][i]; i++)
+        udfkit_buf_printf(out, "    \"%s%s\",\n", kernel, suffixes[tpl][i]);
+}
+
+udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, const char *header_include,
+                                const udfkit_kernel_entry *entries, size_t count, udfkit_kernels_text *out)
+{
+    const char *cuda_tpl[] = {
+        [UDFKIT_KERNEL_MAP] = udfkit_tpl_kernel_map,
+        [UDFKIT_KERNEL_FILTER] = udfkit_tpl_kernel_filter,
+        [UDFKIT_KERNEL_REDUCE] = udfkit_tpl_kernel_reduce,
+    };
+    const char *c_tpl[] = {
+        [UDFKIT_KERNEL_MAP] = udfkit_tpl_launcher_map,
+        [UDFKIT_KERNEL_FILTER] = udfkit_tpl_launcher_filter,
+        [UDFKIT_KERNEL_REDUCE] = udfkit_tpl_launcher_reduce,
+    };
+    udfkit_rc rc = UDFKIT_RC_OK;
+    udfkit_buf protos = UDFKIT_BUF_INIT, kernels = UDFKIT_BUF_INIT, names = UDFKIT_BUF_INIT, markers = UDFKIT_BUF_INIT;
+    udfkit_buf decls = UDFKIT_BUF_INIT, launchers = UDFKIT_BUF_INIT, common = UDFKIT_BUF_INIT;
+    udfkit_buf kernel = UDFKIT_BUF_INIT, params = UDFKIT_BUF_INIT, args = UDFKIT_BUF_INIT, ptrs = UDFKIT_BUF_INIT;
+    udfkit_buf ret = UDFKIT_BUF_INIT, proto = UDFKIT_BUF_INIT, sig = UDFKIT_BUF_INIT, guard = UDFKIT_BUF_INIT;
+    char block[16], abi[16], index[32], scan_index[32], nkernels_text[32];
+    snprintf(block, sizeof block, "%d", UDFKIT_KERNEL_BLOCK);
+    snprintf(abi, sizeof abi, "%d", UDFKIT_RUNTIME_ABI_VERSION);
+    char *upper = strdup(name);
+    for (char *p = upper; *p; p++)
+        *p = (char)toupper((unsigned char)*p);
+    udfkit_buf_printf(&guard, "UDFKIT_LIBRARY_%s_H", name);
+
+    /* The name table: each entry's kernels in order, then the one scan all filters share. */
+    size_t nkernels = 0;
+    bool chunked = false, filters = false;
+    for (size_t i = 0; i < count; i++) {
+        nkernels += entries[i].tpl == UDFKIT_KERNEL_MAP ? 1 : 2;
+        chunked |= entries[i].tpl != UDFKIT_KERNEL_MAP;
+        filters |= entries[i].tpl == UDFKIT_KERNEL_FILTER;
+    }
+    snprintf(scan_index, sizeof scan_index, "%zu", nkernels);
+    snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters);
+
+    size_t next = 0;
+    for (size_t i = 0; i < count && !rc; i++) {
+        const udfkit_kernel_entry *e = &entries[i];
+        const udfkit_signature *s = &e->fn->sig;
+        bool declared = false;
+        for (size_t j = 0; j < i; j++)
+            declared |= strcmp(entries[j].c_name, e->c_name) == 0;
+        if (!declared) {
+            udfkit_buf_puts(&protos, "__device__ ");
+            udfkit_exporter_abi_type(s->ret, &protos);
+            udfkit_buf_printf(&protos, " %s(", e->c_name);
+            for (size_t p = 0; p < s->nparams; p++) {
+                udfkit_buf_puts(&protos, p ? ", " : "");
+                udfkit_exporter_abi_type(s->params[p], &protos);
+                udfkit_buf_printf(&protos, " a%zu", p);
+            }
+            /* Every template passes at least one argument. */
+            udfkit_buf_puts(&protos, ");\n");
+        }
+        kernel.size = params.size = args.size = ptrs.size = ret.size = proto.size = sig.size = 0;
+        udfkit_buf_printf(&kernel, "udfkit_%s_%s_%s", name, udfkit_kernel_template_name(e->tpl), e->c_name);
+        array_params(s, true, &params);
+        element_args(s, &args);
+        arg_pointers(s, &ptrs);
+        udfkit_exporter_abi_type(s->ret, &ret);
+        launcher_prototype(name, e, &proto);
+        udfkit_signature_format(s, &sig);
+        snprintf(index, sizeof index, "%zu", next);
+        next += e->tpl == UDFKIT_KERNEL_MAP ? 1 : 2;
+        const udfkit_template_var vars[] = {
+            {"NAME", name},          {"UPPER_NAME", upper},   {"FN", e->c_name},      {"KERNEL", kernel.data},
+            {"PARAMS", params.data}, {"ARGS", args.data},     {"RET", ret.data},      {"T", ret.data},
+            {"PROTOTYPE", proto.data}, {"INDEX", index},      {"SCAN_INDEX", scan_index},
+            {"ARG_POINTERS", ptrs.data},
+        };
+        size_t nvars = sizeof vars / sizeof *vars;
+        if ((rc = udfkit_template_render(cuda_tpl[e->tpl], vars, nvars, &kernels)))
+            break;
+        if ((rc = udfkit_template_render(c_tpl[e->tpl], vars, nvars, &launchers)))
+            break;
+        kernel_names(kernel.data, e->tpl, &names);
+        udfkit_buf_printf(&markers, " *   udfkit-kernel %s %s %s %s_%s_%s\n", udfkit_kernel_template_name(e->tpl),
+                          e->c_name, sig.data, name, udfkit_kernel_template_name(e->tpl), e->c_name);
+        udfkit_buf_puts(&decls, "\n");
+        launcher_doc(e, &decls);
+        udfkit_buf_printf(&decls, "%s;\n", proto.data);
+    }
+    const udfkit_template_var helper_vars[] = {{"NAME", name}, {"UPPER_NAME", upper}, {"BLOCK", block}};
+    size_t nhelper_vars = sizeof helper_vars / sizeof *helper_vars;
+    if (!rc && filters) {
+        rc = udfkit_template_render(udfkit_tpl_kernel_filter_scan, helper_vars, nhelper_vars, &kernels);
+        udfkit_buf_printf(&names, "    \"udfkit_%s_filter_scan\",\n", name);
+    }
+    /* Helpers only where a launcher uses them: an unused static function is a warning. */
+    if (!rc && count)
+        rc = udfkit_template_render(udfkit_tpl_launcher_common, helper_vars, nhelper_vars, &common);
+    if (!rc && chunked)
+        rc = udfkit_template_render(udfkit_tpl_launcher_chunks, helper_vars, nhelper_vars, &common);
+    udfkit_buf_puts(&common, launchers.data ? launchers.data : "");
+    /* The template breaks the line after the last marker. */
+    while (markers.size && markers.data[markers.size - 1] == '\n')
+        markers.data[--markers.size] = '\0';
+    const udfkit_template_var vars[] = {
+        {"VERSION", UDFKIT_VERSION_STRING},
+        {"NAME", name},
+        {"BLOCK", block},
+        {"ABI_VERSION", abi},
+        {"SYMBOL", fatbin_symbol},
+        {"HEADER_NAME", udfkit_path_basename(header_include)},
+        {"HEADER_INCLUDE", header_include},
+        {"GUARD", guard.data},
+        {"PROTOTYPES", protos.data ? protos.data : ""},
+        {"KERNEL_NAMES", names.data ? names.data : ""},
+        {"KERNEL_COUNT", nkernels_text},
+        {"MARKERS", markers.data ? markers.data : " *   (none)"},
+        {"C_LAUNCHERS", common.data},
+        {"LAUNCHER_DECLARATIONS", decls.data ? decls.data : ""},
+    };
+    size_t nvars = sizeof vars / sizeof *vars;
+    if (!rc && !(rc = udfkit_template_render(udfkit_tpl_kernel_prelude, vars, nvars, &out->cuda)))
+        udfkit_buf_puts(&out->cuda, kernels.data ? kernels.data : "");
+    if (!rc)
+        rc = udfkit_template_render(udfkit_tpl_kernel_launchers, vars, nvars, &out->c);
+    if (!rc)
+        rc = udfkit_template_render(udfkit_tpl_kernel_library_h, vars, nvars, &out->header);
+    free(upper);
+    udfkit_buf *bufs[] = {&protos, &kernels, &names, &markers, &decls, &launchers, &common,
+                          &kernel, &params, &args, &ptrs, &ret, &proto, &sig, &guard};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        udfkit_buf_free(bufs[i]);
+    return rc;
+}
+
+void udfkit_kernels_text_free(udfkit_kernels_text *t)
+{
+    udfkit_buf_free(&t->cuda);
+    udfkit_buf_free(&t->c);
+    udfkit_buf_free(&t->header);
+}
+
+/* The functions the entries may name, from every input, each c_name once. */
+typedef struct function_set {
+    udfkit_spec *specs;
+    char **origins; /* a manifest's path, or the --function spec */
+    size_t count;
+} function_set;
+
+/* Takes the spec over, also when it fails. */
+static udfkit_rc function_set_add(function_set *set, udfkit_spec *spec, const char *origin)
+{
+    for (size_t i = 0; i < set->count; i++) {
+        if (strcmp(set->specs[i].c_name, spec->c_name) != 0)
+            continue;
+        udfkit_rc rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "function '%s' is given twice: by %s and by %s",
+                                   spec->c_name, set->origins[i], origin);
+        udfkit_spec_free(spec);
+        return rc;
+    }
+    udfkit_spec *specs = realloc(set->specs, (set->count + 1) * sizeof *specs);
+    if (specs)
+        set->specs = specs;
+    char **origins = realloc(set->origins, (set->count + 1) * sizeof *origins);
+    if (origins)
+        set->origins = origins;
+    if (!specs || !origins) {
+        udfkit_spec_free(spec);
+        return udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "out of memory");
+    }
+    set->specs[set->count] = *spec;
+    set->origins[set->count] = strdup(origin);
+    set->count++;
+    return UDFKIT_RC_OK;
+}
+
+static void function_set_free(function_set *set)
+{
+    for (size_t i = 0; i < set->count; i++) {
+        udfkit_spec_free(&set->specs[i]);
+        free(set->origins[i]);
+    }
+    free(set->specs);
+    free(set->origins);
+}
+
+static udfkit_rc read_functions(const udfkit_kernels_request *req, function_set *set)
+{
+    udfkit_rc rc = UDFKIT_RC_OK;
+    udfkit_buf origin = UDFKIT_BUF_INIT;
+    for (size_t i = 0; i < req->nfunctions && !rc; i++) {
+        udfkit_spec spec;
+        if ((rc = udfkit_spec_parse(req->functions[i], &spec))) {
+            udfkit_spec_free(&spec);
+            break;
+        }
+        origin.size = 0;
+        udfkit_buf_printf(&origin, "--function '%s'", req->functions[i]);
+        rc = function_set_add(set, &spec, origin.data);
+    }
+    for (size_t m = 0; m < req->nmanifests && !rc; m++) {
+        udfkit_manifest man;
+        if (!(rc = udfkit_manifest_load(req->manifests[m], &man))) {
+            size_t i;
+            json_t *fn;
+            json_array_foreach(json_object_get(man.root, "functions"), i, fn)
+            {
+                udfkit_spec spec;
+                if (!(rc = udfkit_manifest_function_spec(&man, fn, &spec)))
+                    rc = function_set_add(set, &spec, req->manifests[m]);
+                else
+                    udfkit_spec_free(&spec);
+                if (rc)
+                    break;
+            }
+        }
+        udfkit_manifest_free(&man);
+    }
+    udfkit_buf_free(&origin);
+    return rc;
+}
+
+static udfkit_rc check_name(const char *name)
+{
+    if (!udfkit_is_c_identifier(name))
+        return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                           "--name '%s' is not a C identifier: the library's functions are named after it "
+                           "(<name>_load, <name>_map_<f>, ...)",
+                           name ? name : "");
+    udfkit_buf load = UDFKIT_BUF_INIT;
+    udfkit_buf_printf(&load, "%s_load", name);
+    const char *why = udfkit_c_name_reserved(load.data);
+    udfkit_rc rc = why ? udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "--name '%s' cannot name a library (%s): %s", name,
+                                     load.data, why)
+                       : UDFKIT_RC_OK;
+    udfkit_buf_free(&load);
+    return rc;
+}
+
+/* How the C source includes the header: its path relative to the source's directory. */
+static udfkit_rc header_include(const char *c_output, const char *header_output, char **out)
+{
+    char *dir = udfkit_path_dirname(c_output);
+    *out = udfkit_path_relative(header_output, dir);
+    free(dir);
+    for (const char *p = *out; *p; p++)
+        if (!isprint((unsigned char)*p) || *p == '"' || *p == '\\')
+            return udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "the header '%s' cannot be included from C by its path '%s'",
+                               header_output, *out);
+    return UDFKIT_RC_OK;
+}
+
+udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
+{
+    udfkit_rc rc = UDFKIT_RC_OK;
+    udfkit_outputs *outputs = udfkit_outputs_new();
+    function_set fns = {0};
+    udfkit_kernel_entry *entries = calloc(req->nkernels + 1, sizeof *entries);
+    size_t nentries = 0;
+    udfkit_buf symbol = UDFKIT_BUF_INIT;
+    char *include = NULL;
+    udfkit_kernels_text text = {UDFKIT_BUF_INIT, UDFKIT_BUF_INIT, UDFKIT_BUF_INIT};
+    if (!req->check) {
+        const char *paths[] = {req->cuda_output, req->c_output, req->header_output};
+        for (size_t i = 0; i < 3 && !rc; i++)
+            rc = udfkit_outputs_claim(outputs, paths[i]);
+    }
+    if (rc || (rc = check_name(req->name)))
+        goto done;
+    udfkit_buf_printf(&symbol, "%s", req->fatbin_symbol ? req->fatbin_symbol : req->name);
+    if (!req->fatbin_symbol)
+        udfkit_buf_puts(&symbol, "_fatbin");
+    if (!udfkit_is_c_identifier(symbol.data)) {
+        rc = udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "--fatbin-symbol '%s' is not a C identifier", symbol.data);
+        goto done;
+    }
+    if ((rc = read_functions(req, &fns)))
+        goto done;
+    for (size_t i = 0; i < req->nkernels && !rc; i++) {
+        udfkit_kernel_entry *e = &entries[nentries++];
+        if ((rc = udfkit_kernel_entry_parse(req->kernels[i], e)))
+            break;
+        for (size_t j = 0; j + 1 < nentries && !rc; j++)
+            if (entries[j].tpl == e->tpl && strcmp(entries[j].c_name, e->c_name) == 0)
+                rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s' is given twice (also as '%s')", e->text,
+                                 entries[j].text);
+        if (!rc)
+            rc = udfkit_kernel_entry_bind(e, fns.specs, fns.count);
+    }
+    if (rc || req->check)
+        goto done;
+    if ((rc = header_include(req->c_output, req->header_output, &include)))
+        goto done;
+    if ((rc = udfkit_kernels_render(req->name, symbol.data, include, entries, nentries, &text)))
+        goto done;
+    if (!(rc = udfkit_outputs_write(outputs, req->cuda_output, text.cuda.data, text.cuda.size)) &&
+        !(rc = udfkit_outputs_write(outputs, req->c_output, text.c.data, text.c.size)) &&
+        !(rc = udfkit_outputs_write(outputs, req->header_output, text.header.data, text.header.size)))
+        rc = udfkit_outputs_commit(outputs);
+done:
+    for (size_t i = 0; i < nentries; i++)
+        udfkit_kernel_entry_free(&entries[i]);
+    free(entries);
+    function_set_free(&fns);
+    udfkit_buf_free(&symbol);
+    free(include);
+    udfkit_kernels_text_free(&text);
+    udfkit_outputs_free(outputs);
+    return rc;
+}

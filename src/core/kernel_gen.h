@@ -1,0 +1,45 @@
+/* `udfkit kernels`: the kernels of add_jit_library's KERNELS entries (CUDA C++ for
+ * `udfkit compile`), their C launchers over the udfkit runtime, and the library header
+ * of SPEC.md. Every name written is a validated identifier and every type is spelled from
+ * a parsed signature, so no input can put text of its own into the outputs. */
+#ifndef UDFKIT_KERNEL_GEN_H
+#define UDFKIT_KERNEL_GEN_H
+
+#include "buf.h"
+#include "diag.h"
+#include "kernel_entry.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Threads per block of every generated kernel, and rows per tile. 256 threads always
+ * launch: __launch_bounds__(256) caps registers at 255 per thread, and 256 * 255 fits the
+ * 64K registers a block may use on every architecture NVRTC 13 targets. */
+#define UDFKIT_KERNEL_BLOCK 256
+
+typedef struct udfkit_kernels_request {
+    const char *const *manifests; /* udfkit manifests of UDFs */
+    size_t nmanifests;
+    const char *const *functions; /* declared function specs, as for compile --function */
+    size_t nfunctions;
+    const char *const *kernels;   /* "map(f)", ... */
+    size_t nkernels;
+    const char *name;             /* the library: <name>_load, <name>_map_<f>, ... */
+    const char *fatbin_symbol;    /* NULL: <name>_fatbin */
+    bool check;                   /* validate only; write nothing */
+    const char *cuda_output, *c_output, *header_output;
+} udfkit_kernels_request;
+
+udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req);
+
+typedef struct udfkit_kernels_text {
+    udfkit_buf cuda, c, header;
+} udfkit_kernels_text;
+
+/* Renders the three texts from bound entries; the C source includes the header as
+ * `#include "<header_include>"`. */
+udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, const char *header_include,
+                                const udfkit_kernel_entry *entries, size_t count, udfkit_kernels_text *out);
+void udfkit_kernels_text_free(udfkit_kernels_text *t);
+
+#endif

@@ -1,0 +1,303 @@
+/* udfkit kernels: entries parsed and checked against signatures, and what is rendered. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "fs.h"
+#include "kernel_entry.h"
+#include "kernel_gen.h"
+#include "spec.h"
+
+static void parses_entries(void **state)
+{
+    (void)state;
+    udfkit_kernel_entry e;
+    assert_int_equal(udfkit_kernel_entry_parse("map(f)", &e), UDFKIT_RC_OK);
+    assert_int_equal(e.tpl, UDFKIT_KERNEL_MAP);
+    assert_string_equal(e.c_name, "f");
+    udfkit_kernel_entry_free(&e);
+    assert_int_equal(udfkit_kernel_entry_parse("  filter ( is_even ) ", &e), UDFKIT_RC_OK);
+    assert_int_equal(e.tpl, UDFKIT_KERNEL_FILTER);
+    assert_string_equal(e.c_name, "is_even");
+    udfkit_kernel_entry_free(&e);
+    assert_int_equal(udfkit_kernel_entry_parse("reduce(_op2)", &e), UDFKIT_RC_OK);
+    assert_int_equal(e.tpl, UDFKIT_KERNEL_REDUCE);
+    udfkit_kernel_entry_free(&e);
+
+    assert_int_equal(udfkit_kernel_entry_parse("scan(f)", &e), UDFKIT_RC_INPUT);
+    assert_string_equal(udfkit_diag_message(),
+                        "udfkit: error: unknown kernel template 'scan' in 'scan(f)' (templates: map, filter, reduce)");
+    udfkit_kernel_entry_free(&e);
+    const char *malformed[] = {"map", "map(", "map()", "map(f", "map(f g)", "map(f))", "(f)", "map(1f)", "map(f)x", ""};
+    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
+        assert_int_equal(udfkit_kernel_entry_parse(malformed[i], &e), UDFKIT_RC_INPUT);
+        assert_non_null(strstr(udfkit_diag_message(), "is not of the form template(c_name), e.g. map(f)"));
+        udfkit_kernel_entry_free(&e);
+    }
+}
+
+/* Binds `entry` to the function of `spec`; returns the message, or "" where it fits. */
+static const char *bind_message(const char *entry, const char *spec)
+{
+    udfkit_spec s;
+    udfkit_kernel_entry e;
+    assert_int_equal(udfkit_spec_parse(spec, &s), UDFKIT_RC_OK);
+    assert_int_equal(udfkit_kernel_entry_parse(entry, &e), UDFKIT_RC_OK);
+    udfkit_diag_clear();
+    udfkit_rc rc = udfkit_kernel_entry_bind(&e, &s, 1);
+    assert_true(rc == UDFKIT_RC_OK || rc == UDFKIT_RC_INPUT);
+    udfkit_kernel_entry_free(&e);
+    udfkit_spec_free(&s);
+    return rc ? udfkit_diag_message() : "";
+}
+
+static void checks_signatures(void **state)
+{
+    (void)state;
+    assert_string_equal(bind_message("map(f)", "f:float32(float32, int64)"), "");
+    assert_string_equal(bind_message("map(f)", "f:bool(float16)"), "");
+    assert_string_equal(bind_message("filter(f)", "f:bool(int32, float64)"), "");
+    assert_string_equal(bind_message("reduce(f)", "f:float16(float16, float16)"), "");
+    assert_string_equal(bind_message("reduce(f)", "f:bool(bool, bool)"), "");
+
+    assert_string_equal(bind_message("map(g)", "f:float32(float32)"),
+                        "udfkit: error: kernel entry 'map(g)': no function 'g' among the inputs (functions: f)");
+    assert_string_equal(bind_message("map(f)", "f:void(float32)"),
+                        "udfkit: error: kernel entry 'map(f)': 'f' is void(float32), but map needs R(A1..An) with R not void");
+    assert_string_equal(bind_message("map(f)", "f:float32*(float32)"),
+                        "udfkit: error: kernel entry 'map(f)': 'f' is float32*(float32), but map needs R(A1..An) with "
+                        "R a value, not a pointer");
+    assert_string_equal(bind_message("map(f)", "f:float32(float32, int32*)"),
+                        "udfkit: error: kernel entry 'map(f)': 'f' is float32(float32, int32*), but map passes one "
+                        "element of each input array, not a pointer: parameter 2 is int32*");
+    assert_string_equal(bind_message("map(f)", "f:float32()"),
+                        "udfkit: error: kernel entry 'map(f)': 'f' is float32(), but map needs at least one parameter, "
+                        "one input array each");
+    assert_string_equal(bind_message("map(f)", "f:(float32)"),
+                        "udfkit: error: kernel entry 'map(f)': 'f' is (float32), but its return type is not declared; "
+                        "give one in the spec");
+    assert_string_equal(bind_message("filter(f)", "f:int32(int32)"),
+                        "udfkit: error: kernel entry 'filter(f)': 'f' is int32(int32), but filter needs a predicate "
+                        "bool(A1..An)");
+    assert_string_equal(bind_message("filter(f)", "f:bool(void*)"),
+                        "udfkit: error: kernel entry 'filter(f)': 'f' is bool(void*), but filter passes one element of "
+                        "each input array, not a pointer: parameter 1 is void*");
+    assert_string_equal(bind_message("reduce(f)", "f:int64(int64, int32)"),
+                        "udfkit: error: kernel entry 'reduce(f)': 'f' is int64(int64, int32), but reduce needs T(T, T): "
+                        "two parameters of the type it returns");
+    assert_string_equal(bind_message("reduce(f)", "f:int64(int64, int64, int64)"),
+                        "udfkit: error: kernel entry 'reduce(f)': 'f' is int64(int64, int64, int64), but reduce needs "
+                        "T(T, T): two parameters of the type it returns");
+    assert_string_equal(bind_message("reduce(f)", "f:float32*(float32*, float32*)"),
+                        "udfkit: error: kernel entry 'reduce(f)': 'f' is float32*(float32*, float32*), but reduce needs "
+                        "T(T, T) with T a value, not void or a pointer");
+    assert_string_equal(bind_message("reduce(f)", "f:void(int32, int32)"),
+                        "udfkit: error: kernel entry 'reduce(f)': 'f' is void(int32, int32), but reduce needs T(T, T) "
+                        "with T a value, not void or a pointer");
+}
+
+typedef struct rendered {
+    udfkit_spec specs[4];
+    udfkit_kernel_entry entries[5];
+    size_t nentries;
+    udfkit_kernels_text text;
+} rendered;
+
+static void render(rendered *r, const char *const *specs, size_t nspecs, const char *const *entries, size_t nentries)
+{
+    memset(r, 0, sizeof *r);
+    for (size_t i = 0; i < nspecs; i++)
+        assert_int_equal(udfkit_spec_parse(specs[i], &r->specs[i]), UDFKIT_RC_OK);
+    for (size_t i = 0; i < nentries; i++) {
+        assert_int_equal(udfkit_kernel_entry_parse(entries[i], &r->entries[i]), UDFKIT_RC_OK);
+        assert_int_equal(udfkit_kernel_entry_bind(&r->entries[i], r->specs, nspecs), UDFKIT_RC_OK);
+    }
+    r->nentries = nentries;
+    assert_int_equal(udfkit_kernels_render("lib", "lib_fatbin", "lib.h", r->entries, nentries, &r->text), UDFKIT_RC_OK);
+}
+
+static void rendered_free(rendered *r)
+{
+    for (size_t i = 0; i < r->nentries; i++)
+        udfkit_kernel_entry_free(&r->entries[i]);
+    for (size_t i = 0; i < 4; i++)
+        udfkit_spec_free(&r->specs[i]);
+    udfkit_kernels_text_free(&r->text);
+}
+
+static size_t occurrences(const char *text, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
+static void renders_launchers_and_kernels(void **state)
+{
+    (void)state;
+    const char *specs[] = {"scale:float32(float32, float32)", "is_even:bool(int32)", "add:int64(int64, int64)",
+                           "h:float16(float16, float16)"};
+    const char *entries[] = {"map(scale)", "filter(is_even)", "reduce(add)", "map(h)", "reduce(h)"};
+    rendered r;
+    render(&r, specs, 4, entries, 5);
+    const char *h = r.text.header.data, *c = r.text.c.data, *cu = r.text.cuda.data;
+
+    /* SPEC.md's signatures; float16 is its bit pattern. */
+    assert_non_null(strstr(h, "\nudfkit_status lib_load(void);\n"));
+    assert_non_null(strstr(h, "\nvoid lib_unload(void);\n"));
+    assert_non_null(strstr(h, "udfkit_library *lib_library(void);\n"));
+    assert_non_null(strstr(
+        h, "\nudfkit_status lib_map_scale(udfkit_stream s, size_t n, const float *a1, const float *a2, float *out);\n"));
+    assert_non_null(strstr(
+        h, "\nudfkit_status lib_filter_is_even(udfkit_stream s, size_t n, const int32_t *a1, uint64_t *indices, "
+           "uint64_t *count);\n"));
+    assert_non_null(strstr(
+        h, "\nudfkit_status lib_reduce_add(udfkit_stream s, size_t n, const int64_t *in, int64_t init, int64_t *out);\n"));
+    assert_non_null(strstr(
+        h, "\nudfkit_status lib_map_h(udfkit_stream s, size_t n, const uint16_t *a1, const uint16_t *a2, uint16_t *out);\n"));
+    assert_non_null(strstr(h, " *   udfkit-kernel filter is_even bool(int32) lib_filter_is_even\n"));
+    assert_int_equal(occurrences(h, " *   udfkit-kernel "), 5);
+    assert_non_null(strstr(h, "Generated by udfkit"));
+    assert_non_null(strstr(h, "do not edit"));
+    assert_non_null(strstr(h, "#include <udfkit/runtime.h>"));
+    assert_null(strstr(h, "cuda"));
+
+    /* One kernel per map, two per filter and reduce, one scan for the filters. */
+    assert_non_null(strstr(cu, "extern \"C\" __global__ void __launch_bounds__(UDFKIT_BLOCK) udfkit_lib_map_scale("
+                               "unsigned long long n, const float *a1, const float *a2, float *out)"));
+    assert_non_null(strstr(cu, "udfkit_lib_map_h(unsigned long long n, const unsigned short *a1, "
+                               "const unsigned short *a2, unsigned short *out)"));
+    assert_non_null(strstr(cu, "udfkit_lib_filter_is_even_count("));
+    assert_non_null(strstr(cu, "udfkit_lib_filter_is_even_write("));
+    assert_non_null(strstr(cu, "udfkit_lib_filter_scan("));
+    assert_non_null(strstr(cu, "udfkit_lib_reduce_add_partials("));
+    assert_non_null(strstr(cu, "udfkit_lib_reduce_h_final("));
+    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 9);
+    /* The UDFs' prototypes, each once, and no header: NVRTC needs none. */
+    assert_non_null(strstr(cu, "__device__ unsigned short h(unsigned short a0, unsigned short a1);\n"));
+    assert_non_null(strstr(cu, "__device__ long add(long a0, long a1);\n"));
+    assert_int_equal(occurrences(cu, " h(unsigned short a0"), 1);
+    assert_null(strstr(cu, "#include"));
+    assert_non_null(strstr(cu, "#define UDFKIT_BLOCK 256\n"));
+
+    assert_non_null(strstr(c, "#include \"lib.h\"\n"));
+    assert_non_null(strstr(c, "extern const unsigned char lib_fatbin[];\nextern const size_t lib_fatbin_size;\n"));
+    assert_non_null(strstr(c, "udfkit_runtime_check_abi(1, "));
+    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[9 + 1];"));
+    assert_non_null(strstr(c, "    \"udfkit_lib_reduce_h_final\",\n    \"udfkit_lib_filter_scan\",\n    NULL,\n"));
+    assert_non_null(strstr(c, "udfkit_lib_chunks("));
+    assert_int_equal(occurrences(c, "\nudfkit_status lib_"), 6);
+    rendered_free(&r);
+}
+
+/* Helpers appear only where launchers use them: an unused static function is a warning. */
+static void renders_only_what_is_used(void **state)
+{
+    (void)state;
+    rendered r;
+    render(&r, NULL, 0, NULL, 0);
+    assert_null(strstr(r.text.c.data, "udfkit_lib_blocks"));
+    assert_null(strstr(r.text.c.data, "udfkit_lib_kernel("));
+    assert_non_null(strstr(r.text.c.data, "static udfkit_kernel udfkit_lib_kernels[0 + 1];"));
+    assert_non_null(strstr(r.text.header.data, " *   (none)\n"));
+    assert_int_equal(occurrences(r.text.cuda.data, "__global__"), 0);
+    rendered_free(&r);
+
+    const char *specs[] = {"f:int8(int8)"};
+    const char *entries[] = {"map(f)"};
+    render(&r, specs, 1, entries, 1);
+    assert_non_null(strstr(r.text.c.data, "udfkit_lib_blocks("));
+    assert_null(strstr(r.text.c.data, "udfkit_lib_chunks("));
+    assert_null(strstr(r.text.cuda.data, "filter_scan"));
+    rendered_free(&r);
+}
+
+static udfkit_rc generate(const char *dir, const char *name, const char *const *functions, size_t nfunctions,
+                          const char *const *kernels, size_t nkernels, bool check)
+{
+    char *cu = udfkit_path_join(dir, "k.cu"), *c = udfkit_path_join(dir, "k.c"), *h = udfkit_path_join(dir, "k.h");
+    udfkit_kernels_request req = {
+        .functions = functions,
+        .nfunctions = nfunctions,
+        .kernels = kernels,
+        .nkernels = nkernels,
+        .name = name,
+        .check = check,
+        .cuda_output = cu,
+        .c_output = c,
+        .header_output = h,
+    };
+    udfkit_rc rc = udfkit_kernels_generate(&req);
+    free(cu);
+    free(c);
+    free(h);
+    return rc;
+}
+
+static size_t files_in(const char *dir)
+{
+    size_t n = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+static void generates_atomically(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/udfkit-kernel-gen-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *fns[] = {"scale:float32(float32, float32)", "is_even:bool(int32)"};
+    const char *good[] = {"map(scale)", "filter(is_even)"};
+    assert_int_equal(generate(dir, "lib", fns, 2, good, 2, true), UDFKIT_RC_OK);
+    assert_int_equal(files_in(dir), 0);
+    assert_int_equal(generate(dir, "lib", fns, 2, good, 2, false), UDFKIT_RC_OK);
+    assert_int_equal(files_in(dir), 3);
+
+    /* A failure in either mode gives the same message; in build mode it leaves nothing, not
+     * even the outputs of the run before. */
+    const char *bad[] = {"map(scale)", "filter(scale)"};
+    assert_int_equal(generate(dir, "lib", fns, 2, bad, 2, true), UDFKIT_RC_INPUT);
+    char *checked = strdup(udfkit_diag_message());
+    assert_int_equal(generate(dir, "lib", fns, 2, bad, 2, false), UDFKIT_RC_INPUT);
+    assert_string_equal(udfkit_diag_message(), checked);
+    assert_non_null(strstr(checked, "kernel entry 'filter(scale)': 'scale' is float32(float32, float32)"));
+    free(checked);
+    assert_int_equal(files_in(dir), 0);
+
+    const char *twice[] = {"map(scale)", " map( scale )"};
+    assert_int_equal(generate(dir, "lib", fns, 2, twice, 2, true), UDFKIT_RC_INPUT);
+    assert_string_equal(udfkit_diag_message(), "udfkit: error: kernel entry ' map( scale )' is given twice (also as 'map(scale)')");
+    const char *dup[] = {"scale:float32(float32, float32)", "scale:float32(float32, float32)"};
+    assert_int_equal(generate(dir, "lib", dup, 2, good, 1, true), UDFKIT_RC_INPUT);
+    assert_non_null(strstr(udfkit_diag_message(), "function 'scale' is given twice"));
+    assert_int_equal(generate(dir, "my-lib", fns, 2, good, 2, true), UDFKIT_RC_INPUT);
+    assert_non_null(strstr(udfkit_diag_message(), "--name 'my-lib' is not a C identifier"));
+    assert_int_equal(generate(dir, "udfkit", fns, 2, good, 2, true), UDFKIT_RC_INPUT);
+    assert_non_null(strstr(udfkit_diag_message(), "--name 'udfkit' cannot name a library (udfkit_load)"));
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(parses_entries),
+        cmocka_unit_test(checks_signatures),
+        cmocka_unit_test(renders_launchers_and_kernels),
+        cmocka_unit_test(renders_only_what_is_used),
+        cmocka_unit_test(generates_atomically),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
