@@ -1,0 +1,237 @@
+"""udfkit kernels: every error (the same with --check), no output left after one, and the
+whole path: UDFs compiled, kernels generated, compiled and linked with them for 80-real;90,
+embedded, and the launchers built with gcc into a program that, without a GPU, reports
+UDFKIT_ERROR_NO_DRIVER; generated code made for another runtime ABI reports
+UDFKIT_ERROR_ABI_MISMATCH."""
+import json
+import os
+import re
+import subprocess
+
+from harness import data, files_under, main, ok, run, udfkit
+
+ARTIFACTS = os.environ["UDFKIT_TEST_ARTIFACTS"]
+RUNTIME_LIBRARY = os.environ["UDFKIT_RUNTIME_LIBRARY"]
+RUNTIME_INCLUDE = os.environ["UDFKIT_RUNTIME_INCLUDE"]
+SANITIZE = [f"-fsanitize={os.environ['UDFKIT_TEST_SANITIZE']}"] if os.environ.get("UDFKIT_TEST_SANITIZE") else []
+ARCHS = "80-real;90"
+KERNEL_UDFS = ["is_even:bool(int32)", "add64:int64(int64, int64)", "affine:int64(int64, int64)",
+               "max_f32:float32(float32, float32)", "inc8:int8(int8)"]
+ENTRIES = ["map(scale)", "map(inc8)", "filter(is_even)", "reduce(add64)", "reduce(max_f32)"]
+DECLARED = ["scale:float32(float32, float32)", "vf:void(float32)", "pf:float32(float32*)", "pr:float32*(float32)",
+            "z:float32()", "mix:int64(int64, int32)", "rp:float32*(float32*, float32*)", "py:(float32)",
+            "pp:bool(int32*)"]
+
+# name, arguments (besides the functions), exit status, message pattern
+CASES = [
+    ("unknown-template", ["--kernel", "scan(scale)"], 1,
+     r"^udfkit: error: unknown kernel template 'scan' in 'scan\(scale\)' \(templates: map, filter, reduce\)$"),
+    ("entry-without-parentheses", ["--kernel", "map"], 1,
+     r"^udfkit: error: kernel entry 'map' is not of the form template\(c_name\), e\.g\. map\(f\)$"),
+    ("entry-empty-name", ["--kernel", "map()"], 1, r"kernel entry 'map\(\)' is not of the form template\(c_name\)"),
+    ("entry-two-names", ["--kernel", "map(scale vf)"], 1, r"kernel entry 'map\(scale vf\)' is not of the form"),
+    ("entry-trailing-text", ["--kernel", "map(scale)x"], 1, r"kernel entry 'map\(scale\)x' is not of the form"),
+    ("no-such-function", ["--kernel", "map(nosuch)"], 1,
+     r"^udfkit: error: kernel entry 'map\(nosuch\)': no function 'nosuch' among the inputs \(functions: scale, vf,"),
+    ("map-void", ["--kernel", "map(vf)"], 1,
+     r"^udfkit: error: kernel entry 'map\(vf\)': 'vf' is void\(float32\), but map needs R\(A1\.\.An\) with R not void$"),
+    ("map-pointer-parameter", ["--kernel", "map(pf)"], 1,
+     r"kernel entry 'map\(pf\)': 'pf' is float32\(float32\*\), but map passes one element of each input array, "
+     r"not a pointer: parameter 1 is float32\*$"),
+    ("map-pointer-return", ["--kernel", "map(pr)"], 1,
+     r"kernel entry 'map\(pr\)': 'pr' is float32\*\(float32\), but map needs R\(A1\.\.An\) with R a value, not a pointer$"),
+    ("map-no-parameter", ["--kernel", "map(z)"], 1,
+     r"kernel entry 'map\(z\)': 'z' is float32\(\), but map needs at least one parameter"),
+    ("map-no-return-type", ["--kernel", "map(py)"], 1,
+     r"kernel entry 'map\(py\)': 'py' is \(float32\), but its return type is not declared"),
+    ("filter-not-bool", ["--kernel", "filter(scale)"], 1,
+     r"kernel entry 'filter\(scale\)': 'scale' is float32\(float32, float32\), but filter needs a predicate "
+     r"bool\(A1\.\.An\)$"),
+    ("filter-pointer-parameter", ["--kernel", "filter(pp)"], 1,
+     r"kernel entry 'filter\(pp\)': 'pp' is bool\(int32\*\), but filter passes one element .*: parameter 1 is int32\*$"),
+    ("reduce-mixed-types", ["--kernel", "reduce(mix)"], 1,
+     r"kernel entry 'reduce\(mix\)': 'mix' is int64\(int64, int32\), but reduce needs T\(T, T\): two parameters of "
+     r"the type it returns$"),
+    ("reduce-pointer", ["--kernel", "reduce(rp)"], 1,
+     r"kernel entry 'reduce\(rp\)': 'rp' is float32\*\(float32\*, float32\*\), but reduce needs T\(T, T\) with T a "
+     r"value, not void or a pointer$"),
+    ("entry-twice", ["--kernel", "map(scale)", "--kernel", "map( scale )"], 1,
+     r"kernel entry 'map\( scale \)' is given twice \(also as 'map\(scale\)'\)"),
+    ("name-not-identifier", ["--kernel", "map(scale)", "--name", "my-lib"], 1,
+     r"^udfkit: error: --name 'my-lib' is not a C identifier"),
+    ("name-reserved", ["--kernel", "map(scale)", "--name", "udfkit"], 1,
+     r"--name 'udfkit' cannot name a library \(udfkit_load\): the prefix udfkit_ is udfkit's own"),
+    ("function-twice", ["--kernel", "map(scale)", "--function", "scale:float32(float32, float32)"], 1,
+     r"function 'scale' is given twice: by --function 'scale:float32\(float32, float32\)' and by --function"),
+    ("function-spec-bad", ["--kernel", "map(scale)", "--function", "nosig"], 1, r"function spec 'nosig' has no signature"),
+    ("manifest-missing", ["missing.json", "--kernel", "map(scale)"], 1, r"^missing\.json: error: cannot read"),
+    ("fatbin-symbol-bad", ["--kernel", "map(scale)", "--fatbin-symbol", "a-b"], 2,
+     r"--fatbin-symbol 'a-b' is not a C identifier"),
+]
+
+
+def outputs(work):
+    return ["--cuda", os.path.join(work, "out", "lib_kernels.cu"), "--c", os.path.join(work, "out", "lib.c"),
+            "--header", os.path.join(work, "out", "lib.h")]
+
+
+def test_errors_leave_no_output_and_match_check(work):
+    for name, args, status, pattern in CASES:
+        base = ["kernels", "--function", *DECLARED, *args]
+        if "--name" not in args:
+            base += ["--name", "lib"]
+        # Older outputs of the same names must go too.
+        os.makedirs(os.path.join(work, "out"), exist_ok=True)
+        for path in outputs(work)[1::2]:
+            open(path, "w").write("old")
+        r = udfkit(*base, *outputs(work), cwd=work)
+        assert r.rc == status, f"{name}: {r!r}"
+        assert re.search(pattern, r.err.strip(), re.M), f"{name}: {r.err!r} does not match {pattern!r}"
+        assert files_under(os.path.join(work, "out")) == [], f"{name}: left {files_under(os.path.join(work, 'out'))}"
+        checked = udfkit(*base, "--check", cwd=work)
+        assert (checked.rc, checked.err) == (r.rc, r.err), f"{name}: --check differs: {checked!r}"
+
+
+def test_usage_errors(work):
+    r = udfkit("kernels", "--function", "scale:float32(float32, float32)", "--kernel", "map(scale)", *outputs(work))
+    assert r.rc == 2 and "no library name given (--name IDENT)" in r.err, r
+    r = udfkit("kernels", "--function", "scale:float32(float32, float32)", "--kernel", "map(scale)", "--name", "lib")
+    assert r.rc == 2 and "no --cuda OUT.cu given (or --check to only validate)" in r.err, r
+    r = ok("help", "kernels")
+    for option in ("--kernel", "--function", "--name", "--cuda", "--c", "--header", "--fatbin-symbol", "--check"):
+        assert option in r.out, option
+    assert "kernels" in ok("--help").out
+
+
+def test_check_writes_nothing(work):
+    r = ok("kernels", "--function", *DECLARED, "--kernel", "map(scale)", "--kernel", "reduce(scale)", "--name", "lib",
+           "--check", cwd=work)
+    assert r.out == "" and r.err == "" and files_under(work) == []
+
+
+def test_float16_crosses_as_bits(work):
+    """float16 is uint16_t in the header and unsigned short in the kernels; NVRTC compiles
+    them without <cuda_fp16.h> or any other header."""
+    ok("kernels", "--function", "h16:float16(float16, float16)", "--kernel", "map(h16)", "--kernel", "reduce(h16)",
+       "--name", "half", *outputs(work))
+    header = open(os.path.join(work, "out", "lib.h")).read()
+    assert ("udfkit_status half_map_h16(udfkit_stream s, size_t n, const uint16_t *a1, const uint16_t *a2, "
+            "uint16_t *out);") in header
+    assert ("udfkit_status half_reduce_h16(udfkit_stream s, size_t n, const uint16_t *in, uint16_t init, "
+            "uint16_t *out);") in header
+    cuda = open(os.path.join(work, "out", "lib_kernels.cu")).read()
+    assert "#include" not in cuda and "__half" not in cuda
+    assert "__device__ unsigned short h16(unsigned short a0, unsigned short a1);" in cuda
+    ok("compile", os.path.join(work, "out", "lib_kernels.cu"), "--arch", "90", "-o", os.path.join(work, "k.ltoir"))
+
+
+def compile_udfs(work):
+    udfs = os.path.join(work, "build", "udfs.json")
+    ok("compile", data("udfs.cu"), "--function", "scale:float32(float32, float32)", "--arch", ARCHS, "-o", udfs)
+    kernel_udfs = os.path.join(work, "build", "kernel_udfs.json")
+    ok("compile", data("kernel_udfs.cu"), "--function", *KERNEL_UDFS, "--arch", ARCHS, "-o", kernel_udfs)
+    return [udfs, kernel_udfs]
+
+
+def generate(work, manifests, name="lib"):
+    build = os.path.join(work, "build")
+    args = ["kernels", *manifests]
+    for entry in ENTRIES:
+        args += ["--kernel", entry]
+    ok(*args, "--name", name, "--cuda", os.path.join(build, "lib_kernels.cu"), "--c", os.path.join(build, "src", "lib.c"),
+       "--header", os.path.join(build, "include", "lib.h"))
+    return build
+
+
+MAIN = r"""
+#include "lib.h"
+
+#include <stdio.h>
+
+int main(void)
+{
+    udfkit_status s = lib_load();
+    printf("load: %s: %s\n", udfkit_status_string(s), udfkit_last_error());
+    s = lib_map_scale(NULL, 0, NULL, NULL, NULL);
+    printf("map: %s\n", udfkit_status_string(s));
+    printf("library: %s\n", lib_library() ? "loaded" : "none");
+    lib_unload();
+    return 0;
+}
+"""
+
+
+def build_program(work, build, launchers, name="app"):
+    main_c = os.path.join(work, "main.c")
+    open(main_c, "w").write(MAIN)
+    program = os.path.join(work, name)
+    flags = ["-std=c17", "-Wall", "-Wextra", "-Wshadow", "-Wstrict-prototypes", "-Werror", "-pedantic", *SANITIZE]
+    run(["gcc", *flags, "-I", os.path.join(build, "include"), "-I", RUNTIME_INCLUDE, main_c, launchers,
+         os.path.join(build, "lib_fatbin.c"), RUNTIME_LIBRARY, f"-Wl,-rpath,{os.path.dirname(RUNTIME_LIBRARY)}",
+         "-lpthread", "-ldl", "-o", program])
+    return program
+
+
+def test_whole_path_to_a_c_program(work):
+    manifests = compile_udfs(work)
+    build = generate(work, manifests)
+    # The kernels compile with NVRTC and link with the UDFs for every architecture.
+    ok("compile", os.path.join(build, "lib_kernels.cu"), "--arch", ARCHS, "-o", os.path.join(build, "k", "kernels.json"))
+    fatbin = os.path.join(build, "lib.fatbin")
+    ok("link", os.path.join(build, "k", "kernels.json"), *manifests, "--arch", ARCHS, "-o", fatbin)
+    desc = json.loads(ok("inspect", fatbin, "--json").out)
+    assert {(e["kind"], e["arch"]) for e in desc["entries"]} == {("sass", "sm_80"), ("sass", "sm_90"),
+                                                                 ("ptx", "compute_90")}
+    assert set(desc["kernels"]) >= {
+        "udfkit_lib_map_scale", "udfkit_lib_map_inc8", "udfkit_lib_filter_is_even_count",
+        "udfkit_lib_filter_is_even_write", "udfkit_lib_filter_scan", "udfkit_lib_reduce_add64_partials",
+        "udfkit_lib_reduce_add64_final", "udfkit_lib_reduce_max_f32_partials", "udfkit_lib_reduce_max_f32_final"}
+    ok("embed", fatbin, "--symbol", "lib_fatbin", "-o", os.path.join(build, "lib_fatbin.c"))
+
+    # The header: plain C11 and C++, no CUDA headers; the launchers C17; both warning-free.
+    header = os.path.join(build, "include", "lib.h")
+    text = open(header).read()
+    assert "Generated by udfkit" in text and "do not edit" in text
+    assert len(re.findall(r"^ \*   udfkit-kernel ", text, re.M)) == len(ENTRIES)
+    assert "udfkit_status lib_filter_is_even(udfkit_stream s, size_t n, const int32_t *a1, uint64_t *indices, " \
+           "uint64_t *count);" in text
+    assert "udfkit_status lib_map_inc8(udfkit_stream s, size_t n, const int8_t *a1, int8_t *out);" in text
+    for compiler, std in (("gcc", "-std=c11"), ("g++", "-std=c++17")):
+        lang = "c" if compiler == "gcc" else "c++"
+        run([compiler, std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", RUNTIME_INCLUDE, "-x", lang,
+             "-fsyntax-only", header])
+    launchers = os.path.join(build, "src", "lib.c")
+    assert '#include "../include/lib.h"' in open(launchers).read()
+    program = build_program(work, build, launchers)
+
+    # No GPU here: the program starts and says so.
+    proc = subprocess.run([program], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("load: no CUDA driver: no CUDA driver: libcuda.so.1 cannot be loaded"), lines
+    assert lines[1:] == ["map: no CUDA driver", "library: none"], lines
+
+    # Generated code made for another runtime ABI is refused before anything is loaded.
+    other = os.path.join(work, "other_abi.c")
+    source = open(launchers).read()
+    assert source.count("udfkit_runtime_check_abi(1, ") == 1
+    open(other, "w").write(source.replace("udfkit_runtime_check_abi(1, ", "udfkit_runtime_check_abi(999, ")
+                           .replace('#include "../include/lib.h"', '#include "lib.h"'))
+    proc = subprocess.run([build_program(work, build, other, "other")], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.splitlines()[0] == (
+        "load: ABI version mismatch: the generated library lib was generated for udfkit runtime ABI version 999, but "
+        "this runtime has ABI version 1; generate it again with the udfkit that matches the runtime"), proc.stdout
+
+
+def test_same_input_same_bytes(work):
+    manifests = compile_udfs(work)
+    build = generate(work, manifests)
+    first = {p: open(os.path.join(build, p), "rb").read() for p in ("lib_kernels.cu", "src/lib.c", "include/lib.h")}
+    build = generate(work, manifests)
+    for p, text in first.items():
+        assert open(os.path.join(build, p), "rb").read() == text, p
+
+
+if __name__ == "__main__":
+    main([test_errors_leave_no_output_and_match_check, test_usage_errors, test_check_writes_nothing,
+          test_float16_crosses_as_bits, test_whole_path_to_a_c_program, test_same_input_same_bytes])

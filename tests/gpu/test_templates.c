@@ -1,0 +1,224 @@
+/* The launchers `udfkit kernels` generates (map, filter, reduce), built at build time into
+ * this program with their fatbin, run over n = 0, 1, 1000 and 2^20 + 7 rows (none a
+ * multiple of the block size) and, where the GPU has the memory, a map over 2^31 + 1000
+ * one-byte rows; every result is checked against the same arithmetic on the host.
+ * usage: test_templates; exit 77 (skipped) without a GPU. */
+#include "tpl.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+static int check(udfkit_status s, const char *what)
+{
+    if (s != UDFKIT_OK) {
+        fprintf(stderr, "%s: %s: %s\n", what, udfkit_status_string(s), udfkit_last_error());
+        failures++;
+        return 1;
+    }
+    return 0;
+}
+
+static void expect(int ok, const char *what, size_t n)
+{
+    if (!ok) {
+        fprintf(stderr, "FAIL %s (n = %zu)\n", what, n);
+        failures++;
+    }
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+
+static uint64_t next_random(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* The UDFs of tests/data/udfs.cu and tests/data/kernel_udfs.cu, on the host. */
+static int64_t affine(int64_t first, int64_t second)
+{
+    uint64_t f = (uint64_t)first, s = (uint64_t)second;
+    uint32_t fh = (uint32_t)(f >> 32), fl = (uint32_t)f, sh = (uint32_t)(s >> 32), sl = (uint32_t)s;
+    uint32_t hi = sh * fh, lo = sh * fl + sl;
+    return (int64_t)(((uint64_t)hi << 32) | lo);
+}
+
+/* Device memory of `bytes` (at least 1), filled from host or with a byte pattern. */
+static void *device_copy(const void *host, size_t bytes)
+{
+    void *d = NULL;
+    if (check(udfkit_device_alloc(bytes ? bytes : 1, &d), "udfkit_device_alloc"))
+        return NULL;
+    if (host && bytes && check(udfkit_copy_to_device(d, host, bytes), "udfkit_copy_to_device")) {
+        udfkit_device_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+static void run_map(size_t n)
+{
+    float *x = malloc((n + 1) * sizeof *x), *k = malloc((n + 1) * sizeof *k), *y = malloc((n + 1) * sizeof *y);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (float)(int64_t)(next_random() % 20001) * 0.25f - 2500.0f;
+        k[i] = (float)(int64_t)(next_random() % 41) * 0.125f - 2.5f;
+    }
+    void *dx = device_copy(x, n * sizeof *x), *dk = device_copy(k, n * sizeof *k), *dy = device_copy(NULL, n * sizeof *y);
+    if (dx && dk && dy && !check(tpl_map_scale(NULL, n, dx, dk, dy), "tpl_map_scale") &&
+        !check(udfkit_synchronize(), "synchronize after map") && !check(udfkit_copy_to_host(y, dy, n * sizeof *y), "copy")) {
+        size_t wrong = 0;
+        for (size_t i = 0; i < n; i++) {
+            float want = fmaf(x[i], k[i], 0.5f);
+            /* The device may contract x*k+b into one FMA or not: allow one rounding. */
+            wrong += fabsf(y[i] - want) > 1e-6f * fabsf(want) + 1e-6f;
+        }
+        expect(wrong == 0, "map(scale)", n);
+    }
+    udfkit_device_free(dx);
+    udfkit_device_free(dk);
+    udfkit_device_free(dy);
+    free(x);
+    free(k);
+    free(y);
+}
+
+static void run_filter(size_t n)
+{
+    int32_t *v = malloc((n + 1) * sizeof *v);
+    uint64_t *got = malloc((n + 1) * sizeof *got), *want = malloc((n + 1) * sizeof *want);
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        v[i] = (int32_t)(next_random() % 2000001) - 1000000;
+        if ((v[i] & 1) == 0)
+            want[hits++] = i;
+    }
+    /* Stale contents, so that a count or index left unwritten shows. */
+    uint64_t stale = UINT64_MAX, count = 0;
+    void *dv = device_copy(v, n * sizeof *v), *di = device_copy(NULL, n * sizeof *got);
+    void *dc = device_copy(&stale, sizeof stale);
+    if (dv && di && dc && !check(tpl_filter_is_even(NULL, n, dv, di, dc), "tpl_filter_is_even") &&
+        !check(udfkit_synchronize(), "synchronize after filter") &&
+        !check(udfkit_copy_to_host(&count, dc, sizeof count), "copy") &&
+        !check(udfkit_copy_to_host(got, di, hits * sizeof *got), "copy")) {
+        expect(count == hits, "filter(is_even): count", n);
+        expect(count != hits || memcmp(got, want, hits * sizeof *got) == 0, "filter(is_even): indices", n);
+    }
+    udfkit_device_free(dv);
+    udfkit_device_free(di);
+    udfkit_device_free(dc);
+    free(v);
+    free(got);
+    free(want);
+}
+
+static void run_reduce(size_t n)
+{
+    int64_t *w = malloc((n + 1) * sizeof *w), *a = malloc((n + 1) * sizeof *a);
+    float *f = malloc((n + 1) * sizeof *f);
+    /* Sums stay far from overflow: 2^21 rows of at most 2^40. */
+    int64_t sum_init = -12345, sum = sum_init, affine_init = (int64_t)((3ull << 32) | 7u), composed = affine_init;
+    float max_init = -1e30f, max = max_init;
+    for (size_t i = 0; i < n; i++) {
+        w[i] = (int64_t)(next_random() % (1ull << 41)) - (int64_t)(1ull << 40);
+        a[i] = (int64_t)next_random();
+        f[i] = (float)(int64_t)(next_random() % 2000001) * 0.5f - 500000.0f;
+        sum += w[i];
+        composed = affine(composed, a[i]);
+        max = f[i] > max ? f[i] : max;
+    }
+    int64_t stale = 0x5a5a5a5a5a5a5a5a, got_sum = 0, got_composed = 0;
+    float got_max = 0;
+    void *dw = device_copy(w, n * sizeof *w), *da = device_copy(a, n * sizeof *a), *df = device_copy(f, n * sizeof *f);
+    void *ds = device_copy(&stale, sizeof stale), *dco = device_copy(&stale, sizeof stale);
+    void *dm = device_copy(&stale, sizeof stale);
+    if (dw && da && df && ds && dco && dm && !check(tpl_reduce_add64(NULL, n, dw, sum_init, ds), "tpl_reduce_add64") &&
+        !check(tpl_reduce_affine(NULL, n, da, affine_init, dco), "tpl_reduce_affine") &&
+        !check(tpl_reduce_max_f32(NULL, n, df, max_init, dm), "tpl_reduce_max_f32") &&
+        !check(udfkit_synchronize(), "synchronize after reduce") &&
+        !check(udfkit_copy_to_host(&got_sum, ds, sizeof got_sum), "copy") &&
+        !check(udfkit_copy_to_host(&got_composed, dco, sizeof got_composed), "copy") &&
+        !check(udfkit_copy_to_host(&got_max, dm, sizeof got_max), "copy")) {
+        expect(got_sum == sum, "reduce(add64)", n);
+        expect(got_composed == composed, "reduce(affine): rows combined in order", n);
+        expect(got_max == max, "reduce(max_f32)", n);
+    }
+    udfkit_device_free(dw);
+    udfkit_device_free(da);
+    udfkit_device_free(df);
+    udfkit_device_free(ds);
+    udfkit_device_free(dco);
+    udfkit_device_free(dm);
+    free(w);
+    free(a);
+    free(f);
+}
+
+/* More rows than a 32-bit index reaches: 2^31 + 1000 one-byte rows in and out. */
+static void run_large_map(void)
+{
+    const size_t n = ((size_t)1 << 31) + 1000;
+    size_t free_bytes = 0, total_bytes = 0;
+    if (check(udfkit_device_memory(&free_bytes, &total_bytes), "udfkit_device_memory"))
+        return;
+    if (free_bytes < 2 * n + ((size_t)256 << 20)) {
+        printf("map(inc8) over %zu rows skipped: %zu bytes of device memory free\n", n, free_bytes);
+        return;
+    }
+    int8_t *x = malloc(n), *y = malloc(n);
+    if (!x || !y) {
+        printf("map(inc8) over %zu rows skipped: no host memory\n", n);
+        free(x);
+        free(y);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        x[i] = (int8_t)(i * 7 + (i >> 31) * 3);
+    void *dx = device_copy(x, n), *dy = device_copy(NULL, n);
+    if (dx && dy && !check(tpl_map_inc8(NULL, n, dx, dy), "tpl_map_inc8") &&
+        !check(udfkit_synchronize(), "synchronize after map") && !check(udfkit_copy_to_host(y, dy, n), "copy")) {
+        size_t wrong = 0;
+        for (size_t i = 0; i < n; i++)
+            wrong += y[i] != (int8_t)(x[i] + 1);
+        expect(wrong == 0, "map(inc8) beyond 2^31 rows", n);
+    }
+    udfkit_device_free(dx);
+    udfkit_device_free(dy);
+    free(x);
+    free(y);
+}
+
+int main(void)
+{
+    udfkit_status s = tpl_load();
+    if (s == UDFKIT_ERROR_NO_DRIVER || s == UDFKIT_ERROR_NO_DEVICE) {
+        printf("skipped: %s\n", udfkit_last_error());
+        return 77;
+    }
+    if (check(s, "tpl_load"))
+        return 1;
+    /* The handle reaches every kernel by name, as a SOURCES kernel would be. */
+    udfkit_library *lib = tpl_library();
+    udfkit_kernel k;
+    if (!lib || check(udfkit_library_get_kernel(lib, "udfkit_tpl_map_scale", &k), "udfkit_library_get_kernel"))
+        return 1;
+    const size_t sizes[] = {0, 1, 1000, ((size_t)1 << 20) + 7};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        run_map(sizes[i]);
+        run_filter(sizes[i]);
+        run_reduce(sizes[i]);
+    }
+    /* After an unload, the next launch loads again. */
+    tpl_unload();
+    run_reduce(1000);
+    run_large_map();
+    tpl_unload();
+    printf("map, filter, reduce over 0, 1, 1000, 2^20 + 7 rows: %d failures\n", failures);
+    return failures != 0;
+}
