@@ -15,7 +15,7 @@ int udfkit_cmd_kernels(int argc, char **argv)
         {"--c", NULL, UDFKIT_OPT_VALUE, "OUT.c", "the launchers, C17 over the udfkit runtime", &c},
         {"--header", NULL, UDFKIT_OPT_VALUE, "OUT.h", "the library header, plain C11 and C++", &header},
         {"--fatbin-symbol", NULL, UDFKIT_OPT_VALUE, "SYM", "the embedded fatbin, SYM and SYM_size (default <name>_fatbin)", &symbol},
-        {"--check", NULL, UDFKIT_OPT_FLAG, NULL, "only validate the entries against the functions; write nothing", &check},
+        {"--check", NULL, UDFKIT_OPT_FLAG, NULL, "only validate the entries against the functions, a function without a return type by its parameters; write nothing", &check},
     };
     const udfkit_cli_command cmd = {
         "kernels",

@@ -108,7 +108,8 @@ static udfkit_rc check_elementwise(const udfkit_kernel_entry *e)
     return UDFKIT_RC_OK;
 }
 
-udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count)
+udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count,
+                                   bool return_may_be_unknown)
 {
     e->fn = NULL;
     for (size_t i = 0; i < count && !e->fn; i++)
@@ -125,28 +126,31 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
         return rc;
     }
     const udfkit_signature *s = &e->fn->sig;
-    if (!s->has_return)
+    if (!s->has_return && !return_may_be_unknown)
         return mismatch(e, "its return type is not declared; give one in the spec");
+    /* Where the return type is unknown, reduce's T is its first parameter's type. */
+    bool t_known = s->has_return || s->nparams;
+    udfkit_type t = s->has_return || !s->nparams ? s->ret : s->params[0];
     udfkit_rc rc = UDFKIT_RC_OK;
     switch (e->tpl) {
     case UDFKIT_KERNEL_MAP:
-        if (is_type(s->ret, UDFKIT_VOID))
+        if (s->has_return && is_type(s->ret, UDFKIT_VOID))
             rc = mismatch(e, "map needs R(A1..An) with R not void");
-        else if (s->ret.pointer)
+        else if (s->has_return && s->ret.pointer)
             rc = mismatch(e, "map needs R(A1..An) with R a value, not a pointer");
         else
             rc = check_elementwise(e);
         break;
     case UDFKIT_KERNEL_FILTER:
-        if (!is_type(s->ret, UDFKIT_BOOL))
+        if (s->has_return && !is_type(s->ret, UDFKIT_BOOL))
             rc = mismatch(e, "filter needs a predicate bool(A1..An)");
         else
             rc = check_elementwise(e);
         break;
     case UDFKIT_KERNEL_REDUCE:
-        if (s->ret.pointer || is_type(s->ret, UDFKIT_VOID))
+        if (t_known && (t.pointer || is_type(t, UDFKIT_VOID)))
             rc = mismatch(e, "reduce needs T(T, T) with T a value, not void or a pointer");
-        else if (s->nparams != 2 || !udfkit_type_equal(s->params[0], s->ret) || !udfkit_type_equal(s->params[1], s->ret))
+        else if (s->nparams != 2 || !udfkit_type_equal(s->params[0], t) || !udfkit_type_equal(s->params[1], t))
             rc = mismatch(e, "reduce needs T(T, T): two parameters of the type it returns");
         break;
     }

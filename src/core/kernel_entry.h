@@ -6,6 +6,7 @@
 #include "diag.h"
 #include "spec.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef enum udfkit_kernel_template {
@@ -24,8 +25,11 @@ typedef struct udfkit_kernel_entry {
 /* Parses "map(f)" (spaces allowed around the parts). Input errors quote the entry. */
 udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out);
 /* Finds the entry's function among `fns` and checks that its signature fits the template;
- * errors name the entry and the function. */
-udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count);
+ * errors name the entry and the function. With `return_may_be_unknown`, a signature without
+ * a return type (a Python function's, inferred when it compiles) is checked by its
+ * parameters only: configure-time checks know no more, and build time checks the rest. */
+udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count,
+                                   bool return_may_be_unknown);
 void udfkit_kernel_entry_free(udfkit_kernel_entry *e);
 
 /* "map", "filter", "reduce" */

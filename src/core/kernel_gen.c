@@ -392,7 +392,7 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
                 rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s' is given twice (also as '%s')", e->text,
                                  entries[j].text);
         if (!rc)
-            rc = udfkit_kernel_entry_bind(e, fns.specs, fns.count);
+            rc = udfkit_kernel_entry_bind(e, fns.specs, fns.count, req->check);
     }
     if (rc || req->check)
         goto done;

@@ -42,8 +42,6 @@ CASES = [
      r"kernel entry 'map\(pr\)': 'pr' is float32\*\(float32\), but map needs R\(A1\.\.An\) with R a value, not a pointer$"),
     ("map-no-parameter", ["--kernel", "map(z)"], 1,
      r"kernel entry 'map\(z\)': 'z' is float32\(\), but map needs at least one parameter"),
-    ("map-no-return-type", ["--kernel", "map(py)"], 1,
-     r"kernel entry 'map\(py\)': 'py' is \(float32\), but its return type is not declared"),
     ("filter-not-bool", ["--kernel", "filter(scale)"], 1,
      r"kernel entry 'filter\(scale\)': 'scale' is float32\(float32, float32\), but filter needs a predicate "
      r"bool\(A1\.\.An\)$"),
@@ -107,6 +105,18 @@ def test_check_writes_nothing(work):
     r = ok("kernels", "--function", *DECLARED, "--kernel", "map(scale)", "--kernel", "reduce(scale)", "--name", "lib",
            "--check", cwd=work)
     assert r.out == "" and r.err == "" and files_under(work) == []
+
+
+def test_unknown_return_type_is_checked_at_build_time(work):
+    """A Python function's return type is inferred when it compiles: at configure time
+    (--check, declared specs) its parameters are checked, when generating it must be known."""
+    ok("kernels", "--function", "py:(float32)", "--kernel", "map(py)", "--name", "lib", "--check", cwd=work)
+    r = udfkit("kernels", "--function", "py:(float32*)", "--kernel", "map(py)", "--name", "lib", "--check", cwd=work)
+    assert r.rc == 1 and "'py' is (float32*), but map passes one element" in r.err, r
+    r = udfkit("kernels", "--function", "py:(float32)", "--kernel", "map(py)", "--name", "lib", *outputs(work), cwd=work)
+    assert r.rc == 1 and r.err.strip() == ("udfkit: error: kernel entry 'map(py)': 'py' is (float32), but its return "
+                                           "type is not declared; give one in the spec"), r
+    assert files_under(work) == []
 
 
 def test_float16_crosses_as_bits(work):
@@ -234,4 +244,4 @@ def test_same_input_same_bytes(work):
 
 if __name__ == "__main__":
     main([test_errors_leave_no_output_and_match_check, test_usage_errors, test_check_writes_nothing,
-          test_float16_crosses_as_bits, test_whole_path_to_a_c_program, test_same_input_same_bytes])
+          test_unknown_return_type_is_checked_at_build_time, test_float16_crosses_as_bits, test_whole_path_to_a_c_program, test_same_input_same_bytes])
