@@ -2,6 +2,7 @@
 #ifndef UDFKIT_CLI_COMMANDS_H
 #define UDFKIT_CLI_COMMANDS_H
 
+int udfkit_cmd_cache(int argc, char **argv);
 int udfkit_cmd_compile(int argc, char **argv);
 int udfkit_cmd_link(int argc, char **argv);
 int udfkit_cmd_merge(int argc, char **argv);

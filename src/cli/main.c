@@ -13,11 +13,12 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"compile", udfkit_cmd_compile, "compile CUDA C++ UDFs to LTO-IR, PTX or cubin, with a manifest"},
+    {"compile", udfkit_cmd_compile, "compile CUDA C++ or Python UDFs to LTO-IR, PTX or cubin, with a manifest"},
     {"link", udfkit_cmd_link, "link UDFs and kernels for every architecture into a fatbin, cubin or PTX"},
     {"merge", udfkit_cmd_merge, "merge a target's compile manifests into one, checking every function"},
     {"header", udfkit_cmd_header, "write the C header of the UDFs that manifests describe"},
     {"embed", udfkit_cmd_embed, "write a C source that embeds a file under a symbol"},
+    {"cache", udfkit_cmd_cache, "show or clear the cache of compile and link results"},
     {"inspect", udfkit_cmd_inspect, "tell what an artifact holds"},
     {"kernels", udfkit_cmd_kernels, "write map/filter/reduce kernels around UDFs, their C launchers and header"},
 };

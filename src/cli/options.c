@@ -63,8 +63,9 @@ static const udfkit_cli_option *find(const udfkit_cli_command *cmd, const char *
                 continue;
             if (arg[len] == '\0')
                 return o;
-            /* --name=value, and -IDIR / -DNAME for the one-letter ones */
-            if (o->kind != UDFKIT_OPT_FLAG && (arg[len] == '=' && n[1] == '-')) {
+            /* --name=value (and -Xtool=value, whose value may start with '-'), and
+             * -IDIR / -DNAME for the one-letter ones */
+            if (o->kind != UDFKIT_OPT_FLAG && arg[len] == '=' && len > 2) {
                 *inline_value = arg + len + 1;
                 return o;
             }

@@ -1,6 +1,7 @@
 #include "cuda_compile.h"
 
 #include "arch.h"
+#include "cache.h"
 #include "cxx_scan.h"
 #include "depfile.h"
 #include "exporter.h"
@@ -29,6 +30,7 @@ typedef struct source_unit {
     const char **header_names;
     size_t nheaders;
     udfkit_buf *header_bufs;
+    char key[UDFKIT_CACHE_KEY_SIZE]; /* everything this source's compiles read */
 } source_unit;
 
 typedef struct compile_job {
@@ -48,7 +50,38 @@ typedef struct job_queue {
     size_t count;
     size_t next;
     pthread_mutex_t lock;
+    udfkit_cache *cache;
 } job_queue;
+
+/* The source text (with its forwarders), the headers NVRTC gets in memory, and every file
+ * the includes reach, CUDA's own headers too. */
+static void unit_key(source_unit *u)
+{
+    udfkit_hasher *h = udfkit_hasher_new("nvrtc-unit");
+    udfkit_hasher_add_str(h, u->path);
+    udfkit_hasher_add(h, u->text.data, u->text.size);
+    for (size_t i = 0; i < u->nheaders; i++) {
+        udfkit_hasher_add_str(h, u->header_names[i]);
+        udfkit_hasher_add_str(h, u->header_texts[i]);
+    }
+    for (size_t i = 0; i < u->includes.nfiles; i++)
+        udfkit_hasher_add_file(h, u->includes.files[i].path);
+    udfkit_hasher_finish(h, u->key);
+}
+
+static void job_key(const compile_job *j, char key[UDFKIT_CACHE_KEY_SIZE])
+{
+    int major, minor;
+    udfkit_nvrtc_version(&major, &minor);
+    udfkit_hasher *h = udfkit_hasher_new("nvrtc-compile");
+    udfkit_hasher_add(h, &major, sizeof major);
+    udfkit_hasher_add(h, &minor, sizeof minor);
+    udfkit_hasher_add_str(h, j->unit->key);
+    for (size_t i = 0; i < j->noptions; i++)
+        udfkit_hasher_add_str(h, j->options[i]);
+    udfkit_hasher_add(h, &j->kind, sizeof j->kind);
+    udfkit_hasher_finish(h, key);
+}
 
 static void *worker(void *arg)
 {
@@ -62,6 +95,24 @@ static void *worker(void *arg)
             return NULL;
         }
         compile_job *j = &q->jobs[i];
+        char key[UDFKIT_CACHE_KEY_SIZE];
+        udfkit_cache_entry hit = {0};
+        if (q->cache) {
+            job_key(j, key);
+            if (udfkit_cache_get(q->cache, key, &hit)) {
+                const udfkit_buf *code = udfkit_cache_entry_find(&hit, "code"), *log = udfkit_cache_entry_find(&hit, "log");
+                if (code && log) {
+                    udfkit_cache_record(q->cache, true);
+                    udfkit_buf_append(&j->code, code->data, code->size);
+                    udfkit_buf_append(&j->log, log->data, log->size);
+                    j->rc = UDFKIT_RC_OK;
+                    udfkit_cache_entry_free(&hit);
+                    continue;
+                }
+                udfkit_cache_entry_free(&hit);
+            }
+            udfkit_cache_record(q->cache, false);
+        }
         udfkit_nvrtc_job nj = {j->unit->text.data,
                                j->unit->path,
                                j->options,
@@ -73,11 +124,18 @@ static void *worker(void *arg)
         j->rc = udfkit_nvrtc_compile(&nj, &j->code, &j->log);
         if (j->rc && !j->log.size)
             j->message = strdup(udfkit_diag_message());
+        if (!j->rc && q->cache) {
+            udfkit_cache_entry entry = {0};
+            udfkit_cache_entry_add(&entry, "code", j->code.data ? j->code.data : "", j->code.size);
+            udfkit_cache_entry_add(&entry, "log", j->log.data ? j->log.data : "", j->log.size);
+            udfkit_cache_put(q->cache, key, &entry);
+            udfkit_cache_entry_free(&entry);
+        }
     }
 }
 
 /* Compiles every job on up to one thread per core: NVRTC programs are independent. */
-static void run_jobs(compile_job *jobs, size_t count)
+static void run_jobs(compile_job *jobs, size_t count, udfkit_cache *cache)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nthreads = cores > 0 ? (size_t)cores : 1;
@@ -85,7 +143,7 @@ static void run_jobs(compile_job *jobs, size_t count)
         nthreads = count;
     if (nthreads > 32)
         nthreads = 32;
-    job_queue q = {jobs, count, 0, PTHREAD_MUTEX_INITIALIZER};
+    job_queue q = {jobs, count, 0, PTHREAD_MUTEX_INITIALIZER, cache};
     pthread_t threads[32];
     size_t started = 0;
     for (size_t i = 1; i < nthreads; i++)
@@ -404,7 +462,11 @@ udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req)
             j->noptions = noptions + 1;
             j->kind = req->emit;
         }
-    run_jobs(jobs, njobs);
+    for (size_t u = 0; u < req->nsources; u++)
+        unit_key(&units[u]);
+    udfkit_cache *cache = udfkit_cache_open();
+    run_jobs(jobs, njobs, cache);
+    udfkit_cache_close(cache);
 
     /* Diagnostics: one report per source (the first failing architecture's), warnings once. */
     udfkit_buf report = UDFKIT_BUF_INIT;

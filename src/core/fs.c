@@ -246,6 +246,20 @@ udfkit_rc udfkit_outputs_write(udfkit_outputs *o, const char *path, const void *
     return UDFKIT_RC_OK;
 }
 
+static bool same_contents(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0 || sa.st_size != sb.st_size)
+        return false;
+    udfkit_buf x = UDFKIT_BUF_INIT, y = UDFKIT_BUF_INIT;
+    bool same = udfkit_read_file(a, &x) == UDFKIT_RC_OK && udfkit_read_file(b, &y) == UDFKIT_RC_OK &&
+                x.size == y.size && memcmp(x.data, y.data, x.size) == 0;
+    udfkit_diag_clear();
+    udfkit_buf_free(&x);
+    udfkit_buf_free(&y);
+    return same;
+}
+
 udfkit_rc udfkit_outputs_commit(udfkit_outputs *o)
 {
     /* The first output is the one build systems watch (the manifest), so it goes last:
@@ -254,6 +268,14 @@ udfkit_rc udfkit_outputs_commit(udfkit_outputs *o)
         size_t i = (k + 1) % o->count;
         if (!o->items[i].temp)
             continue;
+        /* An output whose bytes did not change keeps its file and time stamp: build
+         * systems that re-check outputs (Ninja's restat) then rebuild nothing after it. */
+        if (same_contents(o->items[i].temp, o->items[i].final)) {
+            unlink(o->items[i].temp);
+            free(o->items[i].temp);
+            o->items[i].temp = NULL;
+            continue;
+        }
         if (rename(o->items[i].temp, o->items[i].final) != 0) {
             udfkit_rc rc = udfkit_fail(UDFKIT_RC_ENV, o->items[i].final, 0, "cannot write: %s", strerror(errno));
             udfkit_outputs_abort(o);

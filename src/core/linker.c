@@ -1,6 +1,7 @@
 #include "linker.h"
 
 #include "arch.h"
+#include "cache.h"
 #include "fs.h"
 #include "hash.h"
 #include "inspect.h"
@@ -256,6 +257,7 @@ static udfkit_rc add_file(link_set *s, const char *path, const udfkit_toolchain 
 typedef struct link_job {
     udfkit_target target;
     link_set *set;
+    udfkit_cache *cache;
     const char *const *extra;
     size_t nextra;
     udfkit_rc rc;
@@ -376,7 +378,41 @@ static void *link_one(void *arg)
         options[noptions++] = "-ptx";
     for (size_t i = 0; i < j->nextra; i++)
         options[noptions++] = j->extra[i];
+    /* The same inputs, options and nvJitLink give the same code. */
+    char key[UDFKIT_CACHE_KEY_SIZE];
+    udfkit_cache_entry hit = {0};
+    if (j->cache) {
+        int major, minor;
+        udfkit_jitlink_version(&major, &minor);
+        udfkit_hasher *h = udfkit_hasher_new("nvjitlink");
+        udfkit_hasher_add(h, &major, sizeof major);
+        udfkit_hasher_add(h, &minor, sizeof minor);
+        for (size_t i = 0; i < noptions; i++)
+            udfkit_hasher_add_str(h, options[i]);
+        for (size_t i = 0; i < n; i++) {
+            udfkit_hasher_add(h, &inputs[i].kind, sizeof inputs[i].kind);
+            udfkit_hasher_add(h, inputs[i].data, inputs[i].size);
+        }
+        udfkit_hasher_finish(h, key);
+        const udfkit_buf *code;
+        bool found = udfkit_cache_get(j->cache, key, &hit) && (code = udfkit_cache_entry_find(&hit, "code"));
+        udfkit_cache_record(j->cache, found);
+        if (found) {
+            udfkit_buf_append(&j->out, code->data, code->size);
+            udfkit_cache_entry_free(&hit);
+            if (!j->target.sass)
+                read_ptx_isa(&j->out, j->ptx_isa, sizeof j->ptx_isa);
+            goto done;
+        }
+        udfkit_cache_entry_free(&hit);
+    }
     j->rc = udfkit_jitlink_run(options, noptions, inputs, n, !j->target.sass, &j->out, &log);
+    if (!j->rc && j->cache) {
+        udfkit_cache_entry entry = {0};
+        udfkit_cache_entry_add(&entry, "code", j->out.data, j->out.size);
+        udfkit_cache_put(j->cache, key, &entry);
+        udfkit_cache_entry_free(&entry);
+    }
     if (j->rc && log.size) {
         udfkit_buf symbols = UDFKIT_BUF_INIT;
         unresolved_symbols(log.data, &symbols);
@@ -520,6 +556,7 @@ udfkit_rc udfkit_link(const udfkit_link_request *req)
     int *supported = NULL;
     size_t nsupported = 0;
     udfkit_outputs *outputs = udfkit_outputs_new();
+    udfkit_cache *cache = NULL;
     udfkit_toolchain tc;
     udfkit_toolchain_query(&tc);
     udfkit_rc rc = udfkit_outputs_claim(outputs, req->output);
@@ -551,10 +588,12 @@ udfkit_rc udfkit_link(const udfkit_link_request *req)
 
     njobs = targets.count;
     jobs = calloc(njobs, sizeof *jobs);
+    cache = udfkit_cache_open();
     pthread_t *threads = calloc(njobs, sizeof *threads);
     bool *started = calloc(njobs, sizeof *started);
     for (size_t i = 0; i < njobs; i++) {
-        jobs[i] = (link_job){.target = targets.items[i], .set = &set, .extra = req->extra_options, .nextra = req->nextra_options};
+        jobs[i] = (link_job){.target = targets.items[i], .set = &set, .cache = cache, .extra = req->extra_options,
+                             .nextra = req->nextra_options};
         started[i] = pthread_create(&threads[i], NULL, link_one, &jobs[i]) == 0;
         if (!started[i])
             link_one(&jobs[i]);
@@ -594,6 +633,7 @@ done:
     json_decref(set.producers);
     free(manifest_path);
     free(supported);
+    udfkit_cache_close(cache);
     udfkit_outputs_free(outputs);
     return rc;
 }

@@ -1,6 +1,7 @@
 #include "python_compile.h"
 
 #include "arch.h"
+#include "cache.h"
 #include "depfile.h"
 #include "fs.h"
 #include "hash.h"
@@ -11,6 +12,7 @@
 #include "toolchain.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +140,139 @@ static udfkit_rc scratch_file(const char *dir, const char *name, udfkit_buf *dat
     return rc;
 }
 
+/* The first half of the key: the request, the modules named, and the interpreter. What
+ * the modules import is known only after a run: it is stored in the entry and checked. */
+static void python_key(const json_t *request, const udfkit_compile_request *req, const char *python,
+                       char key[UDFKIT_CACHE_KEY_SIZE])
+{
+    udfkit_hasher *h = udfkit_hasher_new("python-compile");
+    json_t *stable = json_deep_copy(request);
+    json_object_set_new(stable, "outdir", json_string(""));
+    char *text = json_dumps(stable, JSON_COMPACT | JSON_SORT_KEYS);
+    udfkit_hasher_add_str(h, text);
+    free(text);
+    json_decref(stable);
+    for (size_t i = 0; i < req->nsources; i++)
+        udfkit_hasher_add_file(h, req->sources[i]);
+    udfkit_hasher_add_str(h, python);
+    /* What the interpreter imports depends on these too. */
+    for (const char *const *var = (const char *const[]){"PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE", NULL}; *var; var++)
+        udfkit_hasher_add_str(h, getenv(*var));
+    char *real = realpath(python, NULL);
+    struct stat st;
+    if (real && stat(real, &st) == 0) {
+        udfkit_hasher_add_str(h, real);
+        udfkit_hasher_add(h, &st.st_size, sizeof st.st_size);
+        udfkit_hasher_add(h, &st.st_mtime, sizeof st.st_mtime);
+    }
+    free(real);
+    udfkit_hasher_finish(h, key);
+}
+
+static void file_hash(const char *path, char out[UDFKIT_HASH_HEX_SIZE])
+{
+    udfkit_buf data = UDFKIT_BUF_INIT;
+    if (udfkit_read_file(path, &data) == UDFKIT_RC_OK)
+        udfkit_hash_hex(data.data, data.size, out);
+    else
+        strcpy(out, "missing");
+    udfkit_diag_clear();
+    udfkit_buf_free(&data);
+}
+
+/* Whether every file a cached run depended on still has the bytes it had. */
+static bool dependencies_unchanged(const udfkit_buf *deps)
+{
+    json_t *list = json_loadb(deps->data, deps->size, 0, NULL);
+    bool same = json_is_array(list);
+    size_t i;
+    json_t *d;
+    json_array_foreach(list, i, d)
+    {
+        char now[UDFKIT_HASH_HEX_SIZE];
+        const char *path = json_string_value(json_array_get(d, 0)), *then = json_string_value(json_array_get(d, 1));
+        if (!path || !then) {
+            same = false;
+            break;
+        }
+        file_hash(path, now);
+        if (strcmp(now, then) != 0) {
+            same = false;
+            break;
+        }
+    }
+    json_decref(list);
+    return same;
+}
+
+/* A hit puts the worker's files back into the scratch directory and returns its answer. */
+static json_t *replay(const udfkit_cache_entry *e, const char *scratch)
+{
+    const udfkit_buf *answer = udfkit_cache_entry_find(e, "answer"), *deps = udfkit_cache_entry_find(e, "deps");
+    if (!answer || !deps || !dependencies_unchanged(deps))
+        return NULL;
+    for (size_t i = 0; i < e->count; i++) {
+        if (strncmp(e->blobs[i].name, "file:", 5) != 0)
+            continue;
+        char *path = udfkit_path_join(scratch, e->blobs[i].name + 5);
+        FILE *f = fopen(path, "wb");
+        bool ok = f && fwrite(e->blobs[i].data.data, 1, e->blobs[i].data.size, f) == e->blobs[i].data.size;
+        if (f)
+            ok = fclose(f) == 0 && ok;
+        free(path);
+        if (!ok)
+            return NULL;
+    }
+    return json_loadb(answer->data, answer->size, 0, NULL);
+}
+
+static void remember(udfkit_cache *cache, const char *key, const json_t *answer, const char *scratch)
+{
+    udfkit_cache_entry e = {0};
+    json_t *deps = json_array();
+    const char *lists[] = {"depends", "environment"};
+    for (size_t l = 0; l < 2; l++) {
+        size_t i;
+        json_t *path;
+        json_array_foreach(json_object_get(answer, lists[l]), i, path)
+        {
+            char hash[UDFKIT_HASH_HEX_SIZE];
+            file_hash(json_string_value(path), hash);
+            json_t *pair = json_array();
+            json_array_append(pair, path);
+            json_array_append_new(pair, json_string(hash));
+            json_array_append_new(deps, pair);
+        }
+    }
+    char *text = json_dumps(deps, JSON_COMPACT);
+    udfkit_cache_entry_add(&e, "deps", text, strlen(text));
+    free(text);
+    text = json_dumps(answer, JSON_COMPACT);
+    udfkit_cache_entry_add(&e, "answer", text, strlen(text));
+    free(text);
+    json_decref(deps);
+    DIR *d = opendir(scratch);
+    struct dirent *f;
+    while (d && (f = readdir(d))) {
+        if (f->d_name[0] == '.' || strcmp(f->d_name, "stderr.txt") == 0)
+            continue;
+        udfkit_buf data = UDFKIT_BUF_INIT, name = UDFKIT_BUF_INIT;
+        char *path = udfkit_path_join(scratch, f->d_name);
+        if (udfkit_read_file(path, &data) == UDFKIT_RC_OK) {
+            udfkit_buf_printf(&name, "file:%s", f->d_name);
+            udfkit_cache_entry_add(&e, name.data, data.data, data.size);
+        }
+        free(path);
+        udfkit_buf_free(&data);
+        udfkit_buf_free(&name);
+    }
+    if (d)
+        closedir(d);
+    udfkit_diag_clear();
+    udfkit_cache_put(cache, key, &e);
+    udfkit_cache_entry_free(&e);
+}
+
 typedef struct written {
     char hash[UDFKIT_HASH_HEX_SIZE];
 } written;
@@ -211,6 +346,7 @@ udfkit_rc udfkit_python_compile(const udfkit_compile_request *req)
     int *supported = NULL;
     size_t nsupported = 0;
     json_t *request = NULL, *answer = NULL, *manifest = NULL;
+    udfkit_cache *cache = NULL;
     char *request_text = NULL, *scratch = NULL, *dir = NULL, *stem = NULL;
     udfkit_buf output = UDFKIT_BUF_INIT, errors = UDFKIT_BUF_INIT, data = UDFKIT_BUF_INIT;
     written *links = NULL;
@@ -276,6 +412,18 @@ udfkit_rc udfkit_python_compile(const udfkit_compile_request *req)
     request = build_request(req, specs, abs_sources, cc, scratch);
     request_text = json_dumps(request, JSON_COMPACT);
     const char *python = udfkit_python_interpreter(req->python);
+    char key[UDFKIT_CACHE_KEY_SIZE];
+    cache = udfkit_cache_open();
+    if (cache) {
+        udfkit_cache_entry hit = {0};
+        python_key(request, req, python, key);
+        if (udfkit_cache_get(cache, key, &hit))
+            answer = replay(&hit, scratch);
+        udfkit_cache_record(cache, answer != NULL);
+        udfkit_cache_entry_free(&hit);
+    }
+    if (answer)
+        goto answered;
     char *argv[] = {(char *)python, "-c", (char *)udfkit_py_worker, NULL};
     char *stderr_path = udfkit_path_join(scratch, "stderr.txt");
     int status = 0;
@@ -302,6 +450,9 @@ udfkit_rc udfkit_python_compile(const udfkit_compile_request *req)
         rc = worker_error(req, answer);
         goto done;
     }
+    if (cache)
+        remember(cache, key, answer, scratch);
+answered:;
     udfkit_version nvvm;
     const char *nvvm_text = json_string_value(json_object_get(answer, "nvvm"));
     if (req->emit == UDFKIT_CODE_LTOIR && nvvm_text && udfkit_version_parse(nvvm_text, &nvvm) &&
@@ -398,6 +549,7 @@ udfkit_rc udfkit_python_compile(const udfkit_compile_request *req)
     }
     rc = udfkit_outputs_commit(outputs);
 done:
+    udfkit_cache_close(cache);
     if (scratch && *scratch)
         remove_tree(scratch);
     free(scratch);

@@ -321,6 +321,26 @@ def declared_links(module, request):
     return links
 
 
+def environment_files():
+    """Files whose bytes identify the toolchain (the installed distributions' RECORDs), so
+    that udfkit's cache notices an upgraded numba-cuda, numba or NVVM."""
+    import importlib.metadata as metadata
+
+    files = []
+    for name in ("numba-cuda", "numba", "llvmlite", "numpy", "nvidia-nvvm", "cuda-core", "cuda-bindings"):
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        metadata_file = os.path.join(str(getattr(dist, "_path", "")), "METADATA")
+        if os.path.isfile(metadata_file):
+            files.append(metadata_file)
+        for f in dist.files or []:
+            if f.name == "RECORD":
+                files.append(str(dist.locate_file(f)))
+    return sorted(files)
+
+
 def main():
     request = json.load(sys.stdin)
     try:
@@ -351,7 +371,7 @@ def main():
         for path, module in modules.items():
             links += declared_links(module, request)
         answer({"ok": True, "numba_cuda": numba_cuda_version, "nvvm": nvvm_version(), "python": sys.executable,
-                "functions": functions, "links": links, "depends": local_files()})
+                "functions": functions, "links": links, "depends": local_files(), "environment": environment_files()})
     except UdfError as exc:
         answer({"ok": False, "kind": exc.kind, "message": exc.message, "file": exc.file, "line": exc.line})
     except Exception as exc:

@@ -1,0 +1,162 @@
+#[=======================================================================[.rst:
+add_jit_library
+---------------
+
+Links kernels with the UDFs of ``add_ptx_udf`` targets for every architecture asked, packs
+them into a fatbin and builds a C library with the fatbin inside and a header beside it.
+
+.. code-block:: cmake
+
+  add_jit_library(<target> [STATIC|SHARED|OBJECT]
+    [SOURCES <file.cu>...]
+    [UDFS <add_ptx_udf target>...]
+    [KERNELS <template>(<c_name>)...]
+    [ARCHITECTURES <list>]
+    [KEEP_LTOIR]
+    [HEADER <file name>])
+
+``SOURCES``
+  CUDA C/C++ files with kernels that call the UDFs (through the UDF targets' headers,
+  which are on their include path); one compile each.
+
+``UDFS``
+  ``add_ptx_udf`` targets, built here or imported from an installed UDF package. Their
+  ``LINK`` files and the link lists of Python UDFs are linked too.
+
+``KERNELS``
+  Kernels made from templates: ``map(f)``, ``filter(p)``, ``reduce(op)``, quoted or not.
+  Each gets a launcher in the header (see the README); signatures are checked at configure
+  time where the UDF's signature is declared, at build time where it is inferred.
+
+``ARCHITECTURES``
+  CMake's ``CUDA_ARCHITECTURES`` syntax; default ``CMAKE_CUDA_ARCHITECTURES``, else udfkit's.
+
+``KEEP_LTOIR``
+  Also put the LTO-IR into the fatbin, for linking at load time (``udfkit_library_link``).
+
+``HEADER``
+  The header's file name, default ``<target>.h``. It compiles as plain C11 and C++ without
+  CUDA headers and declares ``<target>_load``, ``<target>_unload``, ``<target>_library``
+  and the launchers.
+
+The library type defaults to ``STATIC``. It links ``udfkit::runtime`` publicly.
+#]=======================================================================]
+include_guard(GLOBAL)
+include("${CMAKE_CURRENT_LIST_DIR}/detail/_udfkit_common.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/detail/_udfkit_kernels.cmake")
+
+function(add_jit_library target)
+  list(APPEND CMAKE_MESSAGE_CONTEXT "udfkit.add_jit_library")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "STATIC;SHARED;OBJECT;KEEP_LTOIR" "HEADER" "SOURCES;UDFS;KERNELS;ARCHITECTURES")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "add_jit_library: unknown arguments for target '${target}': ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  set(_type STATIC)
+  foreach(_kind IN ITEMS SHARED OBJECT)
+    if(arg_${_kind})
+      set(_type ${_kind})
+    endif()
+  endforeach()
+  set(_header "${target}.h")
+  if(arg_HEADER)
+    set(_header "${arg_HEADER}")
+  endif()
+  _udfkit_architectures(add_jit_library "${target}" "${arg_ARCHITECTURES}" _archs)
+  _udfkit_tool(_udfkit _udfkit_now)
+  _udfkit_kernel_entries(add_jit_library "${target}" _kernels ${arg_KERNELS})
+  string(MAKE_C_IDENTIFIER "${target}" _ident)
+
+  set(_dir "${CMAKE_CURRENT_BINARY_DIR}/${target}.udfkit")
+  set(_include "${_dir}/include")
+  set(_manifests)
+  set(_udf_includes)
+  set(_specs)
+  foreach(_udf IN LISTS arg_UDFS)
+    _udfkit_udf_manifest(add_jit_library "${target}" "${_udf}" _manifest)
+    list(APPEND _manifests "${_manifest}")
+    get_target_property(_functions ${_udf} UDFKIT_FUNCTIONS)
+    list(APPEND _specs ${_functions})
+    get_filename_component(_udf_include "${_manifest}" DIRECTORY)
+    list(APPEND _udf_includes -I "${_udf_include}/include")
+  endforeach()
+
+  # KERNELS against the declared signatures, now, where the tool already exists.
+  set(_kernel_args)
+  foreach(_entry IN LISTS _kernels)
+    list(APPEND _kernel_args --kernel "${_entry}")
+  endforeach()
+  if(_kernels AND _udfkit_now)
+    set(_function_args)
+    foreach(_spec IN LISTS _specs)
+      list(APPEND _function_args --function "${_spec}")
+    endforeach()
+    execute_process(COMMAND "${_udfkit_now}" kernels ${_function_args} ${_kernel_args} --name "${_ident}" --check
+                    RESULT_VARIABLE _rc ERROR_VARIABLE _error ERROR_STRIP_TRAILING_WHITESPACE)
+    if(NOT _rc EQUAL 0)
+      string(REGEX REPLACE "^udfkit: error: " "" _error "${_error}")
+      message(FATAL_ERROR "add_jit_library: KERNELS of target '${target}': ${_error}")
+    endif()
+  endif()
+
+  # Kernels and launchers generated from templates, the header with them.
+  set(_kernels_cu "${_dir}/${target}_kernels.cu")
+  set(_launchers_c "${_dir}/${target}_launchers.c")
+  add_custom_command(
+    OUTPUT "${_kernels_cu}" "${_launchers_c}" "${_include}/${_header}"
+    COMMAND ${_udfkit} kernels ${_manifests} ${_kernel_args} --name "${_ident}" --fatbin-symbol "${_ident}_fatbin"
+            --cuda "${_kernels_cu}" --c "${_launchers_c}" --header "${_include}/${_header}"
+    DEPENDS ${_manifests} udfkit::udfkit
+    COMMENT "udfkit: kernels and launchers of ${target}"
+    VERBATIM COMMAND_EXPAND_LISTS)
+
+  # One compile per CUDA source, the generated kernels included.
+  set(_parts)
+  set(_stems)
+  foreach(_src IN LISTS arg_SOURCES _kernels_cu)
+    get_filename_component(_src "${_src}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    get_filename_component(_stem "${_src}" NAME_WE)
+    set(_name "${_stem}")
+    set(_n 1)
+    while(_name IN_LIST _stems)
+      math(EXPR _n "${_n} + 1")
+      set(_name "${_stem}-${_n}")
+    endwhile()
+    list(APPEND _stems "${_name}")
+    set(_out "${_dir}/kernels-${_name}.json")
+    add_custom_command(
+      OUTPUT "${_out}"
+      COMMAND ${_udfkit} compile "${_src}" --arch "${_archs}" ${_udf_includes} -o "${_out}" --depfile "${_out}.d"
+      DEPFILE "${_out}.d"
+      DEPENDS "${_src}" udfkit::udfkit
+      COMMENT "udfkit: compiling ${target} ${_stem}"
+      VERBATIM COMMAND_EXPAND_LISTS)
+    list(APPEND _parts "${_out}")
+  endforeach()
+
+  # One link for every architecture, the fatbin embedded in a C source.
+  set(_keep)
+  if(arg_KEEP_LTOIR)
+    set(_keep --keep-ltoir)
+  endif()
+  set(_fatbin "${_dir}/${target}.fatbin")
+  add_custom_command(
+    OUTPUT "${_fatbin}" "${_fatbin}.json"
+    COMMAND ${_udfkit} link ${_parts} ${_manifests} --arch "${_archs}" ${_keep} -o "${_fatbin}"
+    DEPENDS ${_parts} ${_manifests} udfkit::udfkit
+    COMMENT "udfkit: linking ${target} for ${_archs}"
+    VERBATIM COMMAND_EXPAND_LISTS)
+  set(_embedded "${_dir}/${target}_fatbin.c")
+  add_custom_command(
+    OUTPUT "${_embedded}"
+    COMMAND ${_udfkit} embed "${_fatbin}" --symbol "${_ident}_fatbin" -o "${_embedded}"
+    DEPENDS "${_fatbin}" udfkit::udfkit
+    COMMENT "udfkit: embedding ${target}.fatbin"
+    VERBATIM)
+
+  add_library(${target} ${_type} "${_embedded}" "${_launchers_c}" "${_include}/${_header}")
+  set_source_files_properties("${_embedded}" "${_launchers_c}" PROPERTIES LANGUAGE C)
+  target_include_directories(${target} PUBLIC "$<BUILD_INTERFACE:${_include}>")
+  # The UDF targets bring their headers (and build order) to the library and its users.
+  target_link_libraries(${target} PUBLIC udfkit::runtime ${arg_UDFS})
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON UDFKIT_FATBIN "${_fatbin}")
+endfunction()

@@ -1,0 +1,56 @@
+# Helpers shared by add_ptx_udf and add_jit_library. Private: names start with _udfkit.
+include_guard(GLOBAL)
+
+# The udfkit tool as a command in custom commands, and whether it exists yet (it does not
+# at configure time when udfkit is built in the same project).
+function(_udfkit_tool out_command out_configure_path)
+  if(TARGET udfkit::udfkit)
+    set(${out_command} "$<TARGET_FILE:udfkit::udfkit>" PARENT_SCOPE)
+    get_target_property(_imported udfkit::udfkit IMPORTED)
+    set(_path "")
+    if(_imported)
+      get_target_property(_path udfkit::udfkit LOCATION)
+    endif()
+    set(${out_configure_path} "${_path}" PARENT_SCOPE)
+  else()
+    message(FATAL_ERROR "udfkit: the target udfkit::udfkit is missing; load the package with find_package(udfkit CONFIG)")
+  endif()
+endfunction()
+
+# Validates an architecture list in CMake's CUDA_ARCHITECTURES syntax and fills in the
+# default: CMAKE_CUDA_ARCHITECTURES where set, else udfkit's (the toolchain's) default.
+function(_udfkit_architectures fn target input out_var)
+  set(_archs "${input}")
+  set(_from "ARCHITECTURES")
+  if(NOT _archs)
+    if(CMAKE_CUDA_ARCHITECTURES)
+      set(_archs "${CMAKE_CUDA_ARCHITECTURES}")
+      set(_from "CMAKE_CUDA_ARCHITECTURES")
+    else()
+      set(_archs "${UDFKIT_DEFAULT_ARCHITECTURES}")
+      set(_from "udfkit's default")
+    endif()
+  endif()
+  # "80-real;90" may arrive as one escaped argument, or written with commas.
+  string(REPLACE "\\;" ";" _archs "${_archs}")
+  string(REPLACE "," ";" _archs "${_archs}")
+  foreach(_arch IN LISTS _archs)
+    if(_arch MATCHES "^(all|all-major|native)$")
+      continue()
+    endif()
+    if(NOT _arch MATCHES "^([0-9]+)([af]?)(-real|-virtual)?$")
+      message(FATAL_ERROR "${fn}: ARCHITECTURES entry '${_arch}' of target '${target}' is not of the form NN, NN-real, "
+                          "NN-virtual (NN optionally with a or f), all, all-major or native")
+    endif()
+    set(_number "${CMAKE_MATCH_1}")
+    if(UDFKIT_SUPPORTED_ARCHITECTURES AND NOT _number IN_LIST UDFKIT_SUPPORTED_ARCHITECTURES)
+      list(JOIN UDFKIT_SUPPORTED_ARCHITECTURES " " _known)
+      message(FATAL_ERROR "${fn}: ARCHITECTURES entry '${_arch}' of target '${target}' is not supported by this "
+                          "toolchain (supported: ${_known})")
+    endif()
+  endforeach()
+  # Joined with commas: custom commands expand lists into separate arguments.
+  list(JOIN _archs "," _joined)
+  message(STATUS "udfkit: ${target}: architectures ${_joined} (${_from})")
+  set(${out_var} "${_joined}" PARENT_SCOPE)
+endfunction()

@@ -1,0 +1,458 @@
+#include "cache.h"
+
+#include "fs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+/* ---- keys ---- */
+
+struct udfkit_hasher {
+    XXH3_state_t *state;
+};
+
+udfkit_hasher *udfkit_hasher_new(const char *purpose)
+{
+    udfkit_hasher *h = calloc(1, sizeof *h);
+    h->state = XXH3_createState();
+    XXH3_128bits_reset(h->state);
+    udfkit_hasher_add_str(h, "udfkit-cache-2");
+    udfkit_hasher_add_str(h, UDFKIT_VERSION_STRING);
+    udfkit_hasher_add_str(h, purpose);
+    return h;
+}
+
+void udfkit_hasher_add(udfkit_hasher *h, const void *data, size_t size)
+{
+    uint64_t n = size;
+    XXH3_128bits_update(h->state, &n, sizeof n);
+    XXH3_128bits_update(h->state, data, size);
+}
+
+void udfkit_hasher_add_str(udfkit_hasher *h, const char *s)
+{
+    udfkit_hasher_add(h, s ? s : "", s ? strlen(s) : 0);
+}
+
+bool udfkit_hasher_add_file(udfkit_hasher *h, const char *path)
+{
+    udfkit_buf data = UDFKIT_BUF_INIT;
+    bool ok = udfkit_read_file(path, &data) == UDFKIT_RC_OK;
+    udfkit_diag_clear();
+    udfkit_hasher_add_str(h, path);
+    udfkit_hasher_add(h, ok ? data.data : "", ok ? data.size : 0);
+    udfkit_buf_free(&data);
+    return ok;
+}
+
+void udfkit_hasher_finish(udfkit_hasher *h, char key[UDFKIT_CACHE_KEY_SIZE])
+{
+    XXH128_hash_t v = XXH3_128bits_digest(h->state);
+    snprintf(key, UDFKIT_CACHE_KEY_SIZE, "%016llx%016llx", (unsigned long long)v.high64, (unsigned long long)v.low64);
+    XXH3_freeState(h->state);
+    free(h);
+}
+
+/* ---- entries ---- */
+
+void udfkit_cache_entry_add(udfkit_cache_entry *e, const char *name, const void *data, size_t size)
+{
+    udfkit_cache_blob *blobs = realloc(e->blobs, (e->count + 1) * sizeof *blobs);
+    if (!blobs)
+        return;
+    e->blobs = blobs;
+    e->blobs[e->count].name = strdup(name);
+    e->blobs[e->count].data = (udfkit_buf)UDFKIT_BUF_INIT;
+    udfkit_buf_append(&e->blobs[e->count].data, data, size);
+    e->count++;
+}
+
+const udfkit_buf *udfkit_cache_entry_find(const udfkit_cache_entry *e, const char *name)
+{
+    for (size_t i = 0; i < e->count; i++)
+        if (strcmp(e->blobs[i].name, name) == 0)
+            return &e->blobs[i].data;
+    return NULL;
+}
+
+void udfkit_cache_entry_free(udfkit_cache_entry *e)
+{
+    for (size_t i = 0; i < e->count; i++) {
+        free(e->blobs[i].name);
+        udfkit_buf_free(&e->blobs[i].data);
+    }
+    free(e->blobs);
+    e->blobs = NULL;
+    e->count = 0;
+}
+
+/* ---- the store ---- */
+
+/* File layout: "UDFKITC2", u64 payload size, 16-byte XXH3-128 of the payload, payload.
+ * Payload: per blob, u32 name length, name, u64 size, bytes. */
+static const char magic[8] = {'U', 'D', 'F', 'K', 'I', 'T', 'C', '2'};
+
+struct udfkit_cache {
+    char *dir;
+    uint64_t limit;
+    pthread_mutex_t lock;
+    bool broken; /* a write failed: behave as no cache from now on */
+};
+
+static char *cache_dir(void)
+{
+    const char *env = getenv("UDFKIT_CACHE_DIR");
+    if (env && *env)
+        return strdup(env);
+    udfkit_buf b = UDFKIT_BUF_INIT;
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg)
+        udfkit_buf_printf(&b, "%s/udfkit", xdg);
+    else if (home && *home)
+        udfkit_buf_printf(&b, "%s/.cache/udfkit", home);
+    else
+        return NULL;
+    return udfkit_buf_detach(&b);
+}
+
+static uint64_t size_limit(void)
+{
+    const char *env = getenv("UDFKIT_CACHE_SIZE");
+    if (!env || !*env)
+        return 2ull << 30;
+    char *end;
+    double v = strtod(env, &end);
+    uint64_t unit = *end == 'K' || *end == 'k' ? 1ull << 10 : *end == 'M' || *end == 'm' ? 1ull << 20
+                  : *end == 'G' || *end == 'g' ? 1ull << 30 : 1;
+    return v > 0 ? (uint64_t)(v * (double)unit) : 2ull << 30;
+}
+
+static bool make_dirs(const char *dir)
+{
+    char *copy = strdup(dir);
+    for (char *p = copy + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        mkdir(copy, 0777);
+        *p = '/';
+    }
+    bool ok = mkdir(copy, 0777) == 0 || errno == EEXIST;
+    free(copy);
+    return ok;
+}
+
+static void count_event(const udfkit_cache *c, const char *what)
+{
+    /* One appended byte per event: the file's size is the count, and appends are atomic. */
+    char *path = udfkit_path_join(c->dir, what);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0666);
+    if (fd >= 0) {
+        if (write(fd, ".", 1) != 1)
+            (void)0;
+        close(fd);
+    }
+    free(path);
+}
+
+udfkit_cache *udfkit_cache_open(void)
+{
+    const char *off = getenv("UDFKIT_CACHE");
+    if (off && (strcmp(off, "0") == 0 || strcmp(off, "off") == 0 || strcmp(off, "false") == 0))
+        return NULL;
+    char *dir = cache_dir();
+    if (!dir)
+        return NULL;
+    char *probe = udfkit_path_join(dir, "entries");
+    bool usable = make_dirs(probe) && access(probe, W_OK) == 0;
+    free(probe);
+    if (!usable) {
+        udfkit_warn("the cache directory %s cannot be written (%s); going on without a cache", dir, strerror(errno));
+        free(dir);
+        return NULL;
+    }
+    udfkit_cache *c = calloc(1, sizeof *c);
+    c->dir = dir;
+    c->limit = size_limit();
+    pthread_mutex_init(&c->lock, NULL);
+    return c;
+}
+
+void udfkit_cache_close(udfkit_cache *c)
+{
+    if (!c)
+        return;
+    pthread_mutex_destroy(&c->lock);
+    free(c->dir);
+    free(c);
+}
+
+static char *entry_path(const udfkit_cache *c, const char *key)
+{
+    udfkit_buf b = UDFKIT_BUF_INIT;
+    udfkit_buf_printf(&b, "%s/entries/%.2s/%s.entry", c->dir, key, key);
+    return udfkit_buf_detach(&b);
+}
+
+static bool parse_entry(const udfkit_buf *file, udfkit_cache_entry *out)
+{
+    if (file->size < 32 || memcmp(file->data, magic, 8) != 0)
+        return false;
+    uint64_t size;
+    memcpy(&size, file->data + 8, 8);
+    if (size != file->size - 32)
+        return false;
+    const unsigned char *payload = (const unsigned char *)file->data + 32;
+    XXH128_hash_t want, got = XXH3_128bits(payload, size);
+    memcpy(&want.high64, file->data + 16, 8);
+    memcpy(&want.low64, file->data + 24, 8);
+    if (!XXH128_isEqual(want, got))
+        return false;
+    size_t at = 0;
+    while (at < size) {
+        uint32_t name_len;
+        uint64_t blob_size;
+        if (size - at < 4)
+            return false;
+        memcpy(&name_len, payload + at, 4);
+        at += 4;
+        if (size - at < (uint64_t)name_len + 8)
+            return false;
+        char *name = strndup((const char *)payload + at, name_len);
+        at += name_len;
+        memcpy(&blob_size, payload + at, 8);
+        at += 8;
+        if (size - at < blob_size) {
+            free(name);
+            return false;
+        }
+        udfkit_cache_entry_add(out, name, payload + at, (size_t)blob_size);
+        free(name);
+        at += (size_t)blob_size;
+    }
+    return true;
+}
+
+bool udfkit_cache_get(udfkit_cache *c, const char *key, udfkit_cache_entry *out)
+{
+    if (!c || c->broken)
+        return false;
+    char *path = entry_path(c, key);
+    udfkit_buf file = UDFKIT_BUF_INIT;
+    bool hit = false;
+    if (udfkit_file_exists(path) && udfkit_read_file(path, &file) == UDFKIT_RC_OK) {
+        hit = parse_entry(&file, out);
+        if (!hit) {
+            udfkit_cache_entry_free(out);
+            udfkit_warn("cache entry %s is corrupt; it is removed and the result rebuilt", path);
+            unlink(path);
+        } else {
+            utimensat(AT_FDCWD, path, NULL, 0); /* recently used */
+        }
+    }
+    udfkit_diag_clear();
+    udfkit_buf_free(&file);
+    free(path);
+    return hit;
+}
+
+void udfkit_cache_record(udfkit_cache *c, bool hit)
+{
+    if (c && !c->broken)
+        count_event(c, hit ? "hits" : "misses");
+}
+
+typedef struct aged {
+    char *path;
+    time_t used;
+    uint64_t size;
+} aged;
+
+static int by_age(const void *a, const void *b)
+{
+    const aged *x = a, *y = b;
+    return x->used < y->used ? -1 : x->used > y->used;
+}
+
+/* Lists every entry with its size and last use. */
+static size_t list_entries(const char *dir, aged **out, uint64_t *total)
+{
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    *total = 0;
+    char *root = udfkit_path_join(dir, "entries");
+    DIR *d = opendir(root);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *sub = udfkit_path_join(root, e->d_name);
+        DIR *s = opendir(sub);
+        struct dirent *f;
+        while (s && (f = readdir(s))) {
+            if (f->d_name[0] == '.')
+                continue;
+            char *path = udfkit_path_join(sub, f->d_name);
+            struct stat st;
+            if (stat(path, &st) != 0) {
+                free(path);
+                continue;
+            }
+            if (n == cap) {
+                cap = cap ? 2 * cap : 256;
+                *out = realloc(*out, cap * sizeof **out);
+            }
+            (*out)[n++] = (aged){path, st.st_mtime, (uint64_t)st.st_size};
+            *total += (uint64_t)st.st_size;
+        }
+        if (s)
+            closedir(s);
+        free(sub);
+    }
+    if (d)
+        closedir(d);
+    free(root);
+    return n;
+}
+
+static void evict(udfkit_cache *c)
+{
+    aged *entries;
+    uint64_t total;
+    size_t n = list_entries(c->dir, &entries, &total);
+    if (total > c->limit) {
+        qsort(entries, n, sizeof *entries, by_age);
+        /* Down to 90% of the limit, so that eviction does not run on every store. */
+        for (size_t i = 0; i < n && total > c->limit / 10 * 9; i++)
+            if (unlink(entries[i].path) == 0)
+                total -= entries[i].size;
+    }
+    for (size_t i = 0; i < n; i++)
+        free(entries[i].path);
+    free(entries);
+}
+
+void udfkit_cache_put(udfkit_cache *c, const char *key, const udfkit_cache_entry *e)
+{
+    if (!c || c->broken)
+        return;
+    udfkit_buf payload = UDFKIT_BUF_INIT, file = UDFKIT_BUF_INIT;
+    for (size_t i = 0; i < e->count; i++) {
+        uint32_t name_len = (uint32_t)strlen(e->blobs[i].name);
+        uint64_t size = e->blobs[i].data.size;
+        udfkit_buf_append(&payload, &name_len, 4);
+        udfkit_buf_append(&payload, e->blobs[i].name, name_len);
+        udfkit_buf_append(&payload, &size, 8);
+        udfkit_buf_append(&payload, e->blobs[i].data.data, e->blobs[i].data.size);
+    }
+    uint64_t size = payload.size;
+    XXH128_hash_t h = XXH3_128bits(payload.data, payload.size);
+    udfkit_buf_append(&file, magic, 8);
+    udfkit_buf_append(&file, &size, 8);
+    udfkit_buf_append(&file, &h.high64, 8);
+    udfkit_buf_append(&file, &h.low64, 8);
+    udfkit_buf_append(&file, payload.data, payload.size);
+
+    char *path = entry_path(c, key);
+    char *sub = udfkit_path_dirname(path);
+    udfkit_buf temp = UDFKIT_BUF_INIT;
+    udfkit_buf_printf(&temp, "%s/.%s.XXXXXX", sub, key);
+    bool ok = make_dirs(sub);
+    int fd = ok ? mkstemp(temp.data) : -1;
+    ok = fd >= 0;
+    for (size_t at = 0; ok && at < file.size;) {
+        ssize_t n = write(fd, file.data + at, file.size - at);
+        if (n <= 0 && errno != EINTR)
+            ok = false;
+        else if (n > 0)
+            at += (size_t)n;
+    }
+    if (fd >= 0) {
+        fchmod(fd, 0644);
+        ok = close(fd) == 0 && ok;
+    }
+    /* rename() makes the entry appear whole; a reader sees the old one or the new one. */
+    ok = ok && rename(temp.data, path) == 0;
+    if (!ok) {
+        int err = errno;
+        if (fd >= 0)
+            unlink(temp.data);
+        pthread_mutex_lock(&c->lock);
+        if (!c->broken)
+            udfkit_warn("the cache in %s cannot be written (%s); going on without a cache", c->dir, strerror(err));
+        c->broken = true;
+        pthread_mutex_unlock(&c->lock);
+    } else {
+        pthread_mutex_lock(&c->lock);
+        evict(c);
+        pthread_mutex_unlock(&c->lock);
+    }
+    udfkit_buf_free(&payload);
+    udfkit_buf_free(&file);
+    udfkit_buf_free(&temp);
+    free(sub);
+    free(path);
+}
+
+static long long event_count(const char *dir, const char *what)
+{
+    char *path = udfkit_path_join(dir, what);
+    struct stat st;
+    long long n = stat(path, &st) == 0 ? (long long)st.st_size : 0;
+    free(path);
+    return n;
+}
+
+udfkit_rc udfkit_cache_print_stats(FILE *f)
+{
+    const char *off = getenv("UDFKIT_CACHE");
+    char *dir = cache_dir();
+    if (!dir)
+        return udfkit_fail(UDFKIT_RC_ENV, NULL, 0, "no cache directory: set UDFKIT_CACHE_DIR or HOME");
+    aged *entries;
+    uint64_t total;
+    size_t n = list_entries(dir, &entries, &total);
+    fprintf(f, "cache directory  %s%s\n", dir, off && strcmp(off, "0") == 0 ? " (turned off by UDFKIT_CACHE=0)" : "");
+    fprintf(f, "entries          %zu\n", n);
+    fprintf(f, "size             %.1f MiB of %.1f MiB\n", (double)total / (1 << 20), (double)size_limit() / (1 << 20));
+    fprintf(f, "hits             %lld\n", event_count(dir, "hits"));
+    fprintf(f, "misses           %lld\n", event_count(dir, "misses"));
+    for (size_t i = 0; i < n; i++)
+        free(entries[i].path);
+    free(entries);
+    free(dir);
+    return UDFKIT_RC_OK;
+}
+
+udfkit_rc udfkit_cache_clear(void)
+{
+    char *dir = cache_dir();
+    if (!dir)
+        return udfkit_fail(UDFKIT_RC_ENV, NULL, 0, "no cache directory: set UDFKIT_CACHE_DIR or HOME");
+    aged *entries;
+    uint64_t total;
+    size_t n = list_entries(dir, &entries, &total);
+    udfkit_rc rc = UDFKIT_RC_OK;
+    for (size_t i = 0; i < n; i++) {
+        if (unlink(entries[i].path) != 0 && errno != ENOENT && !rc)
+            rc = udfkit_fail(UDFKIT_RC_ENV, entries[i].path, 0, "cannot be removed: %s", strerror(errno));
+        free(entries[i].path);
+    }
+    free(entries);
+    for (const char *const *what = (const char *const[]){"hits", "misses", NULL}; *what; what++) {
+        char *path = udfkit_path_join(dir, *what);
+        unlink(path);
+        free(path);
+    }
+    free(dir);
+    return rc;
+}

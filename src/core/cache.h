@@ -1,0 +1,60 @@
+/* The on-disk cache of compile and link results, keyed by a strong hash of every input's
+ * bytes, the options and the toolchain versions (like ccache's direct mode: a hit runs
+ * neither NVRTC nor Python nor nvJitLink).
+ *
+ * Location: UDFKIT_CACHE_DIR, else $XDG_CACHE_HOME/udfkit, else ~/.cache/udfkit.
+ * UDFKIT_CACHE=0 turns it off; UDFKIT_CACHE_SIZE (bytes, K/M/G suffixes) bounds it, default
+ * 2G, least recently used entries evicted first. Entries appear atomically (written aside,
+ * renamed), are verified on read (a corrupt one is removed with a warning and rebuilt), and
+ * a cache that cannot be written degrades to no cache with one warning. */
+#ifndef UDFKIT_CACHE_H
+#define UDFKIT_CACHE_H
+
+#include "buf.h"
+#include "diag.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define UDFKIT_CACHE_KEY_SIZE 33
+
+/* Building a key: everything that can change a result goes in, each part length-prefixed. */
+typedef struct udfkit_hasher udfkit_hasher;
+udfkit_hasher *udfkit_hasher_new(const char *purpose);
+void udfkit_hasher_add(udfkit_hasher *h, const void *data, size_t size);
+void udfkit_hasher_add_str(udfkit_hasher *h, const char *s);
+/* Adds a file's path and bytes; returns false where it cannot be read. */
+bool udfkit_hasher_add_file(udfkit_hasher *h, const char *path);
+void udfkit_hasher_finish(udfkit_hasher *h, char key[UDFKIT_CACHE_KEY_SIZE]); /* and frees */
+
+/* One result: named blobs. */
+typedef struct udfkit_cache_blob {
+    char *name;
+    udfkit_buf data;
+} udfkit_cache_blob;
+
+typedef struct udfkit_cache_entry {
+    udfkit_cache_blob *blobs;
+    size_t count;
+} udfkit_cache_entry;
+
+void udfkit_cache_entry_add(udfkit_cache_entry *e, const char *name, const void *data, size_t size);
+const udfkit_buf *udfkit_cache_entry_find(const udfkit_cache_entry *e, const char *name);
+void udfkit_cache_entry_free(udfkit_cache_entry *e);
+
+typedef struct udfkit_cache udfkit_cache;
+
+/* NULL where the cache is off or unusable (said once, as a warning). Thread-safe. */
+udfkit_cache *udfkit_cache_open(void);
+void udfkit_cache_close(udfkit_cache *c);
+bool udfkit_cache_get(udfkit_cache *c, const char *key, udfkit_cache_entry *out);
+/* Counts a hit or a miss for `udfkit cache stats`, once the caller knows which it was. */
+void udfkit_cache_record(udfkit_cache *c, bool hit);
+void udfkit_cache_put(udfkit_cache *c, const char *key, const udfkit_cache_entry *e);
+
+/* `udfkit cache stats|clear` */
+udfkit_rc udfkit_cache_print_stats(FILE *f);
+udfkit_rc udfkit_cache_clear(void);
+
+#endif

@@ -1,0 +1,154 @@
+"""The cache of compile and link results: hits skip the work and give the same bytes;
+many processes at once never see partial entries; a corrupt entry is rebuilt with a
+warning; a read-only cache directory degrades to no cache."""
+import json
+import os
+import stat
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from harness import UDFKIT, data, main, ok, udfkit
+
+SPECS = ["clamp_i32=ops::clamp<int>:int32(int32, int32, int32)", "scale:float32(float32, float32)",
+         "mix64:int64(int64, int32)"]
+
+
+def env_for(cache, **extra):
+    env = dict(os.environ, UDFKIT_CACHE_DIR=cache)
+    env.pop("UDFKIT_CACHE", None)
+    env.update(extra)
+    return env
+
+
+def compile_into(out, cache, arch="80", **extra):
+    r = subprocess.run([UDFKIT, "compile", data("udfs.cu"), "--function", *SPECS, "--arch", arch, "-o", out],
+                       env=env_for(cache, **extra), capture_output=True, text=True, timeout=300)
+    return r
+
+
+def stats(cache):
+    r = subprocess.run([UDFKIT, "cache", "stats"], env=env_for(cache), capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return {line.split()[0]: line.split()[1] for line in r.stdout.splitlines() if line.strip()}
+
+
+def read_all(directory):
+    return {name: open(os.path.join(directory, name), "rb").read() for name in sorted(os.listdir(directory))}
+
+
+def test_hit_gives_same_bytes_and_counts(work):
+    cache = os.path.join(work, "cache")
+    assert compile_into(os.path.join(work, "a", "u.json"), cache).returncode == 0
+    s = stats(cache)
+    assert s["entries"] == "1" and s["misses"] == "1" and s["hits"] == "0", s
+    assert compile_into(os.path.join(work, "b", "u.json"), cache).returncode == 0
+    assert stats(cache)["hits"] == "1"
+    assert read_all(os.path.join(work, "a")) == read_all(os.path.join(work, "b"))
+    # Another architecture, define or source is another entry.
+    assert compile_into(os.path.join(work, "c", "u.json"), cache, arch="90").returncode == 0
+    assert stats(cache)["entries"] == "2"
+    # UDFKIT_CACHE=0: no lookups at all.
+    assert compile_into(os.path.join(work, "d", "u.json"), cache, UDFKIT_CACHE="0").returncode == 0
+    assert stats(cache)["hits"] == "1"
+    r = subprocess.run([UDFKIT, "cache", "clear"], env=env_for(cache), capture_output=True, text=True)
+    assert r.returncode == 0 and stats(cache)["entries"] == "0"
+
+
+def test_link_results_are_cached(work):
+    cache = os.path.join(work, "cache")
+    assert compile_into(os.path.join(work, "u.json"), cache).returncode == 0
+    for name in ("one", "two"):
+        r = subprocess.run([UDFKIT, "link", os.path.join(work, "u.json"), "--arch", "80-real;90", "-o",
+                            os.path.join(work, name, "x.fatbin")], env=env_for(cache), capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    assert stats(cache)["hits"] == "3"  # sm_80, sm_90 and compute_90 of the second run
+    assert read_all(os.path.join(work, "one")) == read_all(os.path.join(work, "two"))
+
+
+def test_eight_processes_at_once(work):
+    """Eight processes building the same entry and eight building different ones, at once:
+    every result right, every entry whole."""
+    cache = os.path.join(work, "cache")
+    reference = os.path.join(work, "reference")
+    assert compile_into(os.path.join(reference, "u.json"), os.path.join(work, "cold"), UDFKIT_CACHE="0").returncode == 0
+    expected = read_all(reference)
+    jobs = [(os.path.join(work, f"same{i}", "u.json"), "80") for i in range(8)]
+    jobs += [(os.path.join(work, f"diff{i}", "u.json"), arch) for i, arch in
+             enumerate(["75", "80", "86", "87", "89", "90", "100", "120"])]
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        results = list(pool.map(lambda job: compile_into(job[0], cache, arch=job[1]), jobs))
+    assert all(r.returncode == 0 for r in results), [r.stderr for r in results if r.returncode]
+    for i in range(8):
+        assert read_all(os.path.join(work, f"same{i}")) == expected
+    # And once more, all from the cache: the same bytes again.
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        again = list(pool.map(lambda job: compile_into(job[0].replace("same", "again").replace("diff", "again-d"), cache,
+                                                       arch=job[1]), jobs))
+    assert all(r.returncode == 0 for r in again)
+    for i in range(8):
+        assert read_all(os.path.join(work, f"again{i}")) == expected
+        assert read_all(os.path.join(work, f"again-d{i}")) == read_all(os.path.join(work, f"diff{i}"))
+    s = stats(cache)
+    assert s["entries"] == "8" and int(s["hits"]) >= 16, s
+    leftovers = [n for root, _, names in os.walk(cache) for n in names if n.startswith(".")]
+    assert leftovers == [], leftovers
+
+
+def test_corrupt_entry_is_rebuilt(work):
+    cache = os.path.join(work, "cache")
+    assert compile_into(os.path.join(work, "a", "u.json"), cache).returncode == 0
+    entries = [os.path.join(root, n) for root, _, names in os.walk(os.path.join(cache, "entries")) for n in names]
+    assert len(entries) == 1
+    with open(entries[0], "r+b") as f:
+        f.seek(-20, os.SEEK_END)
+        f.write(b"\xff" * 8)
+    r = compile_into(os.path.join(work, "b", "u.json"), cache)
+    assert r.returncode == 0 and "is corrupt; it is removed and the result rebuilt" in r.stderr, r.stderr
+    assert read_all(os.path.join(work, "a")) == read_all(os.path.join(work, "b"))
+    r = compile_into(os.path.join(work, "c", "u.json"), cache)
+    assert r.returncode == 0 and "corrupt" not in r.stderr  # rebuilt entry is good
+
+
+def test_read_only_cache_degrades(work):
+    if os.geteuid() == 0:
+        # root writes through permissions: make the directory unusable another way
+        cache = os.path.join(work, "not-a-dir")
+        open(cache, "w").write("a file where the cache directory should be")
+    else:
+        cache = os.path.join(work, "cache")
+        os.makedirs(os.path.join(cache, "entries"))
+        os.chmod(os.path.join(cache, "entries"), stat.S_IRUSR | stat.S_IXUSR)
+    r = compile_into(os.path.join(work, "a", "u.json"), cache)
+    assert r.returncode == 0, r.stderr
+    assert "going on without a cache" in r.stderr, r.stderr
+    assert os.path.exists(os.path.join(work, "a", "u.json"))
+
+
+def test_python_cache_follows_imports(work):
+    cache = os.path.join(work, "cache")
+    src = os.path.join(work, "src")
+    os.makedirs(src)
+    open(os.path.join(src, "mod.py"), "w").write("from helper import k\n\ndef f(x):\n    return x * k()\n")
+    open(os.path.join(src, "helper.py"), "w").write("def k():\n    return 2.0\n")
+
+    def build(name):
+        start = time.perf_counter()
+        r = subprocess.run([UDFKIT, "compile", os.path.join(src, "mod.py"), "-f", "f:float64(float64)", "-o",
+                            os.path.join(work, name, "m.json")], env=env_for(cache), capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        return time.perf_counter() - start, read_all(os.path.join(work, name))
+
+    _, first = build("one")
+    _, second = build("two")
+    assert first == second and stats(cache)["hits"] == "1"
+    # An edit to the imported module must not be served from the cache.
+    open(os.path.join(src, "helper.py"), "w").write("def k():\n    return 3.0\n")
+    _, third = build("three")
+    assert third != first
+    assert stats(cache)["hits"] == "1"
+
+
+if __name__ == "__main__":
+    main([test_hit_gives_same_bytes_and_counts, test_link_results_are_cached, test_eight_processes_at_once,
+          test_corrupt_entry_is_rebuilt, test_read_only_cache_degrades, test_python_cache_follows_imports])

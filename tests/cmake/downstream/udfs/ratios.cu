@@ -1,0 +1,4 @@
+__device__ float ratio(float a, float b)
+{
+    return b != 0.0f ? a / b : 0.0f;
+}

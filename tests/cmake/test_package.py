@@ -1,0 +1,247 @@
+"""The CMake package: a C-only downstream project finds the installed udfkit, builds with
+Ninja and Makefiles, rebuilds exactly what an edit touches, survives a moved prefix, and
+reports mistakes naming the function and keyword."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+from harness import main  # noqa: E402
+
+BUILD = os.environ["UDFKIT_BUILD_DIR"]
+SOURCE = os.environ["UDFKIT_SOURCE_DIR"]
+PYTHON = os.environ["UDFKIT_PYTHON"]
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(cmd, cwd=None, check=True):
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=900)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def install(prefix):
+    run(["cmake", "--install", BUILD, "--prefix", prefix])
+    return prefix
+
+
+def configure(src, build, prefix_path, generator="Ninja", *extra, check=True):
+    return run(["cmake", "-S", src, "-B", build, "-G", generator, f"-DCMAKE_PREFIX_PATH={prefix_path}", *extra],
+               check=check)
+
+
+def ninja(build):
+    return run(["ninja", "-C", build, "-v"]).stdout
+
+
+def steps(log, word):
+    """The udfkit commands of one kind a build ran, as their command lines."""
+    return [line for line in log.splitlines() if re.search(rf"udfkit[^ ]* {word} ", line)]
+
+
+def edit(path, old, new):
+    text = open(path).read()
+    assert old in text, (path, old)
+    open(path, "w").write(text.replace(old, new))
+
+
+def copy_project(name, work):
+    dst = os.path.join(work, name)
+    shutil.copytree(os.path.join(HERE, name), dst)
+    return dst
+
+
+def run_app(path):
+    out = run([path]).stdout
+    assert "load: " in out, out
+    return out
+
+
+def test_ninja_build_and_incremental_rebuilds(work):
+    prefix = install(os.path.join(work, "prefix"))
+    src = copy_project("downstream", work)
+    build = os.path.join(work, "build")
+    configure(src, build, prefix)
+    first = ninja(build)
+    assert len(steps(first, "compile")) == 5, steps(first, "compile")  # 2 CUDA UDF sources, Python, 2 kernel sources
+    out = run_app(os.path.join(build, "shop"))
+    assert "discount float32(float32, float32)" in out and "ratio float32(float32, float32)" in out, out
+
+    assert "no work to do" in run(["ninja", "-C", build]).stdout
+
+    # Touching a file whose compile gives the same bytes rebuilds nothing after that compile.
+    os.utime(os.path.join(src, "udfs", "ratios.cu"))
+    log = ninja(build)
+    compiles = steps(log, "compile")
+    assert len(compiles) == 1 and "ratios.cu" in compiles[0], compiles
+    assert steps(log, "link") == [], log
+
+    # An edited UDF source: its compile and the dependent link, nothing else of udfkit's.
+    edit(os.path.join(src, "udfs", "ratios.cu"), "0.0f;", "-1.0f;")
+    log = ninja(build)
+    compiles = steps(log, "compile")
+    assert len(compiles) == 1 and "ratios.cu" in compiles[0], compiles
+    assert len(steps(log, "link")) == 1, log
+
+    # An edited header that one source includes.
+    edit(os.path.join(src, "udfs", "include", "threshold.h"), "return BIG_THRESHOLD;", "return BIG_THRESHOLD + 1.0f;")
+    log = ninja(build)
+    compiles = steps(log, "compile")
+    assert len(compiles) == 1 and "limits.cu" in compiles[0], compiles
+    assert len(steps(log, "link")) == 1, log
+
+    # An edited Python module that a UDF module imports.
+    edit(os.path.join(src, "udfs", "rates.py"), "1.0)", "0.9)")
+    log = ninja(build)
+    compiles = steps(log, "compile")
+    assert len(compiles) == 1 and "pricing.py" in compiles[0], compiles
+    assert len(steps(log, "link")) == 1, log
+    assert "no work to do" in run(["ninja", "-C", build]).stdout
+
+    configure(src, build, prefix, "Ninja", "-DTEST_ARCHITECTURES=90-real")
+    log = ninja(build)
+    assert len(steps(log, "compile")) == 5 and all("--arch 90-real" in c for c in steps(log, "compile")), log
+    run_app(os.path.join(build, "shop"))
+
+
+def test_makefiles_and_library_types(work):
+    prefix = install(os.path.join(work, "prefix"))
+    src = copy_project("downstream", work)
+    build = os.path.join(work, "make")
+    configure(src, build, prefix, "Unix Makefiles")
+    run(["cmake", "--build", build, "-j2"])
+    run_app(os.path.join(build, "shop"))
+    for kind in ("SHARED", "OBJECT"):
+        build = os.path.join(work, kind)
+        configure(src, build, prefix, "Ninja", f"-DLIBRARY_TYPE={kind}")
+        ninja(build)
+        run_app(os.path.join(build, "shop"))
+        if kind == "SHARED":
+            assert os.path.exists(os.path.join(build, "libshop_kernels.so"))
+
+
+def test_moved_prefix(work):
+    prefix = install(os.path.join(work, "prefix"))
+    moved = os.path.join(work, "elsewhere", "udfkit")
+    os.makedirs(os.path.dirname(moved))
+    shutil.move(prefix, moved)
+    src = copy_project("downstream", work)
+    build = os.path.join(work, "build")
+    configure(src, build, moved)
+    ninja(build)
+    run_app(os.path.join(build, "shop"))
+    config = open(os.path.join(moved, "lib", "cmake", "udfkit", "udfkitTargets.cmake")).read()
+    assert BUILD not in config and work not in config
+
+
+def test_build_tree_package(work):
+    src = copy_project("downstream", work)
+    build = os.path.join(work, "build")
+    run(["cmake", "-S", src, "-B", build, "-G", "Ninja", f"-Dudfkit_DIR={BUILD}"])
+    ninja(build)
+    run_app(os.path.join(build, "shop"))
+
+
+def test_udf_package_installed_and_consumed(work):
+    prefix = install(os.path.join(work, "prefix"))
+    pkg_build = os.path.join(work, "pkg-build")
+    configure(os.path.join(HERE, "udf_package"), pkg_build, prefix)
+    ninja(pkg_build)
+    pkg_prefix = os.path.join(work, "pkg-prefix")
+    run(["cmake", "--install", pkg_build, "--prefix", pkg_prefix])
+    manifest = os.path.join(pkg_prefix, "share", "udfkit", "pkg_udfs", "pkg_udfs.json")
+    assert os.path.exists(manifest) and os.path.exists(os.path.join(os.path.dirname(manifest), "include", "pkg_udfs.h"))
+    # The package moves with its prefix: paths in it are relative.
+    moved = os.path.join(work, "pkg-moved")
+    shutil.move(pkg_prefix, moved)
+    build = os.path.join(work, "consumer")
+    configure(os.path.join(HERE, "udf_consumer"), build, f"{moved};{prefix}")
+    ninja(build)
+    out = run_app(os.path.join(build, "consumer"))
+    assert out.startswith("scale2"), out
+
+
+def test_add_subdirectory(work):
+    src = os.path.join(work, "super")
+    os.makedirs(src)
+    shutil.copytree(os.path.join(HERE, "downstream", "udfs"), os.path.join(src, "udfs"))
+    with open(os.path.join(src, "CMakeLists.txt"), "w") as f:
+        f.write(f"""cmake_minimum_required(VERSION 3.25)
+project(super LANGUAGES C)
+add_subdirectory("{SOURCE}" udfkit)
+add_ptx_udf(sub_udfs SOURCES udfs/ratios.cu FUNCTIONS "ratio:float32(float32, float32)" ARCHITECTURES 80-real)
+add_jit_library(sub_kernels UDFS sub_udfs KERNELS "map(ratio)" ARCHITECTURES 80-real)
+add_executable(app app.c)
+target_link_libraries(app PRIVATE sub_kernels)
+""")
+    with open(os.path.join(src, "app.c"), "w") as f:
+        f.write('#include "sub_kernels.h"\n#include <stdio.h>\n'
+                'int main(void) { printf("load: %s\\n", udfkit_status_string(sub_kernels_load())); return 0; }\n')
+    build = os.path.join(work, "build")
+    run(["cmake", "-S", src, "-B", build, "-G", "Ninja", f"-DPython3_EXECUTABLE={PYTHON}"])
+    run(["ninja", "-C", build, "app"])
+    run_app(os.path.join(build, "app"))
+
+
+ERRORS = [
+    ("unknown-template", 'KERNELS "scan(discount)"', r"unknown kernel template 'scan' in 'scan\(discount\)'"),
+    ("kernel-names-no-function", "KERNELS map(nosuch)", r"nosuch"),
+    ("signature-does-not-fit", "KERNELS filter(discount)", r"filter.*discount"),
+    ("malformed-kernel", 'KERNELS "map("', r"add_jit_library: KERNELS entry 'map\(' of target 'lib' is not of the form"),
+    ("bad-architecture", 'KERNELS map(discount) ARCHITECTURES "85x"',
+     r"add_jit_library: ARCHITECTURES entry '85x' of target 'lib' is not of the form"),
+    ("unsupported-architecture", 'KERNELS map(discount) ARCHITECTURES "35"',
+     r"add_jit_library: ARCHITECTURES entry '35' of target 'lib' is not supported by this toolchain"),
+]
+
+
+def error_project(work, udf_args, lib_args, extra=()):
+    src = os.path.join(work, "p")
+    os.makedirs(src, exist_ok=True)
+    with open(os.path.join(src, "udfs.py"), "w") as f:
+        f.write("def discount(price, rate):\n    return price * (1.0 - rate)\n\ndef pair(x):\n    return (x, x)\n")
+    with open(os.path.join(src, "CMakeLists.txt"), "w") as f:
+        f.write(f"""cmake_minimum_required(VERSION 3.25)
+project(p LANGUAGES C)
+find_package(udfkit CONFIG REQUIRED)
+add_ptx_udf(udfs SOURCES udfs.py {udf_args} ARCHITECTURES 80-real)
+add_jit_library(lib UDFS udfs {lib_args})
+""")
+    return configure(src, os.path.join(work, "b"), install(os.path.join(work, "prefix")), "Ninja", *extra, check=False)
+
+
+def make_error_case(name, lib_args, pattern):
+    def test(work):
+        r = error_project(work, 'FUNCTIONS "discount:float32(float32, float32)"', lib_args)
+        assert r.returncode != 0, r.stdout
+        assert re.search(pattern, " ".join(r.stderr.split())), r.stderr
+    test.__name__ = name.replace("-", "_")
+    return test
+
+
+def test_udf_errors(work):
+    r = error_project(work, 'FUNCTIONS "discount"', "")
+    assert r.returncode != 0, r.stdout
+    assert "add_ptx_udf: FUNCTIONS entry 'discount' of target 'udfs' has no signature" in " ".join(r.stderr.split())
+    r = error_project(os.path.join(work, "2"), 'FUNCTIONS "discount:float32(float32, float32)"', "",
+                      ("-DUDFKIT_PYTHON=/usr/bin/python3",))
+    text = " ".join(r.stderr.split())
+    assert r.returncode != 0 and "add_ptx_udf: SOURCES of target 'udfs' has Python UDFs" in text, r.stderr
+    assert "no usable numba-cuda" in text and "pip install" in text
+
+
+def test_inferred_signature_checked_at_build_time(work):
+    r = error_project(work, 'FUNCTIONS "pair:(float32)"', "KERNELS map(pair)")
+    assert r.returncode == 0, r.stderr
+    r = run(["ninja", "-C", os.path.join(work, "b")], check=False)
+    assert r.returncode != 0
+    assert "pair" in r.stdout and "cannot cross the C ABI" in r.stdout, r.stdout
+
+
+if __name__ == "__main__":
+    main([test_ninja_build_and_incremental_rebuilds, test_makefiles_and_library_types, test_moved_prefix,
+          test_build_tree_package, test_udf_package_installed_and_consumed, test_add_subdirectory,
+          *[make_error_case(*c) for c in ERRORS], test_udf_errors, test_inferred_signature_checked_at_build_time])
