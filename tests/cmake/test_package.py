@@ -1,6 +1,7 @@
 """The CMake package: a C-only downstream project finds the installed udfkit, builds with
 Ninja and Makefiles, rebuilds exactly what an edit touches, survives a moved prefix, and
 reports mistakes naming the function and keyword."""
+import json
 import os
 import re
 import shutil
@@ -69,6 +70,10 @@ def test_ninja_build_and_incremental_rebuilds(work):
     assert len(steps(first, "compile")) == 5, steps(first, "compile")  # 2 CUDA UDF sources, Python, 2 kernel sources
     out = run_app(os.path.join(build, "shop"))
     assert "discount float32(float32, float32)" in out and "ratio float32(float32, float32)" in out, out
+    # LINK files and Python link lists travel with the UDF target into the library's link.
+    manifest = json.load(open(os.path.join(build, "shop_udfs.udfkit", "shop_udfs.json")))
+    links = [a["source"] for a in manifest["artifacts"] if a.get("role") == "link"]
+    assert any(l.endswith("bias.ltoir") for l in links) and any(l.endswith("shift.cu") for l in links), links
 
     assert "no work to do" in run(["ninja", "-C", build]).stdout
 
@@ -167,7 +172,9 @@ def test_udf_package_installed_and_consumed(work):
 def test_add_subdirectory(work):
     src = os.path.join(work, "super")
     os.makedirs(src)
-    shutil.copytree(os.path.join(HERE, "downstream", "udfs"), os.path.join(src, "udfs"))
+    os.makedirs(os.path.join(src, "udfs"))
+    with open(os.path.join(src, "udfs", "ratios.cu"), "w") as f:
+        f.write("__device__ float ratio(float a, float b) { return b != 0.0f ? a / b : 0.0f; }\n")
     with open(os.path.join(src, "CMakeLists.txt"), "w") as f:
         f.write(f"""cmake_minimum_required(VERSION 3.25)
 project(super LANGUAGES C)
