@@ -8,8 +8,8 @@
 #    site-packages of Python3_EXECUTABLE (the wheels carry nvPTXCompiler and
 #    nvFatbin where a toolkit assembled from wheels lacks them).
 #
-# Result: imported targets udfkit_cuda::nvrtc, ::nvjitlink, ::nvptxcompiler,
-# ::nvfatbin, the variable UDFKIT_CUDA_INCLUDE_DIR (the headers NVRTC is given
+# Result: imported targets udfkit_cuda::nvrtc, ::nvjitlink, ::nvfatbin and
+# udfkit::nvptxcompiler, the variable UDFKIT_CUDA_INCLUDE_DIR (the headers NVRTC is given
 # for CUDA C sources) and UDFKIT_CUDA_LIBRARY_DIRS (for the run path).
 include_guard(GLOBAL)
 include(FindPackageHandleStandardArgs)
@@ -68,8 +68,16 @@ foreach(_part IN ITEMS NVRTC NVJITLINK NVPTXCOMPILER NVFATBIN)
   list(APPEND UDFKIT_CUDA_LIBRARY_DIRS "${_dir}")
   if(NOT TARGET udfkit_cuda::${_name})
     if(_part STREQUAL "NVPTXCOMPILER")
-      add_library(udfkit_cuda::${_name} STATIC IMPORTED)
-      set_target_properties(udfkit_cuda::${_name} PROPERTIES INTERFACE_LINK_LIBRARIES "Threads::Threads;m")
+      # Named as udfkit's package names it, so that the runtime's exported link interface
+      # refers to a target the package defines.
+      if(NOT TARGET udfkit::nvptxcompiler)
+        add_library(udfkit::nvptxcompiler STATIC IMPORTED GLOBAL)
+        set_target_properties(udfkit::nvptxcompiler PROPERTIES
+          IMPORTED_LOCATION "${UDFKIT_NVPTXCOMPILER_LIBRARY}"
+          INTERFACE_INCLUDE_DIRECTORIES "${UDFKIT_NVPTXCOMPILER_INCLUDE_DIR}"
+          INTERFACE_LINK_LIBRARIES "Threads::Threads;m")
+      endif()
+      continue()
     else()
       add_library(udfkit_cuda::${_name} SHARED IMPORTED)
     endif()

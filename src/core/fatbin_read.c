@@ -127,6 +127,12 @@ static udfkit_rc read_entry(const unsigned char *base, size_t at, size_t end, co
     e->target.sass = e->kind == UDFKIT_CODE_SASS;
     e->target.suffix = (flags & FLAG_ARCH_SPECIFIC) ? 'a' : (flags & FLAG_FAMILY) ? 'f' : '\0';
     e->compression = compression_of(flags);
+    /* nvFatbin keeps the identifier it was given inside the header; others leave it out. */
+    uint32_t name_offset = rd32(h + 0x20), name_size = rd32(h + 0x24);
+    if (name_size && name_offset < header_size && name_size <= header_size - name_offset) {
+        e->name = (const char *)h + name_offset;
+        e->name_size = strnlen(e->name, name_size);
+    }
     e->payload = h + header_size;
     e->payload_size = (size_t)payload_size;
     e->uncompressed_size = payload_size;

@@ -40,6 +40,8 @@ typedef struct udfkit_fatbin_entry_info {
     const unsigned char *payload; /* the bytes as stored, inside the parsed buffer */
     size_t payload_size;          /* as stored; uncompressed payloads may carry padding */
     uint64_t uncompressed_size;   /* the code's size once decompressed; payload_size if not compressed */
+    const char *name;             /* the identifier nvFatbin was given (not NUL-terminated), or NULL */
+    size_t name_size;
 } udfkit_fatbin_entry_info;
 
 typedef struct udfkit_fatbin_contents {

@@ -454,6 +454,7 @@ static udfkit_rc write_fatbin(const udfkit_link_request *req, link_set *set, lin
 {
     udfkit_fatbin_entry *entries = calloc(njobs + set->count + 1, sizeof *entries);
     char (*archs)[16] = calloc(njobs + set->count + 1, sizeof *archs);
+    udfkit_buf *names = calloc(njobs + set->count + 1, sizeof *names);
     size_t n = 0;
     json_t *manifest = udfkit_manifest_new("fatbin");
     json_t *listed = json_array();
@@ -489,8 +490,13 @@ static udfkit_rc write_fatbin(const udfkit_link_request *req, link_set *set, lin
             memcpy(hashes[nhashes++], h, sizeof h);
             udfkit_target t = p->has_arch ? p->arch : jobs[0].target;
             udfkit_target_number(t, archs[n], sizeof archs[n]);
+            /* "<group>:<file>": the runtime links one entry of each group, the best for the device. */
+            size_t group = 0;
+            while (group < set->ngroups && set->groups[group] != p->group)
+                group++;
+            udfkit_buf_printf(&names[n], "%zu:%s", group, udfkit_path_basename(p->path));
             entries[n++] = (udfkit_fatbin_entry){UDFKIT_FATBIN_LTOIR, p->data.data, p->data.size, archs[n - 1],
-                                                 udfkit_path_basename(p->path)};
+                                                 names[n - 1].data};
             char name[32];
             udfkit_target_name((udfkit_target){t.number, t.suffix, false}, name, sizeof name);
             json_t *e = json_object();
@@ -541,6 +547,9 @@ static udfkit_rc write_fatbin(const udfkit_link_request *req, link_set *set, lin
     json_decref(manifest);
     udfkit_buf_free(&fatbin);
     udfkit_buf_free(&text);
+    for (size_t i = 0; i < njobs + set->count + 1; i++)
+        udfkit_buf_free(&names[i]);
+    free(names);
     free(entries);
     free(archs);
     return rc;

@@ -1,4 +1,5 @@
 #include "driver.h"
+#include "ptx_jit.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +22,27 @@ udfkit_status udfkit_library_load(const void *image, size_t size, udfkit_library
     if (!lib)
         return udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "udfkit_library_load: out of memory");
     lib->driver = d;
-    CUresult r = d->library_load_data(&lib->handle, image, NULL, NULL, 0, NULL, NULL, 0);
+    udfkit_code_choice choice;
+    if ((s = udfkit_runtime_choose_code(d, image, size, &choice))) {
+        free(lib);
+        return s;
+    }
+    CUresult r = d->library_load_data(&lib->handle, choice.code, NULL, NULL, 0, NULL, NULL, 0);
     if (r != CUDA_SUCCESS) {
         free(lib);
-        return udfkit_driver_fail(d, r, "loading the library image");
+        if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION && choice.ptx_isa[0]) {
+            s = udfkit_runtime_fail(UDFKIT_ERROR_NO_BINARY,
+                                    "the image's PTX (ISA %s) is newer than this driver (CUDA %s, PTX ISA %s) can JIT, "
+                                    "and no SASS fits the device; leave UDFKIT_PTX_COMPILE unset (auto) to compile it "
+                                    "with nvPTXCompiler",
+                                    choice.ptx_isa, choice.driver_version, choice.driver_isa);
+        } else {
+            s = udfkit_driver_fail(d, r, "loading the library image");
+        }
+        udfkit_code_choice_free(&choice);
+        return s;
     }
+    udfkit_code_choice_free(&choice);
     /* Resolve every kernel for this device now: with lazy loading a missing binary would
      * otherwise surface at the first launch. */
     unsigned int count = 0;

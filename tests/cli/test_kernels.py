@@ -12,6 +12,7 @@ from harness import data, files_under, main, ok, run, udfkit
 
 ARTIFACTS = os.environ["UDFKIT_TEST_ARTIFACTS"]
 RUNTIME_LIBRARY = os.environ["UDFKIT_RUNTIME_LIBRARY"]
+PTX_COMPILER_LIBRARY = os.environ["UDFKIT_NVPTXCOMPILER_LIBRARY"]  # the runtime compiles PTX with it
 RUNTIME_INCLUDE = os.environ["UDFKIT_RUNTIME_INCLUDE"]
 SANITIZE = [f"-fsanitize={os.environ['UDFKIT_TEST_SANITIZE']}"] if os.environ.get("UDFKIT_TEST_SANITIZE") else []
 ARCHS = "80-real;90"
@@ -177,8 +178,8 @@ def build_program(work, build, launchers, name="app"):
     program = os.path.join(work, name)
     flags = ["-std=c17", "-Wall", "-Wextra", "-Wshadow", "-Wstrict-prototypes", "-Werror", "-pedantic", *SANITIZE]
     run(["gcc", *flags, "-I", os.path.join(build, "include"), "-I", RUNTIME_INCLUDE, main_c, launchers,
-         os.path.join(build, "lib_fatbin.c"), RUNTIME_LIBRARY, f"-Wl,-rpath,{os.path.dirname(RUNTIME_LIBRARY)}",
-         "-lpthread", "-ldl", "-o", program])
+         os.path.join(build, "lib_fatbin.c"), RUNTIME_LIBRARY, PTX_COMPILER_LIBRARY,
+         f"-Wl,-rpath,{os.path.dirname(RUNTIME_LIBRARY)}", "-lpthread", "-ldl", "-lm", "-o", program])
     return program
 
 

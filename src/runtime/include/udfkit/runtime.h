@@ -42,8 +42,24 @@ typedef struct udfkit_dim3 {
 } udfkit_dim3;
 
 /* Loads a fatbin, cubin or PTX image (context-independently) and resolves every kernel in
- * it for the current device, so a missing binary shows here and not at the first launch. */
+ * it for the current device, so a missing binary shows here and not at the first launch.
+ * Where no SASS fits the device and its PTX is newer than the driver can JIT, the PTX is
+ * compiled with the statically linked nvPTXCompiler instead; UDFKIT_PTX_COMPILE=auto
+ * (default), always (never let the driver JIT PTX) or never controls it. */
 udfkit_status udfkit_library_load(const void *image, size_t size, udfkit_library **out);
+/* One piece of device code for udfkit_library_link: LTO-IR, PTX, a cubin, or a fatbin,
+ * of which the LTO-IR entries are used (add_jit_library(... KEEP_LTOIR) ships them). */
+typedef struct udfkit_image {
+    const void *data;
+    size_t size;
+} udfkit_image;
+
+/* Links the parts for the current device at load time with nvJitLink (found at run time,
+ * libnvJitLink.so.13) and loads the result. The linked code is cached on disk, keyed by every
+ * part's bytes, the options, the device's architecture and the toolchain's versions
+ * (UDFKIT_CACHE_DIR, else $XDG_CACHE_HOME/udfkit; UDFKIT_CACHE=0 turns it off), so another
+ * process finds it; a corrupt entry is detected and rebuilt. */
+udfkit_status udfkit_library_link(const udfkit_image *parts, size_t count, udfkit_library **out);
 /* Accepts NULL. */
 void udfkit_library_unload(udfkit_library *lib);
 udfkit_status udfkit_library_get_kernel(udfkit_library *lib, const char *name, udfkit_kernel *out);

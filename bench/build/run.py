@@ -1,0 +1,194 @@
+"""Build-speed benchmark: udfkit against nvcc through CMake's own CUDA support.
+
+Generates one project of 64 CUDA C UDFs (in 16 files) and 16 Python UDFs in 4 libraries
+with a map kernel per UDF, for 75-real;80-real;90, and builds it
+  (a) with udfkit: add_ptx_udf + add_jit_library(KERNELS map(...)), a C-only project;
+  (b) with CMake's CUDA language: one STATIC library per group with CUDA_SEPARABLE_COMPILATION,
+      CUDA_RESOLVE_DEVICE_SYMBOLS and INTERPROCEDURAL_OPTIMIZATION (device LTO), the Python
+      UDFs compiled to LTO-IR by numba-cuda in a pre-step and added to the device link.
+Same machine, one run, -j2, configure timed apart. Prints each step in seconds and as a ratio
+to nvcc's: cold build, fresh build directory with a warm cache, no-op build, one UDF edited.
+
+usage: python bench/build/run.py [udfkit install prefix] (default: build/install)
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PREFIX = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(ROOT, "build", "install")
+PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
+ARCHS = "75-real;80-real;90"
+GROUPS = 4
+CUDA_FILES_PER_GROUP = 4
+UDFS_PER_CUDA_FILE = 4
+PY_UDFS_PER_GROUP = 4
+
+
+def cuda_udf(g, f, k):
+    name = f"g{g}_f{f}_u{k}"
+    body = [f"return x * {k + 1}.5f + {f}.25f;", f"return x > {k}.0f ? x - {g}.0f : x * x;",
+            f"float acc = 0.0f; for (int i = 0; i < {k + 2}; i++) acc += x * i; return acc;",
+            f"return sqrtf(fabsf(x) + {k + f}.0f);"][k % 4]
+    return name, f"__device__ float {name}(float x)\n{{\n    {body}\n}}\n"
+
+
+def py_udf(g, k):
+    name = f"py{g}_u{k}"
+    body = [f"return x * {k + 2}.0 - 1.0", f"return x if x > {k}.0 else -x",
+            f"acc = 0.0\n    for i in range({k + 2}):\n        acc += x * i\n    return acc",
+            f"return math.sqrt(abs(x) + {k + 1}.0)"][k % 4]
+    return name, f"def {name}(x):\n    {body}\n"
+
+
+def generate(src):
+    """Both projects share the UDF sources; returns the groups' UDF names."""
+    groups = []
+    for g in range(GROUPS):
+        os.makedirs(os.path.join(src, f"group{g}"), exist_ok=True)
+        cuda_names, py_names = [], []
+        for f in range(CUDA_FILES_PER_GROUP):
+            parts = [cuda_udf(g, f, k) for k in range(UDFS_PER_CUDA_FILE)]
+            cuda_names += [(n, f"group{g}/udfs{f}.cu") for n, _ in parts]
+            with open(os.path.join(src, f"group{g}", f"udfs{f}.cu"), "w") as out:
+                out.write("".join(text for _, text in parts))
+        parts = [py_udf(g, k) for k in range(PY_UDFS_PER_GROUP)]
+        py_names = [n for n, _ in parts]
+        with open(os.path.join(src, f"group{g}", "py_udfs.py"), "w") as out:
+            out.write("import math\n\n\n" + "\n\n".join(text for _, text in parts))
+        groups.append((cuda_names, py_names))
+    return groups
+
+
+def udfkit_project(src, groups):
+    lines = ["cmake_minimum_required(VERSION 3.25)", "project(bench_udfkit LANGUAGES C)",
+             "find_package(udfkit CONFIG REQUIRED)"]
+    for g, (cuda_names, py_names) in enumerate(groups):
+        sources = sorted({f for _, f in cuda_names}) + [f"group{g}/py_udfs.py"]
+        specs = [f'"{n}:float32(float32)"' for n, _ in cuda_names] + [f'"{n}:float32(float32)"' for n in py_names]
+        kernels = " ".join(f"map({n})" for n, _ in cuda_names) + " " + " ".join(f"map({n})" for n in py_names)
+        lines += [f"add_ptx_udf(udfs{g} SOURCES {' '.join(sources)}", f"  FUNCTIONS {' '.join(specs)}",
+                  f'  ARCHITECTURES "{ARCHS}")',
+                  f'add_jit_library(lib{g} STATIC UDFS udfs{g} KERNELS {kernels} ARCHITECTURES "{ARCHS}")']
+    with open(os.path.join(src, "CMakeLists.txt"), "w") as out:
+        out.write("\n".join(lines) + "\n")
+
+
+def nvcc_project(src, groups):
+    lines = ["cmake_minimum_required(VERSION 3.25)", "project(bench_nvcc LANGUAGES CUDA)",
+             f'set(CMAKE_CUDA_ARCHITECTURES "{ARCHS}")',
+             f'set(PYTHON "{PYTHON}")']
+    for g, (cuda_names, py_names) in enumerate(groups):
+        kernel_file = os.path.join(src, f"group{g}", "map_kernels.cu")
+        with open(kernel_file, "w") as out:
+            out.write("#include <cstddef>\n")
+            for n, _ in cuda_names:
+                out.write(f"__device__ float {n}(float x);\n")
+            for n in py_names:
+                out.write(f'extern "C" __device__ float {n}(float x);\n')
+            for n in [n for n, _ in cuda_names] + py_names:
+                out.write(f'extern "C" __global__ void map_{n}(size_t n, const float *in, float *out)\n'
+                          "{\n    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;"
+                          " i += (size_t)gridDim.x * blockDim.x)\n"
+                          f"        out[i] = {n}(in[i]);\n}}\n")
+        sources = sorted({f for _, f in cuda_names}) + [f"group{g}/map_kernels.cu"]
+        ltoirs = [f"${{CMAKE_CURRENT_BINARY_DIR}}/{n}.ltoir" for n in py_names]
+        lines += [
+            # The Python UDFs, compiled to LTO-IR by numba-cuda before the device link.
+            f"add_custom_command(OUTPUT {' '.join(ltoirs)}",
+            f"  COMMAND ${{PYTHON}} ${{CMAKE_CURRENT_SOURCE_DIR}}/numba_ltoir.py "
+            f"${{CMAKE_CURRENT_SOURCE_DIR}}/group{g}/py_udfs.py ${{CMAKE_CURRENT_BINARY_DIR}} {' '.join(py_names)}",
+            f"  DEPENDS ${{CMAKE_CURRENT_SOURCE_DIR}}/group{g}/py_udfs.py)",
+            f"add_custom_target(py{g} DEPENDS {' '.join(ltoirs)})",
+            f"add_library(lib{g} STATIC {' '.join(sources)})",
+            f"set_target_properties(lib{g} PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_RESOLVE_DEVICE_SYMBOLS ON "
+            "INTERPROCEDURAL_OPTIMIZATION ON)",
+            f"add_dependencies(lib{g} py{g})",
+            f"target_link_options(lib{g} PRIVATE {' '.join(f'$<DEVICE_LINK:{l}>' for l in ltoirs)})"]
+    with open(os.path.join(src, "CMakeLists.txt"), "w") as out:
+        out.write("\n".join(lines) + "\n")
+    with open(os.path.join(src, "numba_ltoir.py"), "w") as out:
+        out.write("""import importlib.util, os, sys
+from numba import types
+from numba.cuda import compile_all
+path, outdir, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+spec = importlib.util.spec_from_file_location("py_udfs", path)
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+for n in names:
+    codes, _ = compile_all(getattr(mod, n), types.float32(types.float32), device=True, abi="c",
+                           abi_info={"abi_name": n}, output="ltoir", cc=(7, 5))
+    open(os.path.join(outdir, n + ".ltoir"), "wb").write(codes[0])
+""")
+
+
+def cuda_overlay():
+    """nvcc's device LTO loads <toolkit>/nvvm/lib64/libnvvm.so, which a toolkit assembled
+    from wheels keeps in lib64: a private overlay of /usr/local/cuda adds the link."""
+    overlay = os.path.join(tempfile.gettempdir(), "udfkit-bench-cuda")
+    if not os.path.exists(os.path.join(overlay, "bin", "nvcc")):
+        shutil.rmtree(overlay, ignore_errors=True)
+        os.makedirs(os.path.join(overlay, "nvvm", "lib64"))
+        subprocess.run(["cp", "-al", "/usr/local/cuda/bin", os.path.join(overlay, "bin")], check=True)
+        for d in ("include", "lib", "lib64", "targets"):
+            os.symlink(f"/usr/local/cuda/{d}", os.path.join(overlay, d))
+        for d in ("bin", "libdevice"):
+            os.symlink(f"/usr/local/cuda/nvvm/{d}", os.path.join(overlay, "nvvm", d))
+        os.symlink("/usr/local/cuda/lib64/libnvvm.so", os.path.join(overlay, "nvvm", "lib64", "libnvvm.so"))
+    return os.path.join(overlay, "bin", "nvcc")
+
+
+def timed(cmd, env=None):
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return elapsed, proc.stdout
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="udfkit-bench-build-")
+    env = dict(os.environ, UDFKIT_CACHE_DIR=os.path.join(work, "cache"))
+    nvcc = cuda_overlay()
+    results = {}
+    for flow in ("udfkit", "nvcc"):
+        src = os.path.join(work, flow, "src")
+        groups = generate(src)
+        (udfkit_project if flow == "udfkit" else nvcc_project)(src, groups)
+        extra = [f"-DCMAKE_PREFIX_PATH={PREFIX}"] if flow == "udfkit" else [f"-DCMAKE_CUDA_COMPILER={nvcc}"]
+        r = results[flow] = {}
+        for step, build in (("cold", "b1"), ("warm", "b2")):
+            bdir = os.path.join(work, flow, build)
+            r[f"configure_{step}"], _ = timed(["cmake", "-S", src, "-B", bdir, "-G", "Ninja", *extra], env)
+            r[step], _ = timed(["ninja", "-C", bdir, "-j2"], env)
+        bdir = os.path.join(work, flow, "b2")
+        r["noop"], _ = timed(["ninja", "-C", bdir, "-j2"], env)
+        edited = os.path.join(src, "group1", "udfs2.cu")
+        text = open(edited).read()
+        assert "x * 1.5f" in text
+        open(edited, "w").write(text.replace("x * 1.5f", "x * 1.75f", 1))
+        r["edit"], log = timed(["ninja", "-C", bdir, "-j2", "-v"], env)
+        if flow == "udfkit":
+            r["edit_compiles"] = len(re.findall(r"udfkit compile ", log))
+            r["edit_links"] = len(re.findall(r"udfkit link ", log))
+
+    u, n = results["udfkit"], results["nvcc"]
+    print(f"bench/build: {GROUPS * CUDA_FILES_PER_GROUP * UDFS_PER_CUDA_FILE} CUDA C UDFs in "
+          f"{GROUPS * CUDA_FILES_PER_GROUP} files and {GROUPS * PY_UDFS_PER_GROUP} Python UDFs in {GROUPS} libraries "
+          f"with map kernels, for {ARCHS}; Ninja -j2")
+    print(f"{'step':38s} {'udfkit':>9s} {'nvcc':>9s} {'ratio':>7s}")
+    for key, label in (("cold", "cold build"), ("warm", "fresh build dir, warm cache"), ("noop", "no-op build"),
+                       ("edit", "one UDF edited")):
+        print(f"{label:38s} {u[key]:8.2f}s {n[key]:8.2f}s {u[key] / n[key]:7.3f}")
+    print(f"{'configure (cold build dir)':38s} {u['configure_cold']:8.2f}s {n['configure_cold']:8.2f}s "
+          f"{u['configure_cold'] / n['configure_cold']:7.3f}")
+    print(f"warm-cache rebuild / udfkit cold build: {u['warm'] / u['cold']:.3f}")
+    print(f"one UDF edited ran {u['edit_compiles']} udfkit compile(s) and {u['edit_links']} link(s)")
+
+
+main()

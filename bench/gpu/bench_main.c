@@ -1,0 +1,31 @@
+/* udfkit_bench: the GPU benchmarks in one program, so that the runtime (and the nvPTXCompiler
+ * it links statically, tens of MB) is linked once into what is carried to the GPU machine.
+ * usage: udfkit_bench BENCHMARK [ARG...]; bench/gpu/run-on-device runs them all. */
+#define _POSIX_C_SOURCE 200809L
+#include "bench_common.h"
+
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} benchmarks[] = {
+    {"map", bench_map_main, "udfkit map(affine) against nvcc and cudaMemcpy"},
+    {"reduce", bench_reduce_main, "udfkit reduce(add_f32) against cub::DeviceReduce::Sum"},
+    {"load", bench_load_main, "udfkit_library_load of SASS, and of PTX by the driver and by nvPTXCompiler"},
+    {"link", bench_link_main, "udfkit_library_link: first link against a cached one in a new process"},
+};
+
+int main(int argc, char **argv)
+{
+    for (size_t i = 0; argc > 1 && i < sizeof benchmarks / sizeof benchmarks[0]; i++)
+        if (strcmp(argv[1], benchmarks[i].name) == 0) {
+            setvbuf(stdout, NULL, _IOLBF, 0);
+            return benchmarks[i].run(argc - 1, argv + 1);
+        }
+    fprintf(stderr, "usage: udfkit_bench BENCHMARK [ARG...]\n\nbenchmarks:\n");
+    for (size_t i = 0; i < sizeof benchmarks / sizeof benchmarks[0]; i++)
+        fprintf(stderr, "  %-8s %s\n", benchmarks[i].name, benchmarks[i].summary);
+    return 2;
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Builds the GPU benchmarks into bench/gpu/out (git-ignored), for bench/gpu/run-on-device to
+# run on a GPU machine. Needs the installed udfkit package (bash scripts/run-example makes
+# build/install; UDFKIT_PREFIX names another) and nvcc (NVCC, else /usr/local/cuda/bin/nvcc).
+# UDFKIT_RUNTIME_LIB and UDFKIT_RUNTIME_INCLUDE take the runtime from elsewhere, e.g. the build
+# tree: build/default/src/libudfkit_runtime.a and src/runtime/include. The programs depend
+# on libc, libdl, pthreads, the CUDA driver (loaded at run time), and, linked statically,
+# cudart, libstdc++ and the runtime.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+prefix=${UDFKIT_PREFIX:-$root/build/install}
+udfkit=$prefix/bin/udfkit
+runtime=$(realpath "${UDFKIT_RUNTIME_LIB:-$prefix/lib/libudfkit_runtime.a}")
+include=$(realpath "${UDFKIT_RUNTIME_INCLUDE:-$prefix/include}")
+nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+cc=${CC:-cc}
+out=$here/out
+for f in "$udfkit" "$runtime" "$include/udfkit/runtime.h" "$nvcc"; do
+  [[ -e $f ]] || { echo "build.sh: $f is missing (run: bash scripts/run-example)" >&2; exit 1; }
+done
+
+rm -rf "$out"
+mkdir -p "$out/gen" "$out/obj" "$out/link"
+run() { echo "+ $*" | sed "s|$root/||g"; "$@"; }
+
+# The runtime may link nvPTXCompiler statically; its archive then comes too. (Symbols read
+# into a variable first: grep -q ending a pipe early fails it under pipefail.)
+undefined=$(nm -u "$runtime" 2>/dev/null)
+defined=$(nm --defined-only "$runtime" 2>/dev/null)
+runtime_libs=("$runtime" -ldl -lpthread)
+if grep -q ' U nvPTXCompiler' <<<"$undefined"; then
+  ptxc=${UDFKIT_NVPTXCOMPILER_LIB:-}
+  for c in /usr/local/cuda/lib64/libnvptxcompiler_static.a "$root"/.venv/lib/python3*/site-packages/nvidia/cu13/lib/libnvptxcompiler_static.a; do
+    [[ -z $ptxc && -e $c ]] && ptxc=$c
+  done
+  [[ -n $ptxc ]] || { echo "build.sh: the runtime needs libnvptxcompiler_static.a: set UDFKIT_NVPTXCOMPILER_LIB" >&2; exit 1; }
+  runtime_libs=("$runtime" "$ptxc" -ldl -lpthread -lstdc++ -lm)
+fi
+has_ptx_compile=0
+grep -qa UDFKIT_PTX_COMPILE "$runtime" && has_ptx_compile=1
+has_link=0
+grep -q ' T udfkit_library_link$' <<<"$defined" &&
+  grep -q udfkit_library_link "$include/udfkit/runtime.h" && has_link=1
+
+# The UDFs, for SASS (sm_80, sm_90) and LTO-IR (compute_80, compute_90).
+functions=("affine:float32(float32)" "add_f32=add:float32(float32, float32)")
+maps=(--kernel "map(affine)")
+for f in wave gauss log_abs squash root angle power error_fn cube_root modulo hypotenuse beat poly newton_rsqrt \
+         log_gamma exp_minus_one log_one_plus arc_sinh sigmoid softplus; do
+  functions+=("$f:float32(float32)")
+  maps+=(--kernel "map($f)")
+done
+archs="80-real;90"
+run "$udfkit" compile "$here/udfs.cu" --function "${functions[@]}" --arch "$archs" -o "$out/gen/udfs.json"
+
+# benchlib: map(affine) and reduce(add_f32), for bench_map and bench_reduce.
+run "$udfkit" kernels "$out/gen/udfs.json" --kernel "map(affine)" --kernel "reduce(add_f32)" --name benchlib \
+  --cuda "$out/gen/benchlib_kernels.cu" --c "$out/gen/benchlib.c" --header "$out/gen/benchlib.h"
+# loadlib: a map kernel per UDF and reduce(add_f32), for bench_load and bench_link.
+run "$udfkit" kernels "$out/gen/udfs.json" "${maps[@]}" --kernel "reduce(add_f32)" --name loadlib \
+  --cuda "$out/gen/loadlib_kernels.cu" --c "$out/gen/loadlib.c" --header "$out/gen/loadlib.h"
+
+# The nvcc compiles are the slowest step (CUB): they run while udfkit works.
+nvcc_flags=(-O3 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode "arch=compute_90,code=[sm_90,compute_90]"
+            -I "$here" -I "$out/gen" -I "$include" -Xcompiler -Wall)
+pids=()
+for b in map reduce; do
+  run "$nvcc" "${nvcc_flags[@]}" -c "$here/bench_$b.cu" -o "$out/obj/bench_$b.o" & pids+=($!)
+done
+
+run "$udfkit" compile "$out/gen/benchlib_kernels.cu" --arch "$archs" -o "$out/gen/benchlib_kernels.json"
+run "$udfkit" link "$out/gen/benchlib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/benchlib.fatbin"
+run "$udfkit" embed "$out/gen/benchlib.fatbin" --symbol benchlib_fatbin -o "$out/gen/benchlib_fatbin.c"
+
+run "$udfkit" compile "$out/gen/loadlib_kernels.cu" --arch "$archs" -o "$out/gen/loadlib_kernels.json"
+run "$udfkit" link "$out/gen/loadlib_kernels.json" "$out/gen/udfs.json" --arch "80-real;90-real" -o "$out/loadlib.sass.fatbin"
+run "$udfkit" link "$out/gen/loadlib_kernels.json" "$out/gen/udfs.json" --arch 90-virtual --emit ptx \
+  -o "$out/loadlib.compute_90.ptx"
+
+# Raw LTO-IR parts for udfkit_library_link: the kernel library and the UDFs, compute_90.
+run "$udfkit" compile "$out/gen/loadlib_kernels.cu" --arch 90 -o "$out/link/loadlib_kernels.ltoir"
+run "$udfkit" compile "$here/udfs.cu" --function "${functions[@]}" --arch 90 -o "$out/link/udfs.ltoir"
+
+cflags=(-std=c17 -O2 -Wall -Wextra -Werror -I "$here" -I "$out/gen" -I "$include")
+block=$(sed -n 's/^#define UDFKIT_BLOCK \([0-9][0-9]*\).*/\1/p' "$out/gen/loadlib_kernels.cu")
+[[ -n $block ]] || { echo "build.sh: no UDFKIT_BLOCK in the generated kernels" >&2; exit 1; }
+run "$cc" "${cflags[@]}" -c "$out/gen/benchlib.c" -o "$out/obj/benchlib.o"
+run "$cc" "${cflags[@]}" -c "$out/gen/benchlib_fatbin.c" -o "$out/obj/benchlib_fatbin.o"
+run "$cc" "${cflags[@]}" -c "$here/bench_main.c" -o "$out/obj/bench_main.o"
+run "$cc" "${cflags[@]}" -DBENCH_RUNTIME_HAS_PTX_COMPILE=$has_ptx_compile -c "$here/bench_load.c" -o "$out/obj/bench_load.o"
+run "$cc" "${cflags[@]}" -DBENCH_HAS_LINK=$has_link -DBENCH_LINK_BLOCK="$block" -c "$here/bench_link.c" \
+  -o "$out/obj/bench_link.o"
+
+for pid in "${pids[@]}"; do wait "$pid"; done
+# One program: the runtime and the nvPTXCompiler it may carry are linked once.
+run "$nvcc" -arch=sm_90 -Xcompiler -static-libstdc++,-static-libgcc "$out"/obj/*.o "${runtime_libs[@]}" \
+  -o "$out/udfkit_bench"
+
+{
+  echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+  echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)')"
+  echo "udfkit: $("$udfkit" --version | head -1)"
+  echo "runtime: $runtime (sha256 $(sha256sum "$runtime" | cut -c1-16)), header $include/udfkit/runtime.h"
+  echo "runtime link line: ${runtime_libs[*]}"
+  echo "runtime has UDFKIT_PTX_COMPILE: $has_ptx_compile; udfkit_library_link: $has_link"
+  echo "nvcc: $("$nvcc" --version | tail -1)"
+  echo "kernel block (UDFKIT_BLOCK): $block"
+} | sed "s|$root/||g" >"$out/BUILD_INFO"
+cat "$out/BUILD_INFO"
+((has_link)) || echo "build.sh: WARNING: $runtime or its header has no udfkit_library_link: 'link' not built" >&2
+((has_ptx_compile)) ||
+  echo "build.sh: WARNING: $runtime knows no UDFKIT_PTX_COMPILE: 'load' measures no nvPTXCompiler load" >&2
+echo "build.sh: built $out/udfkit_bench ($(du -m "$out/udfkit_bench" | cut -f1) MB); carry bench/gpu/out" | sed "s|$root/||g"

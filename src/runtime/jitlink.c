@@ -1,0 +1,107 @@
+#include "jitlink.h"
+
+#include "driver.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* nvJitLink versions its entry points in its header (nvJitLinkCreate calls
+ * __nvJitLinkCreate_13_0); the 13.0 names are what every 13.x library provides. */
+typedef int (*create_fn)(void **, uint32_t, const char **);
+typedef int (*destroy_fn)(void **);
+typedef int (*add_data_fn)(void *, int, const void *, size_t, const char *);
+typedef int (*complete_fn)(void *);
+typedef int (*size_fn)(void *, size_t *);
+typedef int (*get_fn)(void *, void *);
+typedef int (*log_fn)(void *, char *);
+typedef int (*version_fn)(unsigned *, unsigned *);
+
+static struct {
+    create_fn create;
+    destroy_fn destroy;
+    add_data_fn add_data;
+    complete_fn complete;
+    size_fn cubin_size;
+    get_fn cubin;
+    size_fn error_log_size;
+    log_fn error_log;
+    version_fn version;
+    char problem[256];
+} jl;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void load(void)
+{
+    void *lib = dlopen("libnvJitLink.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(jl.problem, sizeof jl.problem,
+                 "load-time linking needs nvJitLink 13 (libnvJitLink.so.13), which cannot be loaded: %s", dlerror());
+        return;
+    }
+    *(void **)&jl.create = dlsym(lib, "__nvJitLinkCreate_13_0");
+    *(void **)&jl.destroy = dlsym(lib, "__nvJitLinkDestroy_13_0");
+    *(void **)&jl.add_data = dlsym(lib, "__nvJitLinkAddData_13_0");
+    *(void **)&jl.complete = dlsym(lib, "__nvJitLinkComplete_13_0");
+    *(void **)&jl.cubin_size = dlsym(lib, "__nvJitLinkGetLinkedCubinSize_13_0");
+    *(void **)&jl.cubin = dlsym(lib, "__nvJitLinkGetLinkedCubin_13_0");
+    *(void **)&jl.error_log_size = dlsym(lib, "__nvJitLinkGetErrorLogSize_13_0");
+    *(void **)&jl.error_log = dlsym(lib, "__nvJitLinkGetErrorLog_13_0");
+    *(void **)&jl.version = dlsym(lib, "nvJitLinkVersion");
+    if (!jl.create || !jl.destroy || !jl.add_data || !jl.complete || !jl.cubin_size || !jl.cubin ||
+        !jl.error_log_size || !jl.error_log || !jl.version)
+        snprintf(jl.problem, sizeof jl.problem, "libnvJitLink.so.13 lacks the 13.0 entry points");
+}
+
+udfkit_status udfkit_jitlink_load(unsigned *major, unsigned *minor)
+{
+    pthread_once(&once, load);
+    if (jl.problem[0])
+        return udfkit_runtime_fail(UDFKIT_ERROR_DRIVER, "%s", jl.problem);
+    jl.version(major, minor);
+    return UDFKIT_OK;
+}
+
+udfkit_status udfkit_jitlink_cubin(const udfkit_jit_part *parts, size_t count, int arch, udfkit_buf *cubin)
+{
+    unsigned major, minor;
+    udfkit_status s = udfkit_jitlink_load(&major, &minor);
+    if (s)
+        return s;
+    char arch_option[32];
+    snprintf(arch_option, sizeof arch_option, "-arch=sm_%d", arch);
+    const char *options[2] = {arch_option, "-lto"};
+    uint32_t noptions = 1;
+    for (size_t i = 0; i < count; i++)
+        if (parts[i].kind == UDFKIT_JIT_LTOIR)
+            noptions = 2;
+    void *h = NULL;
+    int r = jl.create(&h, noptions, options);
+    if (r != 0)
+        return udfkit_runtime_fail(UDFKIT_ERROR_DRIVER, "nvJitLinkCreate failed (%d) for %s", r, arch_option);
+    for (size_t i = 0; i < count && r == 0; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "part%zu", i);
+        r = jl.add_data(h, (int)parts[i].kind, parts[i].data, parts[i].size, name);
+    }
+    if (r == 0)
+        r = jl.complete(h);
+    if (r != 0) {
+        size_t size = 0;
+        udfkit_buf log = UDFKIT_BUF_INIT;
+        if (jl.error_log_size(h, &size) == 0 && size > 1 && udfkit_buf_reserve(&log, size) && jl.error_log(h, log.data) == 0)
+            log.size = size - 1;
+        s = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "linking for sm_%d at load time failed (nvJitLink %u.%u): %s", arch,
+                                major, minor, log.size ? log.data : "no log");
+        udfkit_buf_free(&log);
+    } else {
+        size_t size = 0;
+        if (jl.cubin_size(h, &size) != 0 || !udfkit_buf_reserve(cubin, size) || jl.cubin(h, cubin->data) != 0)
+            s = udfkit_runtime_fail(UDFKIT_ERROR_DRIVER, "nvJitLink: getting the linked cubin failed");
+        else
+            cubin->size = size;
+    }
+    jl.destroy(&h);
+    return s;
+}

@@ -1,0 +1,25 @@
+/* nvJitLink for load-time linking, loaded at run time (libnvJitLink.so.13): programs that
+ * never link at load time do not need it installed. */
+#ifndef UDFKIT_RUNTIME_JITLINK_H
+#define UDFKIT_RUNTIME_JITLINK_H
+
+#include "buf.h"
+#include "udfkit/runtime.h"
+
+#include <stddef.h>
+
+typedef enum udfkit_jit_input { UDFKIT_JIT_CUBIN = 1, UDFKIT_JIT_PTX = 2, UDFKIT_JIT_LTOIR = 3 } udfkit_jit_input;
+
+typedef struct udfkit_jit_part {
+    udfkit_jit_input kind;
+    const void *data;
+    size_t size;
+} udfkit_jit_part;
+
+/* nvJitLink's version, or an error where it cannot be loaded. */
+udfkit_status udfkit_jitlink_load(unsigned *major, unsigned *minor);
+
+/* Links for sm_<arch> (with -lto where a part is LTO-IR) into a cubin. */
+udfkit_status udfkit_jitlink_cubin(const udfkit_jit_part *parts, size_t count, int arch, udfkit_buf *cubin);
+
+#endif

@@ -1,0 +1,166 @@
+#include "ptx_jit.h"
+
+#include "fatbin_read.h"
+#include "ptxcompiler_wrap.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { PTX_AUTO, PTX_ALWAYS, PTX_NEVER } ptx_mode;
+
+static ptx_mode mode_from_env(void)
+{
+    const char *v = getenv("UDFKIT_PTX_COMPILE");
+    if (v && strcmp(v, "always") == 0)
+        return PTX_ALWAYS;
+    if (v && strcmp(v, "never") == 0)
+        return PTX_NEVER;
+    return PTX_AUTO;
+}
+
+udfkit_status udfkit_runtime_device_arch(const udfkit_driver *d, int *arch)
+{
+    CUdevice dev;
+    int major = 0, minor = 0;
+    CUresult r = d->ctx_get_device(&dev);
+    if (r == CUDA_SUCCESS)
+        r = d->device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    if (r == CUDA_SUCCESS)
+        r = d->device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+    if (r != CUDA_SUCCESS)
+        return udfkit_driver_fail(d, r, "reading the device's compute capability");
+    *arch = major * 10 + minor;
+    return UDFKIT_OK;
+}
+
+/* The highest PTX ISA a driver JIT-compiles: CUDA 12.x brought ISA 8.x, CUDA 13.x ISA 9.x,
+ * with 12.6 still at 8.5 and 12.8/12.9 at 8.7/8.8. */
+static int driver_ptx_isa(int cuda_version)
+{
+    int major = cuda_version / 1000, minor = cuda_version % 1000 / 10;
+    if (major >= 13)
+        return (major - 4) * 10 + minor;
+    if (major == 12) {
+        static const int isa[10] = {80, 81, 82, 83, 84, 85, 85, 86, 87, 88};
+        return isa[minor < 10 ? minor : 9];
+    }
+    return 78; /* CUDA 11.8 */
+}
+
+static int ptx_version_of(const char *text, size_t size)
+{
+    const char *v = NULL;
+    for (size_t i = 0; i + 8 < size && i < 4096; i++)
+        if (memcmp(text + i, ".version", 8) == 0) {
+            v = text + i + 8;
+            break;
+        }
+    if (!v)
+        return 0;
+    int major = 0, minor = 0;
+    while (*v == ' ' || *v == '\t')
+        v++;
+    if (sscanf(v, "%d.%d", &major, &minor) != 2)
+        return 0;
+    return major * 10 + minor;
+}
+
+/* SASS runs on its own major architecture and newer minors; arch-specific SASS only on its own. */
+static bool sass_fits(udfkit_target t, int arch)
+{
+    if (t.suffix == 'a')
+        return (int)t.number == arch;
+    return (int)t.number / 10 == arch / 10 && (int)t.number <= arch;
+}
+
+static bool ptx_fits(udfkit_target t, int arch)
+{
+    if (t.suffix == 'a')
+        return (int)t.number == arch;
+    if (t.suffix == 'f')
+        return (int)t.number / 10 == arch / 10 && (int)t.number <= arch;
+    return (int)t.number <= arch;
+}
+
+static void isa_text(int isa, char *out, size_t size)
+{
+    snprintf(out, size, "%d.%d", isa / 10, isa % 10);
+}
+
+udfkit_status udfkit_runtime_choose_code(const udfkit_driver *d, const void *image, size_t size, udfkit_code_choice *out)
+{
+    memset(out, 0, sizeof *out);
+    out->code = image;
+    out->size = size;
+    int arch, cuda_version = 0;
+    udfkit_status s = udfkit_runtime_device_arch(d, &arch);
+    if (s)
+        return s;
+    d->driver_get_version(&cuda_version);
+    int driver_isa = driver_ptx_isa(cuda_version);
+    isa_text(driver_isa, out->driver_isa, sizeof out->driver_isa);
+    snprintf(out->driver_version, sizeof out->driver_version, "%d.%d", cuda_version / 1000, cuda_version % 1000 / 10);
+
+    /* The PTX on offer: a PTX image itself, or a fatbin's best PTX entry for the device. */
+    const char *ptx = NULL;
+    size_t ptx_size = 0;
+    udfkit_buf decompressed = UDFKIT_BUF_INIT;
+    udfkit_fatbin_contents contents = {0};
+    if (udfkit_fatbin_sniff(image, size)) {
+        if (udfkit_fatbin_read(image, size, "image", &contents) != UDFKIT_RC_OK) {
+            udfkit_diag_clear();
+            return UDFKIT_OK; /* the driver will say what is wrong with it */
+        }
+        const udfkit_fatbin_entry_info *best = NULL;
+        for (size_t i = 0; i < contents.count; i++) {
+            const udfkit_fatbin_entry_info *e = &contents.entries[i];
+            if (e->kind == UDFKIT_CODE_SASS && sass_fits(e->target, arch)) {
+                udfkit_fatbin_contents_free(&contents);
+                return UDFKIT_OK; /* SASS for this device: no JIT at all */
+            }
+            if (e->kind == UDFKIT_CODE_PTX && ptx_fits(e->target, arch) && (!best || e->target.number > best->target.number))
+                best = e;
+        }
+        const unsigned char *code;
+        if (best && udfkit_fatbin_entry_code(best, "image", &decompressed, &code, &ptx_size) == UDFKIT_RC_OK)
+            ptx = (const char *)code;
+        udfkit_diag_clear();
+    } else if (size > 8 && memcmp(image, "\177ELF", 4) != 0 && ptx_version_of(image, size)) {
+        ptx = image;
+        ptx_size = size;
+    }
+    udfkit_status result = UDFKIT_OK;
+    if (ptx) {
+        int isa = ptx_version_of(ptx, ptx_size);
+        isa_text(isa, out->ptx_isa, sizeof out->ptx_isa);
+        ptx_mode mode = mode_from_env();
+        if (mode == PTX_ALWAYS || (mode == PTX_AUTO && isa > driver_isa)) {
+            char gpu[16];
+            snprintf(gpu, sizeof gpu, "sm_%d", arch);
+            udfkit_buf log = UDFKIT_BUF_INIT;
+            if (udfkit_ptxcompiler_compile(ptx, ptx_size, gpu, &out->storage, &log)) {
+                out->code = out->storage.data;
+                out->size = out->storage.size;
+            } else {
+                int ma, mi;
+                udfkit_ptxcompiler_version(&ma, &mi);
+                result = udfkit_runtime_fail(UDFKIT_ERROR_NO_BINARY,
+                                             "no SASS fits this sm_%d device; its PTX (ISA %s) is newer than the driver "
+                                             "(CUDA %s, PTX ISA %s) can JIT, and nvPTXCompiler %d.%d could not compile it: %s",
+                                             arch, out->ptx_isa, out->driver_version, out->driver_isa, ma, mi,
+                                             log.data ? log.data : "no log");
+            }
+            udfkit_buf_free(&log);
+        }
+    }
+    udfkit_buf_free(&decompressed);
+    udfkit_fatbin_contents_free(&contents);
+    return result;
+}
+
+void udfkit_code_choice_free(udfkit_code_choice *c)
+{
+    udfkit_buf_free(&c->storage);
+}

@@ -1,0 +1,27 @@
+/* What the driver is given for an image: the image itself, or SASS that the statically
+ * linked nvPTXCompiler made of its PTX, where the driver is older than that PTX (the way
+ * RAPIDS' ptxcompiler keeps numba working on older drivers). */
+#ifndef UDFKIT_RUNTIME_PTX_JIT_H
+#define UDFKIT_RUNTIME_PTX_JIT_H
+
+#include "buf.h"
+#include "driver.h"
+
+typedef struct udfkit_code_choice {
+    const void *code; /* what to load: the image, or storage's cubin */
+    size_t size;
+    udfkit_buf storage;
+    /* For messages where loading fails: the PTX the image offers and what the driver takes. */
+    char ptx_isa[16];
+    char driver_isa[16];
+    char driver_version[16];
+} udfkit_code_choice;
+
+/* Decides by UDFKIT_PTX_COMPILE (auto, always, never) and the current device. */
+udfkit_status udfkit_runtime_choose_code(const udfkit_driver *d, const void *image, size_t size, udfkit_code_choice *out);
+void udfkit_code_choice_free(udfkit_code_choice *c);
+
+/* The current device's compute capability as 90, 100, ... */
+udfkit_status udfkit_runtime_device_arch(const udfkit_driver *d, int *arch);
+
+#endif

@@ -1,0 +1,7 @@
+// A kernel of the library's own SOURCES, launched by name through the library's handle.
+extern "C" __global__ void fill_triple(int *out, unsigned long long n)
+{
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += (unsigned long long)gridDim.x * blockDim.x)
+        out[i] = (int)(3 * i);
+}
