@@ -31,11 +31,12 @@ defined=$(nm --defined-only "$runtime" 2>/dev/null)
 runtime_libs=("$runtime" -ldl -lpthread)
 if grep -q ' U nvPTXCompiler' <<<"$undefined"; then
   ptxc=${UDFKIT_NVPTXCOMPILER_LIB:-}
-  for c in /usr/local/cuda/lib64/libnvptxcompiler_static.a "$root"/.venv/lib/python3*/site-packages/nvidia/cu13/lib/libnvptxcompiler_static.a; do
+  for c in "$(dirname "$runtime")"/libudfkit_nvptxcompiler_static.a "$prefix/lib/libudfkit_nvptxcompiler_static.a" \
+           "$root"/.venv/lib/python3*/site-packages/nvidia/cu13/lib/libnvptxcompiler_static.a; do
     [[ -z $ptxc && -e $c ]] && ptxc=$c
   done
   [[ -n $ptxc ]] || { echo "build.sh: the runtime needs libnvptxcompiler_static.a: set UDFKIT_NVPTXCOMPILER_LIB" >&2; exit 1; }
-  runtime_libs=("$runtime" "$ptxc" -ldl -lpthread -lstdc++ -lm)
+  runtime_libs=("$runtime" "$ptxc" -ldl -lpthread -lm)
 fi
 has_ptx_compile=0
 grep -qa UDFKIT_PTX_COMPILE "$runtime" && has_ptx_compile=1
