@@ -1,5 +1,6 @@
 #include "ptx_jit.h"
 
+#include "elf_read.h"
 #include "fatbin_read.h"
 #include "ptxcompiler_wrap.h"
 
@@ -103,17 +104,21 @@ udfkit_status udfkit_runtime_choose_code(const udfkit_driver *d, const void *ima
     isa_text(driver_isa, out->driver_isa, sizeof out->driver_isa);
     snprintf(out->driver_version, sizeof out->driver_version, "%d.%d", cuda_version / 1000, cuda_version % 1000 / 10);
 
-    /* The PTX on offer: a PTX image itself, or a fatbin's best PTX entry for the device. */
+    /* What the image offers this device. The driver loads lazily, so it would report an image
+     * it cannot use only at the first launch: udfkit looks first. */
     const char *ptx = NULL;
     size_t ptx_size = 0;
     udfkit_buf decompressed = UDFKIT_BUF_INIT;
     udfkit_fatbin_contents contents = {0};
+    unsigned machine = 0;
     if (udfkit_fatbin_sniff(image, size)) {
         if (udfkit_fatbin_read(image, size, "image", &contents) != UDFKIT_RC_OK) {
+            udfkit_status s2 = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "%s", udfkit_diag_message());
             udfkit_diag_clear();
-            return UDFKIT_OK; /* the driver will say what is wrong with it */
+            return s2;
         }
         const udfkit_fatbin_entry_info *best = NULL;
+        char held[256] = "";
         for (size_t i = 0; i < contents.count; i++) {
             const udfkit_fatbin_entry_info *e = &contents.entries[i];
             if (e->kind == UDFKIT_CODE_SASS && sass_fits(e->target, arch)) {
@@ -122,21 +127,53 @@ udfkit_status udfkit_runtime_choose_code(const udfkit_driver *d, const void *ima
             }
             if (e->kind == UDFKIT_CODE_PTX && ptx_fits(e->target, arch) && (!best || e->target.number > best->target.number))
                 best = e;
+            if (e->kind == UDFKIT_CODE_SASS || e->kind == UDFKIT_CODE_PTX) {
+                char name[32];
+                udfkit_target_name(e->target, name, sizeof name);
+                size_t used = strlen(held);
+                snprintf(held + used, sizeof held - used, "%s%s", used ? ", " : "", name);
+            }
+        }
+        if (!best) {
+            udfkit_fatbin_contents_free(&contents);
+            return udfkit_runtime_fail(UDFKIT_ERROR_NO_BINARY,
+                                       "the image has no SASS for sm_%d and no PTX for compute_%d or lower (it holds: %s)",
+                                       arch, arch, held[0] ? held : "nothing loadable");
         }
         const unsigned char *code;
-        if (best && udfkit_fatbin_entry_code(best, "image", &decompressed, &code, &ptx_size) == UDFKIT_RC_OK)
+        if (udfkit_fatbin_entry_code(best, "image", &decompressed, &code, &ptx_size) == UDFKIT_RC_OK)
             ptx = (const char *)code;
         udfkit_diag_clear();
-    } else if (size > 8 && memcmp(image, "\177ELF", 4) != 0 && ptx_version_of(image, size)) {
+    } else if (udfkit_elf_sniff(image, size, &machine)) {
+        udfkit_cubin_info info;
+        bool readable = machine == UDFKIT_EM_CUDA && udfkit_cubin_read(image, size, "image", &info) == UDFKIT_RC_OK;
+        udfkit_diag_clear();
+        if (!readable)
+            return udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "the image is an ELF file but not a CUDA cubin");
+        udfkit_target t = {info.sm, '\0', true};
+        udfkit_cubin_info_free(&info);
+        if (!sass_fits(t, arch))
+            return udfkit_runtime_fail(UDFKIT_ERROR_NO_BINARY, "the image is a cubin for sm_%u, which this sm_%d device cannot run",
+                                       t.number, arch);
+        return UDFKIT_OK;
+    } else if (size > 8 && ptx_version_of(image, size)) {
         ptx = image;
         ptx_size = size;
+    } else {
+        return udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "the image is not a fatbin, a cubin or PTX");
     }
     udfkit_status result = UDFKIT_OK;
     if (ptx) {
         int isa = ptx_version_of(ptx, ptx_size);
         isa_text(isa, out->ptx_isa, sizeof out->ptx_isa);
         ptx_mode mode = mode_from_env();
-        if (mode == PTX_ALWAYS || (mode == PTX_AUTO && isa > driver_isa)) {
+        if (mode == PTX_NEVER && isa > driver_isa)
+            result = udfkit_runtime_fail(UDFKIT_ERROR_NO_BINARY,
+                                         "the image's PTX (ISA %s) is newer than this driver (CUDA %s, PTX ISA %s) can JIT, "
+                                         "and no SASS fits the sm_%d device; UDFKIT_PTX_COMPILE=never forbids compiling it "
+                                         "with nvPTXCompiler",
+                                         out->ptx_isa, out->driver_version, out->driver_isa, arch);
+        else if (mode == PTX_ALWAYS || (mode == PTX_AUTO && isa > driver_isa)) {
             char gpu[16];
             snprintf(gpu, sizeof gpu, "sm_%d", arch);
             udfkit_buf log = UDFKIT_BUF_INIT;
