@@ -114,13 +114,7 @@ function(add_ptx_udf target)
       list(APPEND _parts "${_src}")
     elseif(_ext MATCHES "^\\.(cu|cuh|cpp|cc|cxx)$")
       # One compile per CUDA source; sources of the same name get distinct manifests.
-      set(_name "${_stem}")
-      set(_n 1)
-      while(_name IN_LIST _stems)
-        math(EXPR _n "${_n} + 1")
-        set(_name "${_stem}-${_n}")
-      endwhile()
-      list(APPEND _stems "${_name}")
+      _udfkit_unique_name("${_stem}" _stems _name)
       set(_out "${_dir}/cuda-${_name}.json")
       add_custom_command(
         OUTPUT "${_out}"

@@ -54,3 +54,16 @@ function(_udfkit_architectures fn target input out_var)
   message(STATUS "udfkit: ${target}: architectures ${_joined} (${_from})")
   set(${out_var} "${_joined}" PARENT_SCOPE)
 endfunction()
+
+# A name for stem that is not in the list yet ("udfs", then "udfs-2", ...): sources of the
+# same file name in different directories get outputs of their own.
+function(_udfkit_unique_name stem list_var out_var)
+  set(_name "${stem}")
+  set(_n 1)
+  while(_name IN_LIST ${list_var})
+    math(EXPR _n "${_n} + 1")
+    set(_name "${stem}-${_n}")
+  endwhile()
+  set(${list_var} ${${list_var}} "${_name}" PARENT_SCOPE)
+  set(${out_var} "${_name}" PARENT_SCOPE)
+endfunction()

@@ -312,8 +312,6 @@ udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req)
     source_unit *units = calloc(req->nsources + 1, sizeof *units);
     compile_job *jobs = NULL;
     size_t njobs = 0;
-    int *supported = NULL;
-    size_t nsupported = 0;
     char **options = NULL;
     size_t noptions = 0;
     udfkit_outputs *outputs = udfkit_outputs_new();
@@ -342,10 +340,8 @@ udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req)
             goto done;
         }
 
-    if ((rc = udfkit_nvrtc_supported_archs(&supported, &nsupported)))
-        goto done;
     udfkit_target_list targets;
-    if ((rc = udfkit_arch_parse(req->arch ? req->arch : UDFKIT_DEFAULT_ARCHITECTURES, supported, nsupported, &targets)))
+    if ((rc = udfkit_nvrtc_parse_archs(req->arch, &targets)))
         goto done;
     /* LTO-IR and PTX compile once per virtual architecture, cubins once per real one. */
     udfkit_target compile_for[64];
@@ -612,7 +608,6 @@ done:
         free(options[i]);
     free(options);
     free(jobs);
-    free(supported);
     for (size_t i = 0; i < req->nsources; i++)
         free_unit(&units[i]);
     free(units);

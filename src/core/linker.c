@@ -562,8 +562,6 @@ udfkit_rc udfkit_link(const udfkit_link_request *req)
     set.producers = json_object();
     link_job *jobs = NULL;
     size_t njobs = 0;
-    int *supported = NULL;
-    size_t nsupported = 0;
     udfkit_outputs *outputs = udfkit_outputs_new();
     udfkit_cache *cache = NULL;
     udfkit_toolchain tc;
@@ -578,10 +576,8 @@ udfkit_rc udfkit_link(const udfkit_link_request *req)
         rc = udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "link needs at least one input");
         goto done;
     }
-    if ((rc = udfkit_nvrtc_supported_archs(&supported, &nsupported)))
-        goto done;
     udfkit_target_list targets;
-    if ((rc = udfkit_arch_parse(req->arch, supported, nsupported, &targets)))
+    if ((rc = udfkit_nvrtc_parse_archs(req->arch, &targets)))
         goto done;
     if (req->emit != UDFKIT_LINK_FATBIN) {
         bool want_sass = req->emit == UDFKIT_LINK_CUBIN;
@@ -641,7 +637,6 @@ done:
     json_decref(set.functions);
     json_decref(set.producers);
     free(manifest_path);
-    free(supported);
     udfkit_cache_close(cache);
     udfkit_outputs_free(outputs);
     return rc;

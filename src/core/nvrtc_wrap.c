@@ -96,3 +96,14 @@ udfkit_rc udfkit_nvrtc_supported_archs(int **archs, size_t *count)
     *count = (size_t)n;
     return UDFKIT_RC_OK;
 }
+
+udfkit_rc udfkit_nvrtc_parse_archs(const char *text, udfkit_target_list *out)
+{
+    int *supported = NULL;
+    size_t nsupported = 0;
+    udfkit_rc rc = udfkit_nvrtc_supported_archs(&supported, &nsupported);
+    if (!rc)
+        rc = udfkit_arch_parse(text ? text : UDFKIT_DEFAULT_ARCHITECTURES, supported, nsupported, out);
+    free(supported);
+    return rc;
+}

@@ -2,6 +2,7 @@
 #ifndef UDFKIT_NVRTC_WRAP_H
 #define UDFKIT_NVRTC_WRAP_H
 
+#include "arch.h"
 #include "buf.h"
 #include "diag.h"
 
@@ -27,5 +28,8 @@ udfkit_rc udfkit_nvrtc_compile(const udfkit_nvrtc_job *job, udfkit_buf *code, ud
 void udfkit_nvrtc_version(int *major, int *minor);
 /* The real architectures NVRTC can compile for, ascending; malloc'd. */
 udfkit_rc udfkit_nvrtc_supported_archs(int **archs, size_t *count);
+
+/* Parses an architecture list (NULL: the default) against what this NVRTC supports. */
+udfkit_rc udfkit_nvrtc_parse_archs(const char *text, udfkit_target_list *out);
 
 #endif

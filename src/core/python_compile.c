@@ -343,8 +343,6 @@ udfkit_rc udfkit_python_compile(const udfkit_compile_request *req)
     udfkit_spec *specs = calloc(req->nfunctions + 1, sizeof *specs);
     char **abs_sources = calloc(req->nsources + 1, sizeof *abs_sources);
     udfkit_outputs *outputs = udfkit_outputs_new();
-    int *supported = NULL;
-    size_t nsupported = 0;
     json_t *request = NULL, *answer = NULL, *manifest = NULL;
     udfkit_cache *cache = NULL;
     char *request_text = NULL, *scratch = NULL, *dir = NULL, *stem = NULL;
@@ -391,10 +389,8 @@ udfkit_rc udfkit_python_compile(const udfkit_compile_request *req)
         }
     }
     /* Python sources compile once, at the lowest architecture asked. */
-    if ((rc = udfkit_nvrtc_supported_archs(&supported, &nsupported)))
-        goto done;
     udfkit_target_list targets;
-    if ((rc = udfkit_arch_parse(req->arch ? req->arch : UDFKIT_DEFAULT_ARCHITECTURES, supported, nsupported, &targets)))
+    if ((rc = udfkit_nvrtc_parse_archs(req->arch, &targets)))
         goto done;
     udfkit_target virt[64];
     udfkit_targets_virtual(&targets, virt, 64);
@@ -563,7 +559,6 @@ done:
     udfkit_buf_free(&output);
     udfkit_buf_free(&errors);
     udfkit_buf_free(&data);
-    free(supported);
     udfkit_outputs_free(outputs);
     for (size_t k = 0; k < req->nsources; k++)
         free(abs_sources[k]);
