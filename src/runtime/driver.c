@@ -51,7 +51,9 @@ static void load_driver(void)
     RESOLVE(launch_kernel, "cuLaunchKernel");
     RESOLVE(mem_alloc, "cuMemAlloc_v2");
     RESOLVE(mem_free, "cuMemFree_v2");
-    RESOLVE(mem_alloc_async, "cuMemAllocAsync");
+    RESOLVE(mem_pool_create, "cuMemPoolCreate");
+    RESOLVE(mem_pool_set_attribute, "cuMemPoolSetAttribute");
+    RESOLVE(mem_alloc_from_pool_async, "cuMemAllocFromPoolAsync");
     RESOLVE(mem_free_async, "cuMemFreeAsync");
     RESOLVE(mem_get_info, "cuMemGetInfo_v2");
     RESOLVE(memcpy_htod, "cuMemcpyHtoD_v2");

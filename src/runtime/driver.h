@@ -31,7 +31,9 @@ typedef struct udfkit_driver {
                               unsigned int, unsigned int, CUstream, void **, void **);
     CUresult (*mem_alloc)(CUdeviceptr *, size_t);
     CUresult (*mem_free)(CUdeviceptr);
-    CUresult (*mem_alloc_async)(CUdeviceptr *, size_t, CUstream);
+    CUresult (*mem_pool_create)(CUmemoryPool *, const CUmemPoolProps *);
+    CUresult (*mem_pool_set_attribute)(CUmemoryPool, CUmemPool_attribute, void *);
+    CUresult (*mem_alloc_from_pool_async)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
     CUresult (*mem_free_async)(CUdeviceptr, CUstream);
     CUresult (*mem_get_info)(size_t *, size_t *);
     CUresult (*memcpy_htod)(CUdeviceptr, const void *, size_t);

@@ -71,8 +71,9 @@ udfkit_status udfkit_launch(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block
 udfkit_status udfkit_device_alloc(size_t bytes, void **out);
 /* Accepts NULL. */
 udfkit_status udfkit_device_free(void *p);
-/* Stream-ordered (cuMemAllocAsync): the memory may be used by work queued on s after this
- * call, and by other streams once they wait for s. Free it on a stream after its last use. */
+/* Stream-ordered, from a pool of udfkit's own that keeps freed memory for the next call:
+ * the memory may be used by work queued on s after this call, and by other streams once
+ * they wait for s. Free it on a stream after its last use. */
 udfkit_status udfkit_device_alloc_async(size_t bytes, udfkit_stream s, void **out);
 /* Accepts NULL. */
 udfkit_status udfkit_device_free_async(void *p, udfkit_stream s);
