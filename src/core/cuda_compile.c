@@ -377,7 +377,6 @@ udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req)
     }
     int *spec_lines = calloc(req->nfunctions + 1, sizeof *spec_lines);
     const char **spec_files = calloc(req->nfunctions + 1, sizeof *spec_files);
-    size_t *spec_units = calloc(req->nfunctions + 1, sizeof *spec_units);
     bool *spec_absent = calloc(req->nfunctions + 1, sizeof *spec_absent);
     for (size_t i = 0; i < req->nfunctions && !rc; i++) {
         size_t ui = 0;
@@ -398,7 +397,6 @@ udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req)
         }
         spec_lines[i] = line;
         spec_files[i] = file;
-        spec_units[i] = ui;
         char *base = udfkit_cxx_base_name(specs[i].source_name);
         bool check_only = def && def->c_linkage && strcmp(base, specs[i].c_name) == 0;
         free(base);
@@ -599,7 +597,6 @@ free_jobs:
 free_specs:
     free(spec_lines);
     free(spec_files);
-    free(spec_units);
     free(spec_absent);
 done:
     json_decref(manifest);

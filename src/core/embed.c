@@ -49,13 +49,7 @@ udfkit_rc udfkit_embed(const char *input, const char *symbol, const char *output
     /* The file name appears in comments only; keep it to characters that cannot end one. */
     for (const char *p = udfkit_path_basename(input); *p; p++)
         udfkit_buf_printf(&name, "%c", isprint((unsigned char)*p) && *p != '*' && *p != '/' ? *p : '_');
-    char *upper = udfkit_identifier_from(symbol);
-    for (char *p = upper; *p; p++)
-        *p = (char)toupper((unsigned char)*p);
-    udfkit_buf g = UDFKIT_BUF_INIT;
-    udfkit_buf_printf(&g, "UDFKIT_EMBED_%s_H", upper);
-    free(upper);
-    guard = udfkit_buf_detach(&g);
+    guard = udfkit_include_guard("EMBED", symbol);
     const udfkit_template_var vars[] = {
         {"VERSION", UDFKIT_VERSION_STRING}, {"FILE_NAME", name.data}, {"SIZE", size},      {"HASH", hash},
         {"SYMBOL", symbol},                 {"ASM_PATH", path.data},  {"GUARD", guard},

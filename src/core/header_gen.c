@@ -22,6 +22,17 @@ char *udfkit_identifier_from(const char *text)
     return udfkit_buf_detach(&b);
 }
 
+char *udfkit_include_guard(const char *kind, const char *name)
+{
+    char *ident = udfkit_identifier_from(name);
+    for (char *p = ident; *p; p++)
+        *p = (char)toupper((unsigned char)*p);
+    udfkit_buf b = UDFKIT_BUF_INIT;
+    udfkit_buf_printf(&b, "UDFKIT_%s_%s_H", kind, ident);
+    free(ident);
+    return udfkit_buf_detach(&b);
+}
+
 static bool has_half(const udfkit_signature *s)
 {
     bool half = s->ret.scalar == UDFKIT_FLOAT16 && !s->ret.pointer;
@@ -85,16 +96,7 @@ udfkit_rc udfkit_header_generate(const char *const *manifests, size_t count, con
         ident = udfkit_identifier_from(stem);
         free(stem);
     }
-    guard = udfkit_identifier_from(ident);
-    for (char *p = guard; *p; p++)
-        *p = (char)toupper((unsigned char)*p);
-    {
-        char *g = guard;
-        udfkit_buf b = UDFKIT_BUF_INIT;
-        udfkit_buf_printf(&b, "UDFKIT_UDFS_%s_H", g);
-        free(g);
-        guard = udfkit_buf_detach(&b);
-    }
+    guard = udfkit_include_guard("UDFS", ident);
 
     for (size_t m = 0; m < count && !rc; m++) {
         udfkit_manifest man;

@@ -15,4 +15,7 @@ udfkit_rc udfkit_header_generate(const char *const *manifests, size_t count, con
 /* Turns any text into a C identifier: other characters become '_', a leading digit gets '_'. */
 char *udfkit_identifier_from(const char *text);
 
+/* "UDFKIT_<KIND>_<NAME>_H", NAME made an upper-case identifier: a generated file's guard. */
+char *udfkit_include_guard(const char *kind, const char *name);
+
 #endif
