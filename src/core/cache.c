@@ -136,21 +136,6 @@ static uint64_t size_limit(void)
     return v > 0 ? (uint64_t)(v * (double)unit) : 2ull << 30;
 }
 
-static bool make_dirs(const char *dir)
-{
-    char *copy = strdup(dir);
-    for (char *p = copy + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        mkdir(copy, 0777);
-        *p = '/';
-    }
-    bool ok = mkdir(copy, 0777) == 0 || errno == EEXIST;
-    free(copy);
-    return ok;
-}
-
 static void count_event(const udfkit_cache *c, const char *what)
 {
     /* One appended byte per event: the file's size is the count, and appends are atomic. */
@@ -173,7 +158,7 @@ udfkit_cache *udfkit_cache_open(void)
     if (!dir)
         return NULL;
     char *probe = udfkit_path_join(dir, "entries");
-    bool usable = make_dirs(probe) && access(probe, W_OK) == 0;
+    bool usable = udfkit_make_dirs(probe) && access(probe, W_OK) == 0;
     free(probe);
     if (!usable) {
         udfkit_warn("the cache directory %s cannot be written (%s); going on without a cache", dir, strerror(errno));
@@ -366,7 +351,7 @@ void udfkit_cache_put(udfkit_cache *c, const char *key, const udfkit_cache_entry
     char *sub = udfkit_path_dirname(path);
     udfkit_buf temp = UDFKIT_BUF_INIT;
     udfkit_buf_printf(&temp, "%s/.%s.XXXXXX", sub, key);
-    bool ok = make_dirs(sub);
+    bool ok = udfkit_make_dirs(sub);
     int fd = ok ? mkstemp(temp.data) : -1;
     ok = fd >= 0;
     for (size_t at = 0; ok && at < file.size;) {

@@ -195,8 +195,7 @@ udfkit_rc udfkit_outputs_claim(udfkit_outputs *o, const char *path)
     return UDFKIT_RC_OK;
 }
 
-/* mkdir -p: outputs may go to directories that do not exist yet, as with build systems. */
-static void make_dirs(const char *dir)
+bool udfkit_make_dirs(const char *dir)
 {
     char *copy = strdup(dir);
     for (char *p = copy + 1; *p; p++) {
@@ -206,8 +205,9 @@ static void make_dirs(const char *dir)
         mkdir(copy, 0777);
         *p = '/';
     }
-    mkdir(copy, 0777);
+    bool ok = mkdir(copy, 0777) == 0 || errno == EEXIST;
     free(copy);
+    return ok;
 }
 
 udfkit_rc udfkit_outputs_write(udfkit_outputs *o, const char *path, const void *data, size_t size)
@@ -216,7 +216,7 @@ udfkit_rc udfkit_outputs_write(udfkit_outputs *o, const char *path, const void *
     if (existing && existing->temp)
         return udfkit_fail(UDFKIT_RC_USAGE, path, 0, "would be written twice by one command");
     char *dir = udfkit_path_dirname(path);
-    make_dirs(dir);
+    udfkit_make_dirs(dir); /* outputs may go to directories that do not exist yet */
     udfkit_buf temp = UDFKIT_BUF_INIT;
     udfkit_buf_printf(&temp, "%s/.%s.udfkit-XXXXXX", dir, udfkit_path_basename(path));
     free(dir);

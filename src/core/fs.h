@@ -11,6 +11,8 @@
 /* Reads a whole file; a missing or unreadable file is an input error naming it. */
 udfkit_rc udfkit_read_file(const char *path, udfkit_buf *out);
 bool udfkit_file_exists(const char *path);
+/* mkdir -p; whether the directory exists afterwards. */
+bool udfkit_make_dirs(const char *dir);
 
 /* Path helpers; all return malloc'd strings. */
 char *udfkit_path_dirname(const char *path);
