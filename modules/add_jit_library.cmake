@@ -76,8 +76,11 @@ function(add_jit_library target)
     list(APPEND _manifests "${_manifest}")
     get_target_property(_functions ${_udf} UDFKIT_FUNCTIONS)
     list(APPEND _specs ${_functions})
+    # Relative to this build directory (where the compiles run), so that the compile of the
+    # generated kernels is the same in every build directory and hits udfkit's cache.
     get_filename_component(_udf_include "${_manifest}" DIRECTORY)
-    list(APPEND _udf_includes -I "${_udf_include}/include")
+    file(RELATIVE_PATH _udf_include "${CMAKE_CURRENT_BINARY_DIR}" "${_udf_include}/include")
+    list(APPEND _udf_includes -I "${_udf_include}")
   endforeach()
 
   # KERNELS against the declared signatures, now, where the tool already exists.
@@ -117,9 +120,15 @@ function(add_jit_library target)
     get_filename_component(_stem "${_src}" NAME_WE)
     _udfkit_unique_name("${_stem}" _stems _name)
     set(_out "${_dir}/kernels-${_name}.json")
+    # A generated source is named relative to the build directory: NVRTC records the name.
+    set(_given "${_src}")
+    cmake_path(IS_PREFIX CMAKE_CURRENT_BINARY_DIR "${_src}" NORMALIZE _generated)
+    if(_generated)
+      file(RELATIVE_PATH _given "${CMAKE_CURRENT_BINARY_DIR}" "${_src}")
+    endif()
     add_custom_command(
       OUTPUT "${_out}"
-      COMMAND ${_udfkit} compile "${_src}" --arch "${_archs}" ${_udf_includes} -o "${_out}" --depfile "${_out}.d"
+      COMMAND ${_udfkit} compile "${_given}" --arch "${_archs}" ${_udf_includes} -o "${_out}" --depfile "${_out}.d"
       DEPFILE "${_out}.d"
       DEPENDS "${_src}" udfkit::udfkit
       COMMENT "udfkit: compiling ${target} ${_stem}"
