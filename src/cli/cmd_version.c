@@ -44,7 +44,8 @@ int udfkit_cmd_version(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? 0 : rc;
     udfkit_toolchain tc;
-    udfkit_toolchain_query(&tc);
+    if (udfkit_toolchain_query(&tc) != UDFKIT_RC_OK)
+        return udfkit_cli_report(UDFKIT_RC_ENV);
     printf("udfkit %s\n", UDFKIT_VERSION_STRING);
     printf("NVRTC %d.%d\n", tc.nvrtc.major, tc.nvrtc.minor);
     printf("nvJitLink %d.%d\n", tc.nvjitlink.major, tc.nvjitlink.minor);

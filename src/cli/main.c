@@ -10,17 +10,19 @@ typedef struct command {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *summary;
+    bool uses_cuda_parts; /* NVRTC, nvJitLink or nvFatbin: checked before any work */
 } command;
 
 static const command commands[] = {
-    {"compile", udfkit_cmd_compile, "compile CUDA C++ or Python UDFs to LTO-IR, PTX or cubin, with a manifest"},
-    {"link", udfkit_cmd_link, "link UDFs and kernels for every architecture into a fatbin, cubin or PTX"},
-    {"merge", udfkit_cmd_merge, "merge a target's compile manifests into one, checking every function"},
-    {"header", udfkit_cmd_header, "write the C header of the UDFs that manifests describe"},
-    {"embed", udfkit_cmd_embed, "write a C source that embeds a file under a symbol"},
-    {"cache", udfkit_cmd_cache, "show or clear the cache of compile and link results"},
-    {"inspect", udfkit_cmd_inspect, "tell what an artifact holds"},
-    {"kernels", udfkit_cmd_kernels, "write map/filter/reduce kernels around UDFs, their C launchers and header"},
+    {"compile", udfkit_cmd_compile, "compile CUDA C++ or Python UDFs to LTO-IR, PTX or cubin, with a manifest", true},
+    {"link", udfkit_cmd_link, "link UDFs and kernels for every architecture into a fatbin, cubin or PTX", true},
+    {"merge", udfkit_cmd_merge, "merge a target's compile manifests into one, checking every function", false},
+    {"header", udfkit_cmd_header, "write the C header of the UDFs that manifests describe", false},
+    {"embed", udfkit_cmd_embed, "write a C source that embeds a file under a symbol", false},
+    {"cache", udfkit_cmd_cache, "show or clear the cache of compile and link results", false},
+    {"inspect", udfkit_cmd_inspect, "tell what an artifact holds", false},
+    {"kernels", udfkit_cmd_kernels, "write map/filter/reduce kernels around UDFs, their C launchers and header",
+     false},
 };
 
 static void usage(FILE *f)
@@ -60,10 +62,11 @@ int main(int argc, char **argv)
             char *argv_help[] = {"--help", NULL};
             return commands[i].run(1, argv_help);
         }
-        /* Refuse a toolchain whose parts cannot work together before doing any work. */
+        /* Refuse a toolchain whose parts cannot work together before doing any work. Their
+         * versions usually come from the cache (toolchain.h): nothing is loaded for this. */
         udfkit_toolchain tc;
-        udfkit_toolchain_query(&tc);
-        if (udfkit_toolchain_check(&tc) != UDFKIT_RC_OK) {
+        if (commands[i].uses_cuda_parts &&
+            (udfkit_toolchain_query(&tc) != UDFKIT_RC_OK || udfkit_toolchain_check(&tc) != UDFKIT_RC_OK)) {
             fprintf(stderr, "%s\n", udfkit_diag_message());
             return UDFKIT_RC_ENV;
         }

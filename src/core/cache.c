@@ -103,6 +103,7 @@ static const char magic[8] = {'U', 'D', 'F', 'K', 'I', 'T', 'C', '2'};
 
 struct udfkit_cache {
     char *dir;
+    const char *section; /* "entries": results, counted and evicted; "toolchain": facts */
     uint64_t limit;
     pthread_mutex_t lock;
     bool broken; /* a write failed: behave as no cache from now on */
@@ -151,13 +152,18 @@ static void count_event(const udfkit_cache *c, const char *what)
 
 udfkit_cache *udfkit_cache_open(void)
 {
+    return udfkit_cache_open_section("entries");
+}
+
+udfkit_cache *udfkit_cache_open_section(const char *section)
+{
     const char *off = getenv("UDFKIT_CACHE");
     if (off && (strcmp(off, "0") == 0 || strcmp(off, "off") == 0 || strcmp(off, "false") == 0))
         return NULL;
     char *dir = cache_dir();
     if (!dir)
         return NULL;
-    char *probe = udfkit_path_join(dir, "entries");
+    char *probe = udfkit_path_join(dir, section);
     bool usable = udfkit_make_dirs(probe) && access(probe, W_OK) == 0;
     free(probe);
     if (!usable) {
@@ -167,6 +173,7 @@ udfkit_cache *udfkit_cache_open(void)
     }
     udfkit_cache *c = calloc(1, sizeof *c);
     c->dir = dir;
+    c->section = section;
     c->limit = size_limit();
     pthread_mutex_init(&c->lock, NULL);
     return c;
@@ -184,7 +191,7 @@ void udfkit_cache_close(udfkit_cache *c)
 static char *entry_path(const udfkit_cache *c, const char *key)
 {
     udfkit_buf b = UDFKIT_BUF_INIT;
-    udfkit_buf_printf(&b, "%s/entries/%.2s/%s.entry", c->dir, key, key);
+    udfkit_buf_printf(&b, "%s/%s/%.2s/%s.entry", c->dir, c->section, key, key);
     return udfkit_buf_detach(&b);
 }
 
@@ -269,12 +276,12 @@ static int by_age(const void *a, const void *b)
 }
 
 /* Lists every entry with its size and last use. */
-static size_t list_entries(const char *dir, aged **out, uint64_t *total)
+static size_t list_entries(const char *dir, const char *section, aged **out, uint64_t *total)
 {
     size_t n = 0, cap = 0;
     *out = NULL;
     *total = 0;
-    char *root = udfkit_path_join(dir, "entries");
+    char *root = udfkit_path_join(dir, section);
     DIR *d = opendir(root);
     struct dirent *e;
     while (d && (e = readdir(d))) {
@@ -313,7 +320,7 @@ static void evict(udfkit_cache *c)
 {
     aged *entries;
     uint64_t total;
-    size_t n = list_entries(c->dir, &entries, &total);
+    size_t n = list_entries(c->dir, c->section, &entries, &total);
     if (total > c->limit) {
         qsort(entries, n, sizeof *entries, by_age);
         /* Down to 90% of the limit, so that eviction does not run on every store. */
@@ -376,7 +383,7 @@ void udfkit_cache_put(udfkit_cache *c, const char *key, const udfkit_cache_entry
             udfkit_warn("the cache in %s cannot be written (%s); going on without a cache", c->dir, strerror(err));
         c->broken = true;
         pthread_mutex_unlock(&c->lock);
-    } else {
+    } else if (strcmp(c->section, "entries") == 0) {
         pthread_mutex_lock(&c->lock);
         evict(c);
         pthread_mutex_unlock(&c->lock);
@@ -405,7 +412,7 @@ udfkit_rc udfkit_cache_print_stats(FILE *f)
         return udfkit_fail(UDFKIT_RC_ENV, NULL, 0, "no cache directory: set UDFKIT_CACHE_DIR or HOME");
     aged *entries;
     uint64_t total;
-    size_t n = list_entries(dir, &entries, &total);
+    size_t n = list_entries(dir, "entries", &entries, &total);
     fprintf(f, "cache directory  %s%s\n", dir, off && strcmp(off, "0") == 0 ? " (turned off by UDFKIT_CACHE=0)" : "");
     fprintf(f, "entries          %zu\n", n);
     fprintf(f, "size             %.1f MiB of %.1f MiB\n", (double)total / (1 << 20), (double)size_limit() / (1 << 20));
@@ -423,16 +430,18 @@ udfkit_rc udfkit_cache_clear(void)
     char *dir = cache_dir();
     if (!dir)
         return udfkit_fail(UDFKIT_RC_ENV, NULL, 0, "no cache directory: set UDFKIT_CACHE_DIR or HOME");
-    aged *entries;
-    uint64_t total;
-    size_t n = list_entries(dir, &entries, &total);
     udfkit_rc rc = UDFKIT_RC_OK;
-    for (size_t i = 0; i < n; i++) {
-        if (unlink(entries[i].path) != 0 && errno != ENOENT && !rc)
-            rc = udfkit_fail(UDFKIT_RC_ENV, entries[i].path, 0, "cannot be removed: %s", strerror(errno));
-        free(entries[i].path);
+    for (const char *const *section = (const char *const[]){"entries", "toolchain", NULL}; *section; section++) {
+        aged *entries;
+        uint64_t total;
+        size_t n = list_entries(dir, *section, &entries, &total);
+        for (size_t i = 0; i < n; i++) {
+            if (unlink(entries[i].path) != 0 && errno != ENOENT && !rc)
+                rc = udfkit_fail(UDFKIT_RC_ENV, entries[i].path, 0, "cannot be removed: %s", strerror(errno));
+            free(entries[i].path);
+        }
+        free(entries);
     }
-    free(entries);
     for (const char *const *what = (const char *const[]){"hits", "misses", NULL}; *what; what++) {
         char *path = udfkit_path_join(dir, *what);
         unlink(path);

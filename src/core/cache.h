@@ -47,6 +47,9 @@ typedef struct udfkit_cache udfkit_cache;
 
 /* NULL where the cache is off or unusable (said once, as a warning). Thread-safe. */
 udfkit_cache *udfkit_cache_open(void);
+/* The same store for facts that are not results (toolchain.c's versions per library
+ * file): kept apart, so they are neither counted nor evicted with results. */
+udfkit_cache *udfkit_cache_open_section(const char *section);
 void udfkit_cache_close(udfkit_cache *c);
 bool udfkit_cache_get(udfkit_cache *c, const char *key, udfkit_cache_entry *out);
 /* Counts a hit or a miss for `udfkit cache stats`, once the caller knows which it was. */

@@ -71,11 +71,8 @@ static void unit_key(source_unit *u)
 
 static void job_key(const compile_job *j, char key[UDFKIT_CACHE_KEY_SIZE])
 {
-    int major, minor;
-    udfkit_nvrtc_version(&major, &minor);
     udfkit_hasher *h = udfkit_hasher_new("nvrtc-compile");
-    udfkit_hasher_add(h, &major, sizeof major);
-    udfkit_hasher_add(h, &minor, sizeof minor);
+    udfkit_toolchain_key(h, UDFKIT_PART_NVRTC);
     udfkit_hasher_add_str(h, j->unit->key);
     for (size_t i = 0; i < j->noptions; i++)
         udfkit_hasher_add_str(h, j->options[i]);
@@ -318,7 +315,8 @@ udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req)
     json_t *manifest = NULL;
     const char *cuda_dir = req->cuda_include_dir ? req->cuda_include_dir : UDFKIT_CUDA_INCLUDE_DIR;
     udfkit_toolchain tc;
-    udfkit_toolchain_query(&tc);
+    if ((rc = udfkit_toolchain_query(&tc)))
+        goto done;
 
     if (req->output) {
         if ((rc = udfkit_outputs_claim(outputs, req->output)))

@@ -382,11 +382,8 @@ static void *link_one(void *arg)
     char key[UDFKIT_CACHE_KEY_SIZE];
     udfkit_cache_entry hit = {0};
     if (j->cache) {
-        int major, minor;
-        udfkit_jitlink_version(&major, &minor);
         udfkit_hasher *h = udfkit_hasher_new("nvjitlink");
-        udfkit_hasher_add(h, &major, sizeof major);
-        udfkit_hasher_add(h, &minor, sizeof minor);
+        udfkit_toolchain_key(h, UDFKIT_PART_NVJITLINK);
         for (size_t i = 0; i < noptions; i++)
             udfkit_hasher_add_str(h, options[i]);
         for (size_t i = 0; i < n; i++) {
@@ -565,8 +562,9 @@ udfkit_rc udfkit_link(const udfkit_link_request *req)
     udfkit_outputs *outputs = udfkit_outputs_new();
     udfkit_cache *cache = NULL;
     udfkit_toolchain tc;
-    udfkit_toolchain_query(&tc);
-    udfkit_rc rc = udfkit_outputs_claim(outputs, req->output);
+    udfkit_rc rc = udfkit_toolchain_query(&tc);
+    if (!rc)
+        rc = udfkit_outputs_claim(outputs, req->output);
     char *manifest_path = udfkit_link_manifest_path(req->output);
     if (!rc && req->emit == UDFKIT_LINK_FATBIN)
         rc = udfkit_outputs_claim(outputs, manifest_path);

@@ -1,58 +1,95 @@
 #include "nvfatbin_wrap.h"
 
+#include "cuda_libs.h"
+
 #include <nvFatbin.h>
+
+/* nvFatbin's entry points, from the library loaded on first use (cuda_libs.h). */
+static struct {
+    nvFatbinResult (*create)(nvFatbinHandle *, const char **, size_t);
+    nvFatbinResult (*add_cubin)(nvFatbinHandle, const void *, size_t, const char *, const char *);
+    nvFatbinResult (*add_ptx)(nvFatbinHandle, const char *, size_t, const char *, const char *, const char *);
+    nvFatbinResult (*add_ltoir)(nvFatbinHandle, const void *, size_t, const char *, const char *, const char *);
+    nvFatbinResult (*size)(nvFatbinHandle, size_t *);
+    nvFatbinResult (*get)(nvFatbinHandle, void *);
+    nvFatbinResult (*destroy)(nvFatbinHandle *);
+    const char *(*error_string)(nvFatbinResult);
+    nvFatbinResult (*version)(unsigned *, unsigned *);
+} api;
+
+static udfkit_rc load_nvfatbin(void)
+{
+    const udfkit_symbol symbols[] = {
+        {"nvFatbinCreate", (void **)&api.create},
+        {"nvFatbinAddCubin", (void **)&api.add_cubin},
+        {"nvFatbinAddPTX", (void **)&api.add_ptx},
+        {"nvFatbinAddLTOIR", (void **)&api.add_ltoir},
+        {"nvFatbinSize", (void **)&api.size},
+        {"nvFatbinGet", (void **)&api.get},
+        {"nvFatbinDestroy", (void **)&api.destroy},
+        {"nvFatbinGetErrorString", (void **)&api.error_string},
+        {"nvFatbinVersion", (void **)&api.version},
+    };
+    return udfkit_cuda_part_load(UDFKIT_PART_NVFATBIN, symbols, sizeof symbols / sizeof *symbols);
+}
 
 static udfkit_rc fatbin_fail(nvFatbinResult r, const char *what, const char *name)
 {
-    return udfkit_fail(UDFKIT_RC_INPUT, name, 0, "nvFatbin: %s failed: %s", what, nvFatbinGetErrorString(r));
+    return udfkit_fail(UDFKIT_RC_INPUT, name, 0, "nvFatbin: %s failed: %s", what, api.error_string(r));
 }
 
 udfkit_rc udfkit_fatbin_build(const udfkit_fatbin_entry *entries, size_t count, udfkit_buf *out)
 {
     /* Compressing makes loads slower and packing slower; the libraries that embed these
      * are shipped compressed by the package manager anyway. */
+    udfkit_rc rc = load_nvfatbin();
+    if (rc)
+        return rc;
     const char *options[] = {"-compress=false"};
     nvFatbinHandle h = NULL;
-    nvFatbinResult r = nvFatbinCreate(&h, options, 1);
+    nvFatbinResult r = api.create(&h, options, 1);
     if (r != NVFATBIN_SUCCESS)
         return fatbin_fail(r, "creating a fatbin", NULL);
-    udfkit_rc rc = UDFKIT_RC_OK;
     for (size_t i = 0; i < count && !rc; i++) {
         const udfkit_fatbin_entry *e = &entries[i];
         switch (e->kind) {
         case UDFKIT_FATBIN_CUBIN:
-            r = nvFatbinAddCubin(h, e->data, e->size, e->arch, e->name);
+            r = api.add_cubin(h, e->data, e->size, e->arch, e->name);
             break;
         case UDFKIT_FATBIN_PTX:
-            r = nvFatbinAddPTX(h, e->data, e->size, e->arch, e->name, "");
+            r = api.add_ptx(h, e->data, e->size, e->arch, e->name, "");
             break;
         case UDFKIT_FATBIN_LTOIR:
-            r = nvFatbinAddLTOIR(h, e->data, e->size, e->arch, e->name, "");
+            r = api.add_ltoir(h, e->data, e->size, e->arch, e->name, "");
             break;
         }
         if (r != NVFATBIN_SUCCESS)
             rc = fatbin_fail(r, "adding an entry", e->name);
     }
     size_t size = 0;
-    if (!rc && (r = nvFatbinSize(h, &size)) != NVFATBIN_SUCCESS)
+    if (!rc && (r = api.size(h, &size)) != NVFATBIN_SUCCESS)
         rc = fatbin_fail(r, "sizing the fatbin", NULL);
     if (!rc && !udfkit_buf_reserve(out, size))
         rc = udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "out of memory");
-    if (!rc && (r = nvFatbinGet(h, out->data)) != NVFATBIN_SUCCESS)
+    if (!rc && (r = api.get(h, out->data)) != NVFATBIN_SUCCESS)
         rc = fatbin_fail(r, "writing the fatbin", NULL);
     if (!rc) {
         out->size = size;
         out->data[size] = '\0';
     }
-    nvFatbinDestroy(&h);
+    api.destroy(&h);
     return rc;
 }
 
-void udfkit_fatbin_version(int *major, int *minor)
+udfkit_rc udfkit_fatbin_version(int *major, int *minor)
 {
+    udfkit_rc rc = load_nvfatbin();
+    if (rc)
+        return rc;
     unsigned ma = 0, mi = 0;
-    if (nvFatbinVersion(&ma, &mi) != NVFATBIN_SUCCESS)
+    if (api.version(&ma, &mi) != NVFATBIN_SUCCESS)
         ma = mi = 0;
     *major = (int)ma;
     *minor = (int)mi;
+    return UDFKIT_RC_OK;
 }

@@ -18,6 +18,8 @@ typedef struct udfkit_fatbin_entry {
 } udfkit_fatbin_entry;
 
 udfkit_rc udfkit_fatbin_build(const udfkit_fatbin_entry *entries, size_t count, udfkit_buf *out);
-void udfkit_fatbin_version(int *major, int *minor);
+/* Loads nvFatbin (if not yet) and asks for its version; 0.0 where it does not say.
+ * Callers want udfkit_toolchain_query, which remembers it per library file. */
+udfkit_rc udfkit_fatbin_version(int *major, int *minor);
 
 #endif

@@ -1,6 +1,43 @@
 #include "nvjitlink_wrap.h"
 
+#include "cuda_libs.h"
+
 #include <nvJitLink.h>
+
+/* nvJitLink's entry points, from the library loaded on first use (cuda_libs.h). Its header
+ * versions them (nvJitLinkCreate calls __nvJitLinkCreate_13_0); the 13.0 names are what
+ * every 13.x library provides. */
+static struct {
+    nvJitLinkResult (*create)(nvJitLinkHandle *, uint32_t, const char **);
+    nvJitLinkResult (*destroy)(nvJitLinkHandle *);
+    nvJitLinkResult (*add_data)(nvJitLinkHandle, nvJitLinkInputType, const void *, size_t, const char *);
+    nvJitLinkResult (*complete)(nvJitLinkHandle);
+    nvJitLinkResult (*cubin_size)(nvJitLinkHandle, size_t *);
+    nvJitLinkResult (*cubin)(nvJitLinkHandle, void *);
+    nvJitLinkResult (*ptx_size)(nvJitLinkHandle, size_t *);
+    nvJitLinkResult (*ptx)(nvJitLinkHandle, char *);
+    nvJitLinkResult (*error_log_size)(nvJitLinkHandle, size_t *);
+    nvJitLinkResult (*error_log)(nvJitLinkHandle, char *);
+    nvJitLinkResult (*version)(unsigned *, unsigned *);
+} api;
+
+static udfkit_rc load_nvjitlink(void)
+{
+    const udfkit_symbol symbols[] = {
+        {"__nvJitLinkCreate_13_0", (void **)&api.create},
+        {"__nvJitLinkDestroy_13_0", (void **)&api.destroy},
+        {"__nvJitLinkAddData_13_0", (void **)&api.add_data},
+        {"__nvJitLinkComplete_13_0", (void **)&api.complete},
+        {"__nvJitLinkGetLinkedCubinSize_13_0", (void **)&api.cubin_size},
+        {"__nvJitLinkGetLinkedCubin_13_0", (void **)&api.cubin},
+        {"__nvJitLinkGetLinkedPtxSize_13_0", (void **)&api.ptx_size},
+        {"__nvJitLinkGetLinkedPtx_13_0", (void **)&api.ptx},
+        {"__nvJitLinkGetErrorLogSize_13_0", (void **)&api.error_log_size},
+        {"__nvJitLinkGetErrorLog_13_0", (void **)&api.error_log},
+        {"nvJitLinkVersion", (void **)&api.version},
+    };
+    return udfkit_cuda_part_load(UDFKIT_PART_NVJITLINK, symbols, sizeof symbols / sizeof *symbols);
+}
 
 static nvJitLinkInputType input_type(udfkit_input_kind k)
 {
@@ -52,8 +89,8 @@ static const char *result_string(nvJitLinkResult r)
 static void copy_log(nvJitLinkHandle h, udfkit_buf *log)
 {
     size_t size = 0;
-    if (nvJitLinkGetErrorLogSize(h, &size) == NVJITLINK_SUCCESS && size > 1 && udfkit_buf_reserve(log, size)) {
-        if (nvJitLinkGetErrorLog(h, log->data + log->size) == NVJITLINK_SUCCESS)
+    if (api.error_log_size(h, &size) == NVJITLINK_SUCCESS && size > 1 && udfkit_buf_reserve(log, size)) {
+        if (api.error_log(h, log->data + log->size) == NVJITLINK_SUCCESS)
             log->size += size - 1;
         log->data[log->size] = '\0';
     }
@@ -62,14 +99,16 @@ static void copy_log(nvJitLinkHandle h, udfkit_buf *log)
 udfkit_rc udfkit_jitlink_run(const char *const *options, size_t noptions, const udfkit_link_input *inputs,
                              size_t ninputs, bool ptx, udfkit_buf *out, udfkit_buf *log)
 {
+    udfkit_rc rc = load_nvjitlink();
+    if (rc)
+        return rc;
     nvJitLinkHandle h = NULL;
-    nvJitLinkResult r = nvJitLinkCreate(&h, (uint32_t)noptions, (const char **)options);
+    nvJitLinkResult r = api.create(&h, (uint32_t)noptions, (const char **)options);
     if (r != NVJITLINK_SUCCESS)
         return udfkit_fail(r == NVJITLINK_ERROR_UNRECOGNIZED_OPTION ? UDFKIT_RC_USAGE : UDFKIT_RC_INTERNAL, NULL, 0,
                            "nvJitLink refused the options (%s): %s", result_string(r), options[0]);
-    udfkit_rc rc = UDFKIT_RC_OK;
     for (size_t i = 0; i < ninputs; i++) {
-        r = nvJitLinkAddData(h, input_type(inputs[i].kind), inputs[i].data, inputs[i].size, inputs[i].name);
+        r = api.add_data(h, input_type(inputs[i].kind), inputs[i].data, inputs[i].size, inputs[i].name);
         if (r != NVJITLINK_SUCCESS) {
             copy_log(h, log);
             if (!log->size)
@@ -78,7 +117,7 @@ udfkit_rc udfkit_jitlink_run(const char *const *options, size_t noptions, const 
             goto done;
         }
     }
-    r = nvJitLinkComplete(h);
+    r = api.complete(h);
     if (r != NVJITLINK_SUCCESS) {
         copy_log(h, log);
         if (!log->size)
@@ -87,9 +126,9 @@ udfkit_rc udfkit_jitlink_run(const char *const *options, size_t noptions, const 
         goto done;
     }
     size_t size = 0;
-    r = ptx ? nvJitLinkGetLinkedPtxSize(h, &size) : nvJitLinkGetLinkedCubinSize(h, &size);
+    r = ptx ? api.ptx_size(h, &size) : api.cubin_size(h, &size);
     if (r == NVJITLINK_SUCCESS && udfkit_buf_reserve(out, size)) {
-        r = ptx ? nvJitLinkGetLinkedPtx(h, out->data) : nvJitLinkGetLinkedCubin(h, out->data);
+        r = ptx ? api.ptx(h, out->data) : api.cubin(h, out->data);
         if (ptx && size > 0)
             size--; /* drop the terminating NUL */
         out->size = size;
@@ -98,15 +137,19 @@ udfkit_rc udfkit_jitlink_run(const char *const *options, size_t noptions, const 
     if (r != NVJITLINK_SUCCESS)
         rc = udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "nvJitLink: getting the linked code failed: %s", result_string(r));
 done:
-    nvJitLinkDestroy(&h);
+    api.destroy(&h);
     return rc;
 }
 
-void udfkit_jitlink_version(int *major, int *minor)
+udfkit_rc udfkit_jitlink_version(int *major, int *minor)
 {
+    udfkit_rc rc = load_nvjitlink();
+    if (rc)
+        return rc;
     unsigned ma = 0, mi = 0;
-    if (nvJitLinkVersion(&ma, &mi) != NVJITLINK_SUCCESS)
+    if (api.version(&ma, &mi) != NVJITLINK_SUCCESS)
         ma = mi = 0;
     *major = (int)ma;
     *minor = (int)mi;
+    return UDFKIT_RC_OK;
 }

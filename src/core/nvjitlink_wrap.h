@@ -29,6 +29,8 @@ typedef struct udfkit_link_input {
 udfkit_rc udfkit_jitlink_run(const char *const *options, size_t noptions, const udfkit_link_input *inputs,
                              size_t ninputs, bool ptx, udfkit_buf *out, udfkit_buf *log);
 
-void udfkit_jitlink_version(int *major, int *minor);
+/* Loads nvJitLink (if not yet) and asks for its version; 0.0 where it does not say.
+ * Callers want udfkit_toolchain_query, which remembers it per library file. */
+udfkit_rc udfkit_jitlink_version(int *major, int *minor);
 
 #endif

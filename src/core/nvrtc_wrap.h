@@ -25,9 +25,10 @@ typedef struct udfkit_nvrtc_job {
  * message set (the caller rewrites the log); other failures set the message. */
 udfkit_rc udfkit_nvrtc_compile(const udfkit_nvrtc_job *job, udfkit_buf *code, udfkit_buf *log);
 
-void udfkit_nvrtc_version(int *major, int *minor);
-/* The real architectures NVRTC can compile for, ascending; malloc'd. */
-udfkit_rc udfkit_nvrtc_supported_archs(int **archs, size_t *count);
+/* Loads NVRTC (if not yet) and asks it for its version and the real architectures it
+ * compiles for, ascending (malloc'd). Callers want udfkit_toolchain_query and
+ * udfkit_toolchain_nvrtc_archs, which remember these per library file. */
+udfkit_rc udfkit_nvrtc_query(int *major, int *minor, int **archs, size_t *count);
 
 /* Parses an architecture list (NULL: the default) against what this NVRTC supports. */
 udfkit_rc udfkit_nvrtc_parse_archs(const char *text, udfkit_target_list *out);

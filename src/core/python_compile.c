@@ -350,8 +350,8 @@ udfkit_rc udfkit_python_compile(const udfkit_compile_request *req)
     written *links = NULL;
     size_t nlinks = 0;
     udfkit_toolchain tc;
-    udfkit_toolchain_query(&tc);
-
+    if ((rc = udfkit_toolchain_query(&tc)))
+        goto done;
     if ((rc = udfkit_outputs_claim(outputs, req->output)) || (req->depfile && (rc = udfkit_outputs_claim(outputs, req->depfile))))
         goto done;
     if (req->emit == UDFKIT_CODE_CUBIN) {

@@ -2,6 +2,8 @@
 #ifndef UDFKIT_TOOLCHAIN_H
 #define UDFKIT_TOOLCHAIN_H
 
+#include "cache.h"
+#include "cuda_libs.h"
 #include "diag.h"
 
 #include <stdbool.h>
@@ -14,7 +16,15 @@ typedef struct udfkit_toolchain {
     udfkit_version nvrtc, nvjitlink, nvptxcompiler, nvfatbin;
 } udfkit_toolchain;
 
-void udfkit_toolchain_query(udfkit_toolchain *tc);
+/* Every part's version. Parts are loaded only where udfkit's cache does not already know
+ * the answer for their library file; UDFKIT_RC_ENV where one cannot be loaded. */
+udfkit_rc udfkit_toolchain_query(udfkit_toolchain *tc);
+
+/* NVRTC's real architectures, ascending; owned by udfkit. */
+udfkit_rc udfkit_toolchain_nvrtc_archs(const int **archs, size_t *count);
+
+/* Adds what identifies a part to a cache key: its version and its library file's stamp. */
+void udfkit_toolchain_key(udfkit_hasher *h, udfkit_cuda_part part);
 
 /* nvJitLink must be at least as new as every producer of LTO-IR it links, and all parts
  * must share a major release. Returns UDFKIT_RC_ENV with a message that says how to fix it. */

@@ -1,5 +1,6 @@
-/* Preloaded by the toolchain test: an NVRTC that claims to be newer than the nvJitLink
- * beside it, which udfkit must refuse at start-up. */
+/* Named by the toolchain test in UDFKIT_NVRTC_LIBRARY: an NVRTC that claims to be newer
+ * than the nvJitLink beside it, which udfkit must refuse at start-up. It links the real
+ * NVRTC, so every other entry point resolves to the real one. */
 typedef enum { FAKE_NVRTC_SUCCESS = 0 } fake_nvrtc_result;
 
 fake_nvrtc_result nvrtcVersion(int *major, int *minor);

@@ -1,10 +1,12 @@
-/* Which CUDA part sets can work together; failures of nvJitLink, injected by wrapping it
- * at link time, reach the user as messages. */
+/* Which CUDA part sets can work together; how the parts are loaded on first use; failures
+ * of nvJitLink, injected through a library that replaces its link step, reach the user as
+ * messages. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nvjitlink_wrap.h"
@@ -57,18 +59,29 @@ static void parses_versions(void **state)
     assert_false(udfkit_version_parse("thirteen", &v));
 }
 
-/* nvJitLinkComplete is an inline wrapper over a versioned symbol; wrap that symbol. */
-nvJitLinkResult __real___nvJitLinkComplete_13_0(nvJitLinkHandle h);
-nvJitLinkResult __wrap___nvJitLinkComplete_13_0(nvJitLinkHandle h)
+static void parts_report_versions_and_stamps(void **state)
 {
-    (void)h;
-    return (nvJitLinkResult)mock();
+    (void)state;
+    udfkit_toolchain tc;
+    assert_int_equal(udfkit_toolchain_query(&tc), UDFKIT_RC_OK);
+    assert_int_equal(tc.nvrtc.major, 13);
+    assert_int_equal(tc.nvjitlink.major, 13);
+    assert_int_equal(tc.nvfatbin.major, 13);
+    const int *archs;
+    size_t count;
+    assert_int_equal(udfkit_toolchain_nvrtc_archs(&archs, &count), UDFKIT_RC_OK);
+    assert_true(count > 3);
+    assert_int_equal(archs[0], 75); /* CUDA 13's lowest */
+    char stamp[4200];
+    assert_true(udfkit_cuda_part_stamp(UDFKIT_PART_NVRTC, stamp, sizeof stamp));
+    assert_non_null(strstr(stamp, "libnvrtc.so"));
 }
 
+/* The first load decides; this runs before anything loads nvJitLink in this process. */
 static void link_failure_returns_input_error_with_reason(void **state)
 {
     (void)state;
-    will_return(__wrap___nvJitLinkComplete_13_0, NVJITLINK_ERROR_NVVM_COMPILE);
+    setenv("UDFKIT_NVJITLINK_LIBRARY", FAKE_NVJITLINK, 1);
     const char *options[] = {"-arch=sm_80"};
     udfkit_link_input input = {UDFKIT_INPUT_PTX, ".version 9.0\n.target sm_80\n.address_size 64\n", 44, "x.ptx"};
     udfkit_buf out = UDFKIT_BUF_INIT, log = UDFKIT_BUF_INIT;
@@ -87,6 +100,7 @@ int main(void)
         cmocka_unit_test(newer_producer_is_refused),
         cmocka_unit_test(parses_versions),
         cmocka_unit_test(link_failure_returns_input_error_with_reason),
+        cmocka_unit_test(parts_report_versions_and_stamps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
