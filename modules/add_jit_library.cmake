@@ -42,6 +42,11 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
 The library type defaults to ``STATIC``. It links ``udfkit::runtime`` publicly.
 #]=======================================================================]
 include_guard(GLOBAL)
+# udfkit's depfiles name absolute paths, which Ninja can read as they are: under CMP0116
+# NEW, CMake would run `cmake -E cmake_transform_depfile` after every compile (a process
+# costing more than a compile answered from udfkit's cache). This include's policy scope
+# keeps the setting to the functions defined here.
+cmake_policy(SET CMP0116 OLD)
 include("${CMAKE_CURRENT_LIST_DIR}/detail/_udfkit_common.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/detail/_udfkit_kernels.cmake")
 
@@ -126,9 +131,10 @@ function(add_jit_library target)
     if(_generated)
       file(RELATIVE_PATH _given "${CMAKE_CURRENT_BINARY_DIR}" "${_src}")
     endif()
+    _udfkit_depfile_args("${_out}" _depfile_args)
     add_custom_command(
       OUTPUT "${_out}"
-      COMMAND ${_udfkit} compile "${_given}" --arch "${_archs}" ${_udf_includes} -o "${_out}" --depfile "${_out}.d"
+      COMMAND ${_udfkit} compile "${_given}" --arch "${_archs}" ${_udf_includes} -o "${_out}" ${_depfile_args}
       DEPFILE "${_out}.d"
       DEPENDS "${_src}" udfkit::udfkit
       COMMENT "udfkit: compiling ${target} ${_stem}"

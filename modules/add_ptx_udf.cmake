@@ -49,6 +49,11 @@ the specs. Edits to a source, a header it includes or a Python module it imports
 exactly what depends on them (depfiles).
 #]=======================================================================]
 include_guard(GLOBAL)
+# udfkit's depfiles name absolute paths, which Ninja can read as they are: under CMP0116
+# NEW, CMake would run `cmake -E cmake_transform_depfile` after every compile (a process
+# costing more than a compile answered from udfkit's cache). This include's policy scope
+# keeps the setting to the functions defined here.
+cmake_policy(SET CMP0116 OLD)
 include("${CMAKE_CURRENT_LIST_DIR}/detail/_udfkit_common.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/detail/_udfkit_python.cmake")
 
@@ -116,9 +121,10 @@ function(add_ptx_udf target)
       # One compile per CUDA source; sources of the same name get distinct manifests.
       _udfkit_unique_name("${_stem}" _stems _name)
       set(_out "${_dir}/cuda-${_name}.json")
+      _udfkit_depfile_args("${_out}" _depfile_args)
       add_custom_command(
         OUTPUT "${_out}"
-        COMMAND ${_udfkit} compile "${_src}" ${_common} -o "${_out}" --depfile "${_out}.d"
+        COMMAND ${_udfkit} compile "${_src}" ${_common} -o "${_out}" ${_depfile_args}
         DEPFILE "${_out}.d"
         DEPENDS "${_src}" udfkit::udfkit
         COMMENT "udfkit: compiling ${target} ${_stem}${_ext}"
@@ -132,10 +138,13 @@ function(add_ptx_udf target)
   if(_python_sources)
     _udfkit_python_check(add_ptx_udf "${target}" "${_python_sources}" _python)
     set(_out "${_dir}/python.json")
+    _udfkit_depfile_args("${_out}" _depfile_args)
+    _udfkit_python_job_pool(_pool)
     add_custom_command(
       OUTPUT "${_out}"
-      COMMAND ${_udfkit} compile ${_python_sources} ${_common} --python "${_python}" -o "${_out}" --depfile "${_out}.d"
+      COMMAND ${_udfkit} compile ${_python_sources} ${_common} --python "${_python}" -o "${_out}" ${_depfile_args}
       DEPFILE "${_out}.d"
+      ${_pool}
       DEPENDS ${_python_sources} udfkit::udfkit
       COMMENT "udfkit: compiling ${target}'s Python UDFs"
       VERBATIM COMMAND_EXPAND_LISTS)

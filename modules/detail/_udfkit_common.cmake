@@ -67,3 +67,19 @@ function(_udfkit_unique_name stem list_var out_var)
   set(${list_var} ${${list_var}} "${_name}" PARENT_SCOPE)
   set(${out_var} "${_name}" PARENT_SCOPE)
 endfunction()
+
+# The depfile options of a compile writing <out>. Under Ninja the depfile is read as it is
+# (CMP0116 OLD, see add_ptx_udf.cmake), and Ninja wants it to name the output as its
+# build file does: relative to the top build directory where the output lies inside it.
+function(_udfkit_depfile_args out var)
+  set(_args --depfile "${out}.d")
+  if(CMAKE_GENERATOR MATCHES "Ninja")
+    set(_target "${out}")
+    cmake_path(IS_PREFIX CMAKE_BINARY_DIR "${out}" NORMALIZE _inside)
+    if(_inside)
+      file(RELATIVE_PATH _target "${CMAKE_BINARY_DIR}" "${out}")
+    endif()
+    list(APPEND _args --depfile-target "${_target}")
+  endif()
+  set(${var} "${_args}" PARENT_SCOPE)
+endfunction()

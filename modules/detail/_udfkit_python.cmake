@@ -32,3 +32,24 @@ function(_udfkit_python_check fn target sources out_var)
   endif()
   set(${out_var} "${_python}" PARENT_SCOPE)
 endfunction()
+
+# Python compiles run in a Ninja job pool of half the cores: the first one waits about a
+# second for udfkit's Python frontend to start (src/core/python_server.h), and compiles
+# waiting for it must not hold every job slot while CUDA compiles could run. The option
+# for add_custom_command, empty for other generators.
+function(_udfkit_python_job_pool var)
+  set(${var} "" PARENT_SCOPE)
+  if(NOT CMAKE_GENERATOR MATCHES "Ninja")
+    return()
+  endif()
+  get_property(_pools GLOBAL PROPERTY JOB_POOLS)
+  if(NOT _pools MATCHES "(^|;)udfkit_python=")
+    cmake_host_system_information(RESULT _cores QUERY NUMBER_OF_LOGICAL_CORES)
+    math(EXPR _size "${_cores} / 2")
+    if(_size LESS 1)
+      set(_size 1)
+    endif()
+    set_property(GLOBAL APPEND PROPERTY JOB_POOLS "udfkit_python=${_size}")
+  endif()
+  set(${var} JOB_POOL udfkit_python PARENT_SCOPE)
+endfunction()

@@ -8,7 +8,8 @@ int udfkit_cmd_compile(int argc, char **argv)
 {
     udfkit_cli_list sources = {0}, functions = {0}, includes = {0}, defines = {0}, extra = {0};
     bool skip_absent = false;
-    const char *arch = NULL, *emit = NULL, *std = NULL, *output = NULL, *depfile = NULL, *python = NULL;
+    const char *arch = NULL, *emit = NULL, *std = NULL, *output = NULL, *depfile = NULL, *python = NULL,
+               *depfile_target = NULL;
     const udfkit_cli_option options[] = {
         {"--function", "-f", UDFKIT_OPT_LIST, "SPEC...", "functions to export: [c_name=]source_name[@file]:signature", &functions},
         {"--arch", NULL, UDFKIT_OPT_VALUE, "LIST", "architectures in CMake syntax, e.g. 75-real;80-real;90 (default 75)", &arch},
@@ -19,6 +20,7 @@ int udfkit_cmd_compile(int argc, char **argv)
         {"-Xnvrtc", NULL, UDFKIT_OPT_LIST, "OPTION", "pass an option to NVRTC as it is", &extra},
         {"--output", "-o", UDFKIT_OPT_VALUE, "OUT", "OUT.json: manifest and artifacts beside it; else the one artifact", &output},
         {"--depfile", NULL, UDFKIT_OPT_VALUE, "OUT.d", "write every file the compile can read, in Makefile syntax", &depfile},
+        {"--depfile-target", NULL, UDFKIT_OPT_VALUE, "NAME", "the target the depfile names, as the build tool spells the output (default: the output, absolute)", &depfile_target},
         {"--python", NULL, UDFKIT_OPT_VALUE, "PATH", "interpreter with numba-cuda for .py sources (default: the build's)", &python},
         {"--skip-absent", NULL, UDFKIT_OPT_FLAG, NULL, "leave out specs of functions these sources do not define (udfkit merge checks them)", &skip_absent},
     };
@@ -63,6 +65,7 @@ int udfkit_cmd_compile(int argc, char **argv)
                 .nextra_options = extra.count,
                 .output = output,
                 .depfile = depfile,
+                .depfile_target = depfile_target,
                 .python = python,
                 .skip_absent = skip_absent,
             };

@@ -572,7 +572,9 @@ udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req)
                 deps[ndeps++] = units[s].includes.files[f].path;
         }
         udfkit_buf text = UDFKIT_BUF_INIT;
-        udfkit_depfile_format(req->output, deps, ndeps, &text);
+        char *target = req->depfile_target ? strdup(req->depfile_target) : udfkit_path_absolute(req->output);
+        udfkit_depfile_format(target, deps, ndeps, &text);
+        free(target);
         rc = udfkit_outputs_write(outputs, req->depfile, text.data, text.size);
         udfkit_buf_free(&text);
         free(deps);

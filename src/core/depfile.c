@@ -1,5 +1,9 @@
 #include "depfile.h"
 
+#include "fs.h"
+
+#include <stdlib.h>
+
 static void escaped(const char *path, udfkit_buf *out)
 {
     for (const char *p = path; *p; p++) {
@@ -16,8 +20,10 @@ void udfkit_depfile_format(const char *target, const char *const *deps, size_t n
     escaped(target, out);
     udfkit_buf_puts(out, ":");
     for (size_t i = 0; i < ndeps; i++) {
+        char *dep = udfkit_path_absolute(deps[i]);
         udfkit_buf_puts(out, " \\\n  ");
-        escaped(deps[i], out);
+        escaped(dep, out);
+        free(dep);
     }
     udfkit_buf_puts(out, "\n");
 }

@@ -7,7 +7,7 @@
 #include "hash.h"
 #include "manifest.h"
 #include "nvrtc_wrap.h"
-#include "subprocess.h"
+#include "python_server.h"
 #include "templates.h"
 #include "toolchain.h"
 
@@ -420,10 +420,9 @@ udfkit_rc udfkit_python_compile(const udfkit_compile_request *req)
     }
     if (answer)
         goto answered;
-    char *argv[] = {(char *)python, "-c", (char *)udfkit_py_worker, NULL};
     char *stderr_path = udfkit_path_join(scratch, "stderr.txt");
     int status = 0;
-    rc = udfkit_run_program(argv, request_text, strlen(request_text), &output, stderr_path, &status);
+    rc = udfkit_python_run(python, request_text, &output, stderr_path, &status);
     scratch_file(scratch, "stderr.txt", &errors);
     udfkit_diag_clear();
     free(stderr_path);
@@ -536,7 +535,9 @@ answered:;
         json_t *d;
         json_array_foreach(deps, i, d) list[i] = json_string_value(d);
         udfkit_buf text = UDFKIT_BUF_INIT;
-        udfkit_depfile_format(req->output, list, json_array_size(deps), &text);
+        char *target = req->depfile_target ? strdup(req->depfile_target) : udfkit_path_absolute(req->output);
+        udfkit_depfile_format(target, list, json_array_size(deps), &text);
+        free(target);
         rc = udfkit_outputs_write(outputs, req->depfile, text.data, text.size);
         udfkit_buf_free(&text);
         free(list);

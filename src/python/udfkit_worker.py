@@ -1,9 +1,14 @@
 """udfkit's Python frontend: compiles Python UDFs with numba-cuda's C ABI.
 
-udfkit starts one worker per `udfkit compile` call (`python -c <this file>`), writes a JSON
-request to its standard input and reads a JSON answer from its standard output. Every
-requested function of every module is compiled here, so the interpreter and numba start
-once. Artifacts are written into the request's `outdir`; udfkit moves them into place.
+Two ways to run (`python -c <this file> [--serve SOCKET IDLE]`):
+- a worker: udfkit writes a JSON request to its standard input and reads a JSON answer
+  from its standard output;
+- a server: imports numba once, warms it up with one compile, then for each connection on
+  a Unix socket forks a child that answers one request exactly as a worker would (so no
+  request sees another's modules), and exits after IDLE seconds without one. Importing
+  numba and its first compile take about a second; a forked child starts at once.
+Every requested function of every module is compiled in one process. Artifacts are written
+into the request's `outdir`; udfkit moves them into place.
 """
 import hashlib
 import importlib.util
@@ -341,8 +346,8 @@ def environment_files():
     return sorted(files)
 
 
-def main():
-    request = json.load(sys.stdin)
+def handle(request):
+    """The answer to one request, as a dict."""
     try:
         numba_cuda_version = load_numba()
         modules = {path: import_module(path) for path in request["modules"]}
@@ -370,13 +375,129 @@ def main():
             compile_function(fn, module, request, functions)
         for path, module in modules.items():
             links += declared_links(module, request)
-        answer({"ok": True, "numba_cuda": numba_cuda_version, "nvvm": nvvm_version(), "python": sys.executable,
-                "functions": functions, "links": links, "depends": local_files(), "environment": environment_files()})
+        return {"ok": True, "numba_cuda": numba_cuda_version, "nvvm": nvvm_version(), "python": sys.executable,
+                "functions": functions, "links": links, "depends": local_files(), "environment": environment_files()}
     except UdfError as exc:
-        answer({"ok": False, "kind": exc.kind, "message": exc.message, "file": exc.file, "line": exc.line})
+        return {"ok": False, "kind": exc.kind, "message": exc.message, "file": exc.file, "line": exc.line}
     except Exception as exc:
-        answer({"ok": False, "kind": "internal", "message": f"{type(exc).__name__}: {exc}",
-                "traceback": traceback.format_exc()})
+        return {"ok": False, "kind": "internal", "message": f"{type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc()}
+
+
+def environment_stamp():
+    """Sizes and times of the files that identify the installed toolchain: a server whose
+    numba-cuda, numba or NVVM was upgraded under it must not answer with the old one."""
+    stamp = []
+    for path in environment_files():
+        try:
+            st = os.stat(path)
+            stamp.append((path, st.st_size, st.st_mtime_ns))
+        except OSError:
+            stamp.append((path, None, None))
+    return stamp
+
+
+def warm_up():
+    """One small compile, so that numba's typing and target contexts and NVVM are ready
+    in every child."""
+    from numba import types
+    from numba.cuda import compile_all
+
+    compile_without_a_device((7, 5))
+
+    def udfkit_warm_up(x):
+        return x * 2.0 + 1.0
+
+    compile_all(udfkit_warm_up, types.float32(types.float32), device=True, abi="c",
+                abi_info={"abi_name": "udfkit_warm_up"}, output="ltoir", cc=(7, 5))
+
+
+def serve_one(conn):
+    """In a forked child: one request on `conn`, answered on it."""
+    chunks = []
+    while True:
+        chunk = conn.recv(1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    message = json.loads(b"".join(chunks))
+    fd = os.open(message["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(fd, 1)  # nothing but the answer may reach udfkit, and that goes on the socket
+    os.dup2(fd, 2)
+    os.close(fd)
+    os.chdir(message["cwd"])
+    answer = handle(message["request"])
+    conn.sendall(json.dumps(answer).encode())
+    conn.close()
+
+
+def serve(path, idle):
+    import fcntl
+    import signal
+    import socket
+
+    os.closerange(3, 1 << 16)  # nothing udfkit or its caller had open stays open here
+    lock = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return 0  # another server has it, or is starting
+    try:
+        load_numba()
+        warm_up()
+    except Exception:
+        return 1  # udfkit falls back to a worker, which says what is wrong
+    stamp = environment_stamp()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old_umask = os.umask(0o077)
+    server.bind(path)
+    os.umask(old_umask)
+    server.listen(64)
+    server.settimeout(idle)
+    mine = os.stat(path).st_ino
+    os.chdir("/")
+    try:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except socket.timeout:
+                break
+            conn.settimeout(None)
+            creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+            if int.from_bytes(creds[4:8], sys.byteorder) != os.getuid():
+                conn.close()
+                continue
+            if environment_stamp() != stamp:
+                conn.sendall(json.dumps({"ok": False, "kind": "stale"}).encode())
+                conn.close()
+                break
+            if os.fork() == 0:
+                server.close()
+                os.close(lock)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                try:
+                    serve_one(conn)
+                finally:
+                    os._exit(0)
+            conn.close()
+    finally:
+        try:
+            if os.stat(path).st_ino == mine:
+                os.unlink(path)
+        except OSError:
+            pass
+    return 0
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--serve":
+        sys.exit(serve(sys.argv[2], float(sys.argv[3])))
+    answer(handle(json.load(sys.stdin)))
 
 
 main()

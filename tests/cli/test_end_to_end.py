@@ -47,6 +47,22 @@ def test_depfile_lists_included_headers(work):
     target, deps = text.split(":", 1)
     assert target == manifest
     assert data("udfs.cu") in deps and data("udf_helpers.cuh") in deps
+    # The target as a build tool spells the output (gcc's -MT); dependencies stay absolute
+    # when the compile is given relative paths, as Ninja reads them against its own directory.
+    out = os.path.join(work, "rel")
+    os.makedirs(out)
+    shutil.copy(data("udfs.cu"), out)
+    shutil.copy(data("udf_helpers.cuh"), out)
+    run_dir = os.getcwd()
+    os.chdir(out)
+    try:
+        ok("compile", "udfs.cu", "--function", *SPECS, "-o", "udfs.json", "--depfile", "udfs.json.d",
+           "--depfile-target", "rel/udfs.json")
+    finally:
+        os.chdir(run_dir)
+    target, deps = open(os.path.join(out, "udfs.json.d")).read().split(":", 1)
+    assert target == "rel/udfs.json", target
+    assert deps.split() == ["\\", os.path.join(out, "udfs.cu"), "\\", os.path.join(out, "udf_helpers.cuh")], deps
 
 
 def test_same_input_same_bytes(work):

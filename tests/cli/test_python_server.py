@@ -1,0 +1,146 @@
+"""The Python frontend's server: requests from many processes at once get the same bytes
+a worker of their own gives, no request sees another's modules, an upgraded toolchain is
+noticed, and the server goes away when idle. Each test runs with a private runtime
+directory, so the server it talks to is its own."""
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from harness import UDFKIT, main, udfkit
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def env_for(work, **extra):
+    env = dict(os.environ, XDG_RUNTIME_DIR=os.path.join(work, "run"), UDFKIT_CACHE="0",
+               UDFKIT_PYTHON_SERVER_IDLE="10")
+    env.update(extra)
+    os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700, exist_ok=True)
+    return env
+
+
+def sockets(work):
+    return glob.glob(os.path.join(work, "run", "udfkit", "py-*.sock"))
+
+
+def module(work, k):
+    helper = write(os.path.join(work, f"src{k}", "helper.py"), f"OFFSET = {k}.5\n")
+    src = write(os.path.join(work, f"src{k}", "udfs.py"),
+                "from helper import OFFSET\n\n\n"
+                f"def f{k}(x):\n    return x * {k + 2}.0 + OFFSET\n\n\n"
+                f"def g{k}(x, y):\n    return x if x > y else y - {k}.0\n")
+    return src, helper
+
+
+def compile_module(work, k, env, out):
+    src, _ = module(work, k) if not os.path.exists(os.path.join(work, f"src{k}", "udfs.py")) else (
+        os.path.join(work, f"src{k}", "udfs.py"), None)
+    return udfkit("compile", src, "-f", f"f{k}:float32(float32)", f"g{k}:(float64, float64)", "--arch", "80-real",
+                  "-o", out, env=env)
+
+
+def artifacts(out):
+    m = json.load(open(out))
+    return {a["path"]: open(os.path.join(os.path.dirname(out), a["path"]), "rb").read() for a in m["artifacts"]}
+
+
+def test_many_processes_get_a_workers_bytes(work):
+    env = env_for(work)
+    for k in range(6):
+        module(work, k)
+    with ThreadPoolExecutor(6) as pool:
+        results = list(pool.map(lambda k: compile_module(work, k, env, os.path.join(work, "server", f"{k}.json")),
+                                range(6)))
+    assert all(r.rc == 0 for r in results), results
+    assert len(sockets(work)) == 1, sockets(work)  # one server answered them all
+    alone = env_for(work, UDFKIT_PYTHON_SERVER_IDLE="0")
+    for k in range(6):
+        r = compile_module(work, k, alone, os.path.join(work, "worker", f"{k}.json"))
+        assert r.rc == 0, r
+        assert artifacts(os.path.join(work, "server", f"{k}.json")) == artifacts(os.path.join(work, "worker", f"{k}.json"))
+
+
+def test_no_request_sees_another_requests_modules(work):
+    env = env_for(work)
+    _, helper = module(work, 1)
+    out = os.path.join(work, "out", "a.json")
+    assert compile_module(work, 1, env, out).rc == 0
+    before = artifacts(out)
+    write(helper, "OFFSET = 100.25\n")  # an imported module changed between two requests
+    assert compile_module(work, 1, env, out).rc == 0
+    after = artifacts(out)
+    assert before != after
+    alone = env_for(work, UDFKIT_PYTHON_SERVER_IDLE="0")
+    assert compile_module(work, 1, alone, os.path.join(work, "worker", "a.json")).rc == 0
+    assert after == artifacts(os.path.join(work, "worker", "a.json"))
+
+
+def test_errors_are_located_through_the_server(work):
+    env = env_for(work)
+    bad = write(os.path.join(work, "bad", "udfs.py"), "def f(x):\n    return x.nope\n")
+    r = udfkit("compile", bad, "-f", "f:float32(float32)", "-o", os.path.join(work, "out", "b.json"), env=env)
+    assert r.rc == 1 and f"{bad}:2: error:" in r.err, r
+    assert not os.path.exists(os.path.join(work, "out", "b.json"))
+    assert sockets(work)
+
+
+def test_upgraded_toolchain_is_noticed(work):
+    env = env_for(work)
+    assert compile_module(work, 2, env, os.path.join(work, "a", "x.json")).rc == 0
+    assert len(sockets(work)) == 1
+    # A newer numba-cuda install changes the files that identify it; the server must not
+    # answer with the numba it imported. The request still gets its answer.
+    probe = subprocess.run([sys.executable, "-c",
+                            "import importlib.metadata as m, os; d = m.distribution('numba-cuda'); "
+                            "print(os.path.join(str(d._path), 'METADATA'))"], capture_output=True, text=True)
+    metadata = probe.stdout.strip()
+    st = os.stat(metadata)
+    os.utime(metadata, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    try:
+        assert compile_module(work, 2, env, os.path.join(work, "b", "x.json")).rc == 0
+    finally:
+        os.utime(metadata, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert artifacts(os.path.join(work, "a", "x.json")) == artifacts(os.path.join(work, "b", "x.json"))
+    deadline = time.time() + 10
+    while sockets(work) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not sockets(work), "the stale server did not stop"
+
+
+def test_idle_server_goes_away(work):
+    env = env_for(work, UDFKIT_PYTHON_SERVER_IDLE="1")
+    assert compile_module(work, 3, env, os.path.join(work, "out", "a.json")).rc == 0
+    assert len(sockets(work)) == 1
+    deadline = time.time() + 15
+    while sockets(work) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not sockets(work), "the server outlived its idle time"
+
+
+def test_command_does_not_wait_for_the_server(work):
+    # The server holds nothing of the command's: a caller reading its output sees the end
+    # as soon as udfkit exits (Ninja and ctest wait for every holder of the pipe).
+    env = env_for(work, UDFKIT_PYTHON_SERVER_IDLE="60")
+    module(work, 4)
+    start = time.time()
+    proc = subprocess.run([UDFKIT, "compile", os.path.join(work, "src4", "udfs.py"), "-f", "f4:float32(float32)",
+                           "-o", os.path.join(work, "out", "a.json")], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert time.time() - start < 30
+    assert sockets(work)
+
+
+if __name__ == "__main__":
+    main([test_many_processes_get_a_workers_bytes, test_no_request_sees_another_requests_modules,
+          test_errors_are_located_through_the_server, test_upgraded_toolchain_is_noticed, test_idle_server_goes_away,
+          test_command_does_not_wait_for_the_server])
