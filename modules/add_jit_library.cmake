@@ -148,19 +148,14 @@ function(add_jit_library target)
     set(_keep --keep-ltoir)
   endif()
   set(_fatbin "${_dir}/${target}.fatbin")
-  add_custom_command(
-    OUTPUT "${_fatbin}" "${_fatbin}.json"
-    COMMAND ${_udfkit} link ${_parts} ${_manifests} --arch "${_archs}" ${_keep} -o "${_fatbin}"
-    DEPENDS ${_parts} ${_manifests} udfkit::udfkit
-    COMMENT "udfkit: linking ${target} for ${_archs}"
-    VERBATIM COMMAND_EXPAND_LISTS)
   set(_embedded "${_dir}/${target}_fatbin.c")
   add_custom_command(
-    OUTPUT "${_embedded}"
-    COMMAND ${_udfkit} embed "${_fatbin}" --symbol "${_ident}_fatbin" -o "${_embedded}"
-    DEPENDS "${_fatbin}" udfkit::udfkit
-    COMMENT "udfkit: embedding ${target}.fatbin"
-    VERBATIM)
+    OUTPUT "${_fatbin}" "${_fatbin}.json" "${_embedded}"
+    COMMAND ${_udfkit} link ${_parts} ${_manifests} --arch "${_archs}" ${_keep} -o "${_fatbin}"
+            --embed "${_embedded}" --symbol "${_ident}_fatbin"
+    DEPENDS ${_parts} ${_manifests} udfkit::udfkit
+    COMMENT "udfkit: linking ${target} for ${_archs}, embedding it"
+    VERBATIM COMMAND_EXPAND_LISTS)
 
   add_library(${target} ${_type} "${_embedded}" "${_launchers_c}" "${_include}/${_header}")
   set_source_files_properties("${_embedded}" "${_launchers_c}" PROPERTIES LANGUAGE C)

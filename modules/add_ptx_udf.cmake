@@ -160,18 +160,14 @@ function(add_ptx_udf target)
   if(_links)
     set(_link_args --link ${_links})
   endif()
+  # The target's manifest and its header, in one process.
   add_custom_command(
-    OUTPUT "${_manifest}"
+    OUTPUT "${_manifest}" "${_include}/${_header}"
     COMMAND ${_udfkit} merge ${_parts} --function ${arg_FUNCTIONS} ${_link_args} -o "${_manifest}"
+            --header "${_include}/${_header}" --name "${_ident}"
     DEPENDS ${_parts} ${_links} udfkit::udfkit
-    COMMENT "udfkit: merging ${target}"
+    COMMENT "udfkit: merging ${target}, header ${_header}"
     VERBATIM COMMAND_EXPAND_LISTS)
-  add_custom_command(
-    OUTPUT "${_include}/${_header}"
-    COMMAND ${_udfkit} header "${_manifest}" --name "${_ident}" -o "${_include}/${_header}"
-    DEPENDS "${_manifest}" udfkit::udfkit
-    COMMENT "udfkit: header ${_header}"
-    VERBATIM)
 
   add_custom_target(${target}_udfkit ALL DEPENDS "${_manifest}" "${_include}/${_header}")
   add_library(${target} INTERFACE)

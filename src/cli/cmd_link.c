@@ -1,13 +1,16 @@
 #include "commands.h"
+#include "embed.h"
 #include "linker.h"
 #include "options.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int udfkit_cmd_link(int argc, char **argv)
 {
     udfkit_cli_list inputs = {0}, extra = {0};
-    const char *arch = NULL, *emit = NULL, *output = NULL;
+    const char *arch = NULL, *emit = NULL, *output = NULL, *embed = NULL, *symbol = NULL;
     bool keep_ltoir = false;
     const udfkit_cli_option options[] = {
         {"--arch", NULL, UDFKIT_OPT_VALUE, "LIST", "architectures in CMake syntax, e.g. 75-real;80-real;90", &arch},
@@ -15,10 +18,13 @@ int udfkit_cmd_link(int argc, char **argv)
         {"--keep-ltoir", NULL, UDFKIT_OPT_FLAG, NULL, "also pack the LTO-IR inputs, for linking at load time", &keep_ltoir},
         {"-Xnvjitlink", NULL, UDFKIT_OPT_LIST, "OPTION", "pass an option to nvJitLink as it is", &extra},
         {"--output", "-o", UDFKIT_OPT_VALUE, "OUT", "the fatbin, cubin or PTX to write", &output},
+        {"--embed", NULL, UDFKIT_OPT_VALUE, "OUT.c", "also write a C source embedding OUT, as udfkit embed does", &embed},
+        {"--symbol", NULL, UDFKIT_OPT_VALUE, "NAME", "the symbol of the embedded bytes (with --embed)", &symbol},
     };
     const udfkit_cli_command cmd = {
         "link",
-        "udfkit link <input>... --arch LIST [--emit fatbin|cubin|ptx] [--keep-ltoir] -o OUT",
+        "udfkit link <input>... --arch LIST [--emit fatbin|cubin|ptx] [--keep-ltoir] -o OUT "
+        "[--embed OUT.c --symbol NAME]",
         "Links LTO-IR, PTX, cubins, fatbins, host objects, archives and udfkit manifests for every\n"
         "architecture asked, in parallel; --emit fatbin also writes OUT.json, the manifest of the fatbin.",
         options,
@@ -38,13 +44,23 @@ int udfkit_cmd_link(int argc, char **argv)
             rc = udfkit_cli_usage_error(&cmd, "--emit takes fatbin, cubin or ptx, not '%s'", emit);
         else if (keep_ltoir && emit && strcmp(emit, "fatbin") != 0)
             rc = udfkit_cli_usage_error(&cmd, "--keep-ltoir goes with --emit fatbin");
+        else if (!embed != !symbol)
+            rc = udfkit_cli_usage_error(&cmd, "--embed and --symbol go together");
         if (rc == 0) {
             if (emit && strcmp(emit, "cubin") == 0)
                 kind = UDFKIT_LINK_CUBIN;
             else if (emit && strcmp(emit, "ptx") == 0)
                 kind = UDFKIT_LINK_PTX;
             udfkit_link_request req = {inputs.items, inputs.count, arch, kind, keep_ltoir, extra.items, extra.count, output};
-            rc = udfkit_cli_report(udfkit_link(&req));
+            udfkit_rc linked = udfkit_link(&req);
+            /* One process for a build's link and embed steps; a failed embed leaves no output. */
+            if (!linked && embed && (linked = udfkit_embed(output, symbol, embed, NULL))) {
+                unlink(output);
+                char *manifest = udfkit_link_manifest_path(output);
+                unlink(manifest);
+                free(manifest);
+            }
+            rc = udfkit_cli_report(linked);
         }
     }
     udfkit_cli_list_free(&inputs);

@@ -94,6 +94,9 @@ CASES = [
     ("header-injected-name", {}, "header-injected-name", 1, r"function c_name 'x\(\); evil' is not a valid exported C name"),
     ("embed-bad-symbol", {"d.bin": "x"}, ["embed", "d.bin", "--symbol", "not valid", "-o", "out/d.c"], 2,
      r"--symbol 'not valid' is not a C identifier"),
+    ("link-embed-bad-symbol", {}, "link-embed-bad-symbol", 2, r"--symbol 'not valid' is not a C identifier"),
+    ("link-embed-without-symbol", {}, "link-embed-without-symbol", 2, r"--embed and --symbol go together"),
+    ("merge-header-missing-function", {}, "merge-header-missing-function", 1, r"nowhere"),
     ("inspect-unknown", {"r.bin": "\x01\x02garbage"}, ["inspect", "r.bin"], 1, r"^r\.bin: error: "),
 ]
 
@@ -128,6 +131,14 @@ def scenario(name, work):
     if name == "link-cubin-one-arch":
         compiled_manifest(work)
         return ["link", "m/udfs.json", "--arch", "80-real;90-real", "--emit", "cubin", "-o", "out/x.cubin"]
+    if name in ("link-embed-bad-symbol", "link-embed-without-symbol"):
+        compiled_manifest(work)
+        symbol = ["--symbol", "not valid"] if name == "link-embed-bad-symbol" else []
+        return ["link", "m/udfs.json", "--arch", "80-real", "-o", "out/x.fatbin", "--embed", "out/x.c", *symbol]
+    if name == "merge-header-missing-function":
+        compiled_manifest(work)
+        return ["merge", "m/udfs.json", "-f", "scale:float32(float32,float32)", "nowhere:int32(int32)",
+                "-o", "out/x.json", "--header", "out/x.h"]
     if name == "header-injected-name":
         m = compiled_manifest(work)
         doc = json.load(open(m))

@@ -198,6 +198,21 @@ def test_embed_puts_bytes_under_symbol(work):
     assert open(src).read() != text
 
 
+def test_merge_and_link_write_header_and_embedding_in_one_step(work):
+    """merge --header and link --embed give what header and embed give on their own."""
+    manifest = compile_udfs(work, archs="80")
+    ok("merge", manifest, "-f", *SPECS, "-o", os.path.join(work, "one", "udfs.json"),
+       "--header", os.path.join(work, "one", "udfs.h"), "--name", "udfs")
+    ok("merge", manifest, "-f", *SPECS, "-o", os.path.join(work, "two", "udfs.json"))
+    ok("header", os.path.join(work, "two", "udfs.json"), "--name", "udfs", "-o", os.path.join(work, "two", "udfs.h"))
+    assert open(os.path.join(work, "one", "udfs.h")).read() == open(os.path.join(work, "two", "udfs.h")).read()
+    fatbin = os.path.join(work, "one", "udfs.fatbin")
+    ok("link", os.path.join(work, "one", "udfs.json"), "--arch", "80-real", "-o", fatbin,
+       "--embed", os.path.join(work, "one", "udfs_fatbin.c"), "--symbol", "udfs_fatbin")
+    ok("embed", fatbin, "--symbol", "udfs_fatbin", "-o", os.path.join(work, "two", "udfs_fatbin.c"))
+    assert open(os.path.join(work, "one", "udfs_fatbin.c")).read() == open(os.path.join(work, "two", "udfs_fatbin.c")).read()
+
+
 def test_functions_that_already_have_c_linkage(work):
     src = data("udfs_c_linkage.cu")
     out = os.path.join(work, "c.json")
@@ -245,7 +260,7 @@ def test_link_takes_every_input_kind(work):
 
 
 if __name__ == "__main__":
-    main([test_manifest_names_functions_and_artifacts, test_depfile_lists_included_headers, test_same_input_same_bytes,
+    main([test_merge_and_link_write_header_and_embedding_in_one_step, test_manifest_names_functions_and_artifacts, test_depfile_lists_included_headers, test_same_input_same_bytes,
           test_fatbin_for_three_architectures, test_keep_ltoir_adds_lto_entries, test_emit_cubin_and_ptx,
           test_compile_ptx_and_cubin_directly, test_header_compiles_as_c_and_cxx,
           test_nvcc_kernel_links_against_udf_ltoir, test_embed_puts_bytes_under_symbol,
