@@ -2,11 +2,14 @@
 a worker of their own gives, no request sees another's modules, an upgraded toolchain is
 noticed, and the server goes away when idle. Each test runs with a private runtime
 directory, so the server it talks to is its own."""
+import atexit
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -20,16 +23,25 @@ def write(path, text):
     return path
 
 
+RUNTIME_DIRS = {}
+
+
+def runtime_dir(work):
+    """A private runtime directory short enough for socket addresses (108 bytes)."""
+    if work not in RUNTIME_DIRS:
+        RUNTIME_DIRS[work] = tempfile.mkdtemp(prefix="uk-")
+        atexit.register(shutil.rmtree, RUNTIME_DIRS[work], True)
+    return RUNTIME_DIRS[work]
+
+
 def env_for(work, **extra):
-    env = dict(os.environ, XDG_RUNTIME_DIR=os.path.join(work, "run"), UDFKIT_CACHE="0",
-               UDFKIT_PYTHON_SERVER_IDLE="10")
+    env = dict(os.environ, XDG_RUNTIME_DIR=runtime_dir(work), UDFKIT_CACHE="0", UDFKIT_SERVER_IDLE="10")
     env.update(extra)
-    os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700, exist_ok=True)
     return env
 
 
 def sockets(work):
-    return glob.glob(os.path.join(work, "run", "udfkit", "py-*.sock"))
+    return glob.glob(os.path.join(runtime_dir(work), "udfkit", "py-*.sock"))
 
 
 def module(work, k):
@@ -62,7 +74,7 @@ def test_many_processes_get_a_workers_bytes(work):
                                 range(6)))
     assert all(r.rc == 0 for r in results), results
     assert len(sockets(work)) == 1, sockets(work)  # one server answered them all
-    alone = env_for(work, UDFKIT_PYTHON_SERVER_IDLE="0")
+    alone = env_for(work, UDFKIT_SERVER_IDLE="0")
     for k in range(6):
         r = compile_module(work, k, alone, os.path.join(work, "worker", f"{k}.json"))
         assert r.rc == 0, r
@@ -79,7 +91,7 @@ def test_no_request_sees_another_requests_modules(work):
     assert compile_module(work, 1, env, out).rc == 0
     after = artifacts(out)
     assert before != after
-    alone = env_for(work, UDFKIT_PYTHON_SERVER_IDLE="0")
+    alone = env_for(work, UDFKIT_SERVER_IDLE="0")
     assert compile_module(work, 1, alone, os.path.join(work, "worker", "a.json")).rc == 0
     assert after == artifacts(os.path.join(work, "worker", "a.json"))
 
@@ -117,7 +129,7 @@ def test_upgraded_toolchain_is_noticed(work):
 
 
 def test_idle_server_goes_away(work):
-    env = env_for(work, UDFKIT_PYTHON_SERVER_IDLE="1")
+    env = env_for(work, UDFKIT_SERVER_IDLE="1")
     assert compile_module(work, 3, env, os.path.join(work, "out", "a.json")).rc == 0
     assert len(sockets(work)) == 1
     deadline = time.time() + 15
@@ -129,7 +141,7 @@ def test_idle_server_goes_away(work):
 def test_command_does_not_wait_for_the_server(work):
     # The server holds nothing of the command's: a caller reading its output sees the end
     # as soon as udfkit exits (Ninja and ctest wait for every holder of the pipe).
-    env = env_for(work, UDFKIT_PYTHON_SERVER_IDLE="60")
+    env = env_for(work, UDFKIT_SERVER_IDLE="60")
     module(work, 4)
     start = time.time()
     proc = subprocess.run([UDFKIT, "compile", os.path.join(work, "src4", "udfs.py"), "-f", "f4:float32(float32)",

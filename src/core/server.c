@@ -1,0 +1,156 @@
+#define _GNU_SOURCE /* POSIX_SPAWN_SETSID */
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+extern char **environ;
+
+#define DEFAULT_IDLE_SECONDS 120
+
+long udfkit_server_idle_seconds(void)
+{
+    const char *env = getenv("UDFKIT_SERVER_IDLE");
+    if (!env || !*env)
+        return DEFAULT_IDLE_SECONDS;
+    char *end;
+    long v = strtol(env, &end, 10);
+    return *end || v < 0 ? DEFAULT_IDLE_SECONDS : v;
+}
+
+/* A directory that is this user's alone, or false: $XDG_RUNTIME_DIR/udfkit, else (or
+ * where a socket's name would not fit a socket address there) /tmp/udfkit-<uid>. */
+static bool private_dir(char *out, size_t size, size_t room)
+{
+    const char *runtime = getenv("XDG_RUNTIME_DIR");
+    int n = runtime && runtime[0] == '/' ? snprintf(out, size, "%s/udfkit", runtime) : -1;
+    if (n < 0 || (size_t)n + room >= size)
+        n = snprintf(out, size, "/tmp/udfkit-%u", (unsigned)getuid());
+    if (n < 0 || (size_t)n + room >= size)
+        return false;
+    if (mkdir(out, 0700) != 0 && errno != EEXIST)
+        return false;
+    struct stat st;
+    return lstat(out, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() && (st.st_mode & 077) == 0;
+}
+
+bool udfkit_server_socket(const char *kind, const char *const *identity, size_t count, char *out, size_t size)
+{
+    char dir[sizeof ((struct sockaddr_un *)0)->sun_path];
+    /* "/kind-0123456789abcdef.sock.lock" must fit beside it */
+    if (!private_dir(dir, sizeof dir, strlen(kind) + 32))
+        return false;
+    XXH3_state_t *h = XXH3_createState();
+    XXH3_64bits_reset(h);
+    XXH3_64bits_update(h, UDFKIT_VERSION_STRING, sizeof UDFKIT_VERSION_STRING);
+    for (size_t i = 0; i < count; i++)
+        XXH3_64bits_update(h, identity[i] ? identity[i] : "", strlen(identity[i] ? identity[i] : "") + 1);
+    unsigned long long key = (unsigned long long)XXH3_64bits_digest(h);
+    XXH3_freeState(h);
+    int len = snprintf(out, size, "%s/%s-%016llx.sock", dir, kind, key);
+    return len > 0 && (size_t)len + 5 < size && (size_t)len < sizeof dir;
+}
+
+int udfkit_server_connect(const char *path)
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+pid_t udfkit_server_spawn(char *const argv[])
+{
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    for (int fd = 0; fd < 3; fd++)
+        posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd ? O_WRONLY : O_RDONLY, 0);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+    pid_t pid;
+    int err = strchr(argv[0], '/') ? posix_spawn(&pid, argv[0], &actions, &attr, argv, environ)
+                                   : posix_spawnp(&pid, argv[0], &actions, &attr, argv, environ);
+    posix_spawnattr_destroy(&attr);
+    posix_spawn_file_actions_destroy(&actions);
+    return err == 0 ? pid : -1;
+}
+
+static void lock_path(const char *path, char *out, size_t size)
+{
+    snprintf(out, size, "%s.lock", path);
+}
+
+bool udfkit_server_busy(const char *path)
+{
+    char lock[PATH_MAX];
+    lock_path(path, lock, sizeof lock);
+    int fd = open(lock, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool busy = flock(fd, LOCK_SH | LOCK_NB) != 0;
+    close(fd);
+    return busy;
+}
+
+bool udfkit_server_lock(const char *path, int *fd)
+{
+    char lock[PATH_MAX];
+    lock_path(path, lock, sizeof lock);
+    *fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (*fd < 0)
+        return false;
+    if (flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+        close(*fd);
+        *fd = -1;
+        return false;
+    }
+    return true;
+}
+
+bool udfkit_server_send(int fd, const void *data, size_t size)
+{
+    const char *p = data;
+    while (size) {
+        ssize_t n = send(fd, p, size, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        p += n;
+        size -= (size_t)n;
+    }
+    return true;
+}
+
+bool udfkit_server_receive(int fd, udfkit_buf *out)
+{
+    for (;;) {
+        char chunk[65536];
+        ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return false;
+        if (n == 0)
+            return true;
+        udfkit_buf_append(out, chunk, (size_t)n);
+    }
+}
