@@ -124,9 +124,18 @@ def is_local(path):
     return not any(real == root or real.startswith(root + os.sep) for root in STDLIB)
 
 
+# Modules the server imported before forking a child: numba, numpy, the standard library.
+# A child looks for the user's modules among the others only.
+FRONTEND_MODULES = frozenset()
+
+
+def user_modules():
+    return [m for name, m in list(sys.modules.items()) if name not in FRONTEND_MODULES]
+
+
 def local_files():
     files = set()
-    for module in list(sys.modules.values()):
+    for module in user_modules():
         path = getattr(module, "__file__", None)
         if path and is_local(path) and os.path.exists(path):
             files.add(os.path.abspath(path))
@@ -234,7 +243,7 @@ def make_device_functions():
 
     from numba import cuda
 
-    local = [m for m in list(sys.modules.values()) if is_local(getattr(m, "__file__", None))]
+    local = [m for m in user_modules() if is_local(getattr(m, "__file__", None))]
     wrapped = {}
     for module in local:
         for name, value in list(vars(module).items()):
@@ -326,9 +335,14 @@ def declared_links(module, request):
     return links
 
 
+ENVIRONMENT_FILES = None  # the server's, found once before it forks
+
+
 def environment_files():
-    """Files whose bytes identify the toolchain (the installed distributions' RECORDs), so
-    that udfkit's cache notices an upgraded numba-cuda, numba or NVVM."""
+    """Files whose bytes identify the toolchain (the installed distributions' METADATA and
+    RECORD), so that udfkit's cache notices an upgraded numba-cuda, numba or NVVM."""
+    if ENVIRONMENT_FILES is not None:
+        return ENVIRONMENT_FILES
     import importlib.metadata as metadata
 
     files = []
@@ -337,12 +351,9 @@ def environment_files():
             dist = metadata.distribution(name)
         except metadata.PackageNotFoundError:
             continue
-        metadata_file = os.path.join(str(getattr(dist, "_path", "")), "METADATA")
-        if os.path.isfile(metadata_file):
-            files.append(metadata_file)
-        for f in dist.files or []:
-            if f.name == "RECORD":
-                files.append(str(dist.locate_file(f)))
+        # The .dist-info directory holds both; listing dist.files would parse every path in RECORD.
+        directory = str(getattr(dist, "_path", ""))
+        files += [p for p in (os.path.join(directory, "METADATA"), os.path.join(directory, "RECORD")) if os.path.isfile(p)]
     return sorted(files)
 
 
@@ -398,18 +409,28 @@ def environment_stamp():
 
 
 def warm_up():
-    """One small compile, so that numba's typing and target contexts and NVVM are ready
-    in every child."""
+    """Compiles a few functions with what UDFs commonly use (arithmetic of every width,
+    comparisons, branches, loops, math), so that numba's typing and target contexts and
+    NVVM are ready in every child: a child then spends its time on the user's functions."""
+    import math
+
     from numba import types
     from numba.cuda import compile_all
 
+    from numba import cuda
+
     compile_without_a_device((7, 5))
 
-    def udfkit_warm_up(x):
-        return x * 2.0 + 1.0
+    def udfkit_warm_up(x, y, n):
+        acc = 0.0
+        for i in range(n):
+            acc += x * i if x > y else math.sqrt(abs(y)) - math.exp(-x)
+        return acc + min(x, y) + max(n, 1)
 
-    compile_all(udfkit_warm_up, types.float32(types.float32), device=True, abi="c",
-                abi_info={"abi_name": "udfkit_warm_up"}, output="ltoir", cc=(7, 5))
+    for ty in (types.float32, types.float64):
+        compile_all(udfkit_warm_up, (ty, ty, types.int32), device=True, abi="c",
+                    abi_info={"abi_name": f"udfkit_warm_up_{ty}"}, output="ltoir", cc=(7, 5))
+    cuda.jit(device=True)(udfkit_warm_up)  # the first looks for nvJitLink, loading it
 
 
 def serve_one(conn):
@@ -447,6 +468,9 @@ def serve(path, idle):
         warm_up()
     except Exception:
         return 1  # udfkit falls back to a worker, which says what is wrong
+    global FRONTEND_MODULES, ENVIRONMENT_FILES
+    FRONTEND_MODULES = frozenset(sys.modules)
+    ENVIRONMENT_FILES = environment_files()
     stamp = environment_stamp()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     try:
