@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -265,14 +266,16 @@ void udfkit_cache_record(udfkit_cache *c, bool hit)
 
 typedef struct aged {
     char *path;
-    time_t used;
+    struct timespec used; /* nanoseconds: entries of one build are used within a second */
     uint64_t size;
 } aged;
 
 static int by_age(const void *a, const void *b)
 {
     const aged *x = a, *y = b;
-    return x->used < y->used ? -1 : x->used > y->used;
+    if (x->used.tv_sec != y->used.tv_sec)
+        return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+    return x->used.tv_nsec < y->used.tv_nsec ? -1 : x->used.tv_nsec > y->used.tv_nsec;
 }
 
 /* Lists every entry with its size and last use. */
@@ -303,7 +306,7 @@ static size_t list_entries(const char *dir, const char *section, aged **out, uin
                 cap = cap ? 2 * cap : 256;
                 *out = realloc(*out, cap * sizeof **out);
             }
-            (*out)[n++] = (aged){path, st.st_mtime, (uint64_t)st.st_size};
+            (*out)[n++] = (aged){path, st.st_mtim, (uint64_t)st.st_size};
             *total += (uint64_t)st.st_size;
         }
         if (s)
@@ -316,14 +319,15 @@ static size_t list_entries(const char *dir, const char *section, aged **out, uin
     return n;
 }
 
-static void evict(udfkit_cache *c)
+/* Lists every entry and removes the least recently used down to 90% of the limit, so
+ * that eviction does not run on every store; returns the size left. */
+static uint64_t evict(udfkit_cache *c)
 {
     aged *entries;
     uint64_t total;
     size_t n = list_entries(c->dir, c->section, &entries, &total);
     if (total > c->limit) {
         qsort(entries, n, sizeof *entries, by_age);
-        /* Down to 90% of the limit, so that eviction does not run on every store. */
         for (size_t i = 0; i < n && total > c->limit / 10 * 9; i++)
             if (unlink(entries[i].path) == 0)
                 total -= entries[i].size;
@@ -331,6 +335,36 @@ static void evict(udfkit_cache *c)
     for (size_t i = 0; i < n; i++)
         free(entries[i].path);
     free(entries);
+    return total;
+}
+
+/* The entries' total size is kept in the file "size", updated under a lock by each store,
+ * so that a store need not list a cache of many thousand entries: only one that takes the
+ * total over the limit does (or the first, where the file is missing), and it writes the
+ * exact total back. Removals of corrupt entries are not counted; the next listing is. */
+static void account(udfkit_cache *c, int64_t delta)
+{
+    char *path = udfkit_path_join(c->dir, "size");
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    free(path);
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+        if (fd >= 0)
+            close(fd);
+        evict(c);
+        return;
+    }
+    char text[32] = {0};
+    ssize_t n = pread(fd, text, sizeof text - 1, 0);
+    char *end;
+    unsigned long long known = n > 0 ? strtoull(text, &end, 10) : 0;
+    bool valid = n > 0 && *end == '\n';
+    uint64_t total = valid ? (uint64_t)((int64_t)known + delta > 0 ? (int64_t)known + delta : 0) : 0;
+    if (!valid || total > c->limit)
+        total = evict(c);
+    int len = snprintf(text, sizeof text, "%llu\n", (unsigned long long)total);
+    if (pwrite(fd, text, (size_t)len, 0) != len || ftruncate(fd, len) != 0)
+        (void)0; /* a lost count is recounted by the next listing */
+    close(fd);
 }
 
 void udfkit_cache_put(udfkit_cache *c, const char *key, const udfkit_cache_entry *e)
@@ -356,6 +390,8 @@ void udfkit_cache_put(udfkit_cache *c, const char *key, const udfkit_cache_entry
 
     char *path = entry_path(c, key);
     char *sub = udfkit_path_dirname(path);
+    struct stat before;
+    int64_t replaced = stat(path, &before) == 0 ? (int64_t)before.st_size : 0;
     udfkit_buf temp = UDFKIT_BUF_INIT;
     udfkit_buf_printf(&temp, "%s/.%s.XXXXXX", sub, key);
     bool ok = udfkit_make_dirs(sub);
@@ -385,7 +421,7 @@ void udfkit_cache_put(udfkit_cache *c, const char *key, const udfkit_cache_entry
         pthread_mutex_unlock(&c->lock);
     } else if (strcmp(c->section, "entries") == 0) {
         pthread_mutex_lock(&c->lock);
-        evict(c);
+        account(c, (int64_t)file.size - replaced);
         pthread_mutex_unlock(&c->lock);
     }
     udfkit_buf_free(&payload);
@@ -442,7 +478,7 @@ udfkit_rc udfkit_cache_clear(void)
         }
         free(entries);
     }
-    for (const char *const *what = (const char *const[]){"hits", "misses", NULL}; *what; what++) {
+    for (const char *const *what = (const char *const[]){"hits", "misses", "size", NULL}; *what; what++) {
         char *path = udfkit_path_join(dir, *what);
         unlink(path);
         free(path);

@@ -1,6 +1,7 @@
 """The cache of compile and link results: hits skip the work and give the same bytes;
 many processes at once never see partial entries; a corrupt entry is rebuilt with a
-warning; a read-only cache directory degrades to no cache."""
+warning; a read-only cache directory degrades to no cache; a size limit evicts the least
+recently used entries."""
 import json
 import os
 import stat
@@ -64,6 +65,40 @@ def test_link_results_are_cached(work):
         assert r.returncode == 0, r.stderr
     assert stats(cache)["hits"] == "3"  # sm_80, sm_90 and compute_90 of the second run
     assert read_all(os.path.join(work, "one")) == read_all(os.path.join(work, "two"))
+
+
+def entry_sizes(cache):
+    root = os.path.join(cache, "entries")
+    return {os.path.join(d, f): os.path.getsize(os.path.join(root, d, f))
+            for d in os.listdir(root) for f in os.listdir(os.path.join(root, d))}
+
+
+def test_size_limit_evicts_least_recently_used(work):
+    cache = os.path.join(work, "cache")
+    # One entry's size, from a cache without a limit.
+    assert compile_into(os.path.join(work, "probe", "u.json"), cache, arch="80").returncode == 0
+    one = max(entry_sizes(cache).values())
+    subprocess.run([UDFKIT, "cache", "clear"], env=env_for(cache), check=True)
+    limit = one * 3 + one // 2  # room for three entries
+    archs = ["75", "80", "86", "89"]
+    for k, arch in enumerate(archs):
+        r = compile_into(os.path.join(work, arch, "u.json"), cache, arch=arch, UDFKIT_CACHE_SIZE=str(limit))
+        assert r.returncode == 0, r.stderr
+        if k == 1:  # keep 75 in use: it must outlive 80
+            r = compile_into(os.path.join(work, "again", "u.json"), cache, arch="75", UDFKIT_CACHE_SIZE=str(limit))
+            assert r.returncode == 0
+        time.sleep(0.02)  # distinct use times
+    sizes = entry_sizes(cache)
+    assert sum(sizes.values()) <= limit and len(sizes) <= 3, sizes
+    # The counted total matches what is there once eviction has run.
+    assert int(open(os.path.join(cache, "size")).read()) == sum(sizes.values())
+    before = int(stats(cache)["hits"])
+    for arch, hit in (("89", True), ("75", True), ("80", False)):
+        assert compile_into(os.path.join(work, "check" + arch, "u.json"), cache, arch=arch,
+                            UDFKIT_CACHE_SIZE=str(limit)).returncode == 0
+        after = int(stats(cache)["hits"])
+        assert (after == before + 1) == hit, (arch, before, after)
+        before = after
 
 
 def test_eight_processes_at_once(work):
@@ -150,5 +185,6 @@ def test_python_cache_follows_imports(work):
 
 
 if __name__ == "__main__":
-    main([test_hit_gives_same_bytes_and_counts, test_link_results_are_cached, test_eight_processes_at_once,
+    main([test_hit_gives_same_bytes_and_counts, test_link_results_are_cached, test_size_limit_evicts_least_recently_used,
+          test_eight_processes_at_once,
           test_corrupt_entry_is_rebuilt, test_read_only_cache_degrades, test_python_cache_follows_imports])
