@@ -56,9 +56,11 @@ int udfkit_cmd_link(int argc, char **argv)
             /* One process for a build's link and embed steps; a failed embed leaves no output. */
             if (!linked && embed && (linked = udfkit_embed(output, symbol, embed, NULL))) {
                 unlink(output);
-                char *manifest = udfkit_link_manifest_path(output);
-                unlink(manifest);
-                free(manifest);
+                if (kind == UDFKIT_LINK_FATBIN) { /* only a fatbin comes with a manifest */
+                    char *manifest = udfkit_link_manifest_path(output);
+                    unlink(manifest);
+                    free(manifest);
+                }
             }
             rc = udfkit_cli_report(linked);
         }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,7 +169,11 @@ udfkit_cache *udfkit_cache_open_section(const char *section)
     bool usable = udfkit_make_dirs(probe) && access(probe, W_OK) == 0;
     free(probe);
     if (!usable) {
-        udfkit_warn("the cache directory %s cannot be written (%s); going on without a cache", dir, strerror(errno));
+        /* Said once per process, however many times the cache is opened. */
+        static atomic_flag said = ATOMIC_FLAG_INIT;
+        if (!atomic_flag_test_and_set(&said))
+            udfkit_warn("the cache directory %s cannot be written (%s); going on without a cache", dir,
+                        strerror(errno));
         free(dir);
         return NULL;
     }

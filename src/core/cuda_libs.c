@@ -61,7 +61,8 @@ bool udfkit_cuda_part_stamp(udfkit_cuda_part part, char *out, size_t size)
     const char *file = part_file(part);
     char real[PATH_MAX];
     struct stat st;
-    if (!file || !realpath(file, real) || stat(real, &st) != 0)
+    /* A bare name is found by the loader's search, not here: no stamp for it. */
+    if (!file || !strchr(file, '/') || !realpath(file, real) || stat(real, &st) != 0)
         return false;
     snprintf(out, size, "%s:%lld:%lld.%09ld", real, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
              st.st_mtim.tv_nsec);

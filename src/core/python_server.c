@@ -88,6 +88,11 @@ static bool ask_server(int fd, const char *request, const char *stderr_path, udf
     if (!getcwd(cwd, sizeof cwd))
         return false;
     json_t *cwd_json = json_string(cwd), *stderr_json = json_string(stderr_path);
+    if (!cwd_json || !stderr_json) { /* not UTF-8: a worker of our own takes it */
+        json_decref(cwd_json);
+        json_decref(stderr_json);
+        return false;
+    }
     char *cwd_text = json_dumps(cwd_json, JSON_ENCODE_ANY), *stderr_text = json_dumps(stderr_json, JSON_ENCODE_ANY);
     udfkit_buf message = UDFKIT_BUF_INIT;
     udfkit_buf_printf(&message, "{\"cwd\": %s, \"stderr\": %s, \"request\": ", cwd_text, stderr_text);
@@ -102,7 +107,9 @@ static bool ask_server(int fd, const char *request, const char *stderr_path, udf
     udfkit_buf_free(&message);
     json_t *answer = ok ? json_loadb(output->data, output->size, 0, NULL) : NULL;
     const char *kind = json_string_value(json_object_get(answer, "kind"));
-    ok = answer && !(kind && strcmp(kind, "stale") == 0); /* an upgraded toolchain: a new server next time */
+    /* An upgraded toolchain (a new server next time), or a failure the server's state may
+     * have caused: a worker of our own answers instead. */
+    ok = answer && !(kind && (strcmp(kind, "stale") == 0 || strcmp(kind, "internal") == 0));
     json_decref(answer);
     if (!ok)
         output->size = 0;
@@ -113,7 +120,17 @@ udfkit_rc udfkit_python_run(const char *python, const char *request, udfkit_buf 
                             int *status)
 {
     long idle = udfkit_server_idle_seconds();
-    char path[PATH_MAX];
+    char path[PATH_MAX], absolute[PATH_MAX];
+    /* A relative interpreter path names another interpreter in another directory: the
+     * server is found by the absolute one (not resolved: a venv's python is a link). */
+    if (strchr(python, '/') && python[0] != '/') {
+        char cwd[PATH_MAX];
+        int n = getcwd(cwd, sizeof cwd) ? snprintf(absolute, sizeof absolute, "%s/%s", cwd, python) : -1;
+        if (n < 0 || (size_t)n >= sizeof absolute)
+            idle = 0;
+        else
+            python = absolute;
+    }
     if (idle > 0 && socket_path(python, path, sizeof path)) {
         int fd = server_connection(python, path, idle);
         if (fd >= 0) {

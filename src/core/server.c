@@ -1,4 +1,4 @@
-#define _GNU_SOURCE /* POSIX_SPAWN_SETSID */
+#define _GNU_SOURCE /* POSIX_SPAWN_SETSID, SO_PEERCRED */
 #include "server.h"
 
 #include <errno.h>
@@ -29,20 +29,26 @@ long udfkit_server_idle_seconds(void)
     return *end || v < 0 ? DEFAULT_IDLE_SECONDS : v;
 }
 
-/* A directory that is this user's alone, or false: $XDG_RUNTIME_DIR/udfkit, else (or
- * where a socket's name would not fit a socket address there) /tmp/udfkit-<uid>. */
+/* Whether `dir` is (made) a directory of this user's alone, with room for a name. */
+static bool owned_dir(const char *dir, int n, size_t size, size_t room)
+{
+    if (n < 0 || (size_t)n + room >= size)
+        return false;
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return false;
+    struct stat st;
+    return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() && (st.st_mode & 077) == 0;
+}
+
+/* A directory that is this user's alone, or false: $XDG_RUNTIME_DIR/udfkit, else (where
+ * that cannot be had, or a socket's name would not fit a socket address there)
+ * /tmp/udfkit-<uid>. */
 static bool private_dir(char *out, size_t size, size_t room)
 {
     const char *runtime = getenv("XDG_RUNTIME_DIR");
-    int n = runtime && runtime[0] == '/' ? snprintf(out, size, "%s/udfkit", runtime) : -1;
-    if (n < 0 || (size_t)n + room >= size)
-        n = snprintf(out, size, "/tmp/udfkit-%u", (unsigned)getuid());
-    if (n < 0 || (size_t)n + room >= size)
-        return false;
-    if (mkdir(out, 0700) != 0 && errno != EEXIST)
-        return false;
-    struct stat st;
-    return lstat(out, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() && (st.st_mode & 077) == 0;
+    if (runtime && runtime[0] == '/' && owned_dir(out, snprintf(out, size, "%s/udfkit", runtime), size, room))
+        return true;
+    return owned_dir(out, snprintf(out, size, "/tmp/udfkit-%u", (unsigned)getuid()), size, room);
 }
 
 bool udfkit_server_socket(const char *kind, const char *const *identity, size_t count, char *out, size_t size)
@@ -69,7 +75,11 @@ int udfkit_server_connect(const char *path)
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
-    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+    struct ucred peer;
+    socklen_t len = sizeof peer;
+    /* Only a server of this user's is trusted with a request (and its answer). */
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.uid != getuid()) {
         close(fd);
         return -1;
     }

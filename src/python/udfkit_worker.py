@@ -16,6 +16,7 @@ import json
 import os
 import sys
 import sysconfig
+import time
 import traceback
 
 MIN_NUMBA_CUDA = (0, 30, 1)
@@ -30,9 +31,12 @@ class UdfError(Exception):
         self.message, self.file, self.line, self.kind = message, file, line, kind
 
 
-def answer(obj):
-    sys.stdout.write(json.dumps(obj))
-    sys.stdout.flush()
+def answer(obj, fd):
+    """Writes the answer to `fd`, which only the answer reaches: what user modules print
+    goes to standard error (udfkit keeps it for messages)."""
+    data = json.dumps(obj).encode()
+    while data:
+        data = data[os.write(fd, data):]
 
 
 def version_tuple(text):
@@ -435,12 +439,17 @@ def serve_one(conn):
         chunks.append(chunk)
     message = json.loads(b"".join(chunks))
     fd = os.open(message["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.dup2(fd, 1)  # nothing but the answer may reach udfkit, and that goes on the socket
+    os.dup2(fd, 1)  # what user modules print goes where a worker's would
     os.dup2(fd, 2)
     os.close(fd)
     os.chdir(message["cwd"])
-    answer = handle(message["request"])
-    conn.sendall(json.dumps(answer).encode())
+    # Directories that appeared since the server started (on sys.path, PYTHONPATH or as
+    # packages) must be found as a fresh worker finds them.
+    importlib.invalidate_caches()
+    result = handle(message["request"])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    answer(result, conn.fileno())
     conn.close()
 
 
@@ -451,9 +460,13 @@ def serve(path, idle):
 
     os.closerange(3, 1 << 16)  # nothing udfkit or its caller had open stays open here
     lock = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    for attempt in range(20):  # a client's probe holds the lock for an instant
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except OSError:
+            time.sleep(0.005)
+    else:
         return 0  # another server has it, or is starting
     try:
         load_numba()
@@ -474,15 +487,23 @@ def serve(path, idle):
     server.bind(path)
     os.umask(old_umask)
     server.listen(64)
-    server.settimeout(idle)
+    server.settimeout(min(idle, 5.0))
     mine = os.stat(path).st_ino
     os.chdir("/")
+    last = time.monotonic()
     try:
         while True:
             try:
                 conn, _ = server.accept()
             except socket.timeout:
-                break
+                try:
+                    gone = os.stat(path).st_ino != mine
+                except OSError:
+                    gone = True
+                if gone or time.monotonic() - last >= idle:
+                    break  # idle, or its socket was removed: nobody can reach it
+                continue
+            last = time.monotonic()
             conn.settimeout(None)
             creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
             if int.from_bytes(creds[4:8], sys.byteorder) != os.getuid():
@@ -499,7 +520,7 @@ def serve(path, idle):
                 try:
                     serve_one(conn)
                 finally:
-                    os._exit(0)
+                    os._exit(0)  # the answer is sent and the streams flushed
             conn.close()
     finally:
         try:
@@ -513,7 +534,12 @@ def serve(path, idle):
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--serve":
         sys.exit(serve(sys.argv[2], float(sys.argv[3])))
-    answer(handle(json.load(sys.stdin)))
+    request = json.load(sys.stdin)
+    out = os.dup(1)  # the answer's; what user modules print goes to standard error
+    os.dup2(2, 1)
+    result = handle(request)
+    sys.stdout.flush()
+    answer(result, out)
 
 
 main()

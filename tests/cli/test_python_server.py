@@ -108,6 +108,29 @@ def test_errors_are_located_through_the_server(work):
     assert sockets(work)
 
 
+def test_printing_modules_and_new_directories(work):
+    """What a module prints never reaches udfkit's answer, in a worker or a server child;
+    and a directory on PYTHONPATH made after the server started is searched like any."""
+    late = os.path.join(work, "late")
+    env = env_for(work, PYTHONPATH=late)
+    src = write(os.path.join(work, "p", "udfs.py"),
+                "import sys\nprint('loading udfs')\nprint('to stderr', file=sys.stderr)\n\n\n"
+                "def f(x):\n    print('never run on the CPU')\n    return x * 3.0\n")
+    outs = {}
+    for mode, mode_env in (("server", env), ("worker", env_for(work, UDFKIT_SERVER_IDLE="0", PYTHONPATH=late))):
+        out = os.path.join(work, mode, "x.json")
+        r = udfkit("compile", src, "-f", "f:float32(float32)", "-o", out, env=mode_env)
+        assert r.rc == 0, (mode, r)
+        outs[mode] = artifacts(out)
+    assert outs["server"] == outs["worker"]
+    assert sockets(work)
+    # The server runs; now the directory appears, with a module a UDF imports.
+    write(os.path.join(late, "late_helper.py"), "SCALE = 7.0\n")
+    uses = write(os.path.join(work, "q", "udfs.py"), "from late_helper import SCALE\n\n\ndef g(x):\n    return x * SCALE\n")
+    r = udfkit("compile", uses, "-f", "g:float32(float32)", "-o", os.path.join(work, "late_out", "x.json"), env=env)
+    assert r.rc == 0, r
+
+
 def test_upgraded_toolchain_is_noticed(work):
     env = env_for(work)
     assert compile_module(work, 2, env, os.path.join(work, "a", "x.json")).rc == 0
@@ -157,5 +180,6 @@ def test_command_does_not_wait_for_the_server(work):
 
 if __name__ == "__main__":
     main([test_many_processes_get_a_workers_bytes, test_no_request_sees_another_requests_modules,
-          test_errors_are_located_through_the_server, test_upgraded_toolchain_is_noticed, test_idle_server_goes_away,
+          test_errors_are_located_through_the_server, test_printing_modules_and_new_directories,
+          test_upgraded_toolchain_is_noticed, test_idle_server_goes_away,
           test_command_does_not_wait_for_the_server])
