@@ -103,36 +103,16 @@ pid_t udfkit_server_spawn(char *const argv[])
     return err == 0 ? pid : -1;
 }
 
-static void lock_path(const char *path, char *out, size_t size)
-{
-    snprintf(out, size, "%s.lock", path);
-}
-
 bool udfkit_server_busy(const char *path)
 {
     char lock[PATH_MAX];
-    lock_path(path, lock, sizeof lock);
+    snprintf(lock, sizeof lock, "%s.lock", path);
     int fd = open(lock, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
     bool busy = flock(fd, LOCK_SH | LOCK_NB) != 0;
     close(fd);
     return busy;
-}
-
-bool udfkit_server_lock(const char *path, int *fd)
-{
-    char lock[PATH_MAX];
-    lock_path(path, lock, sizeof lock);
-    *fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (*fd < 0)
-        return false;
-    if (flock(*fd, LOCK_EX | LOCK_NB) != 0) {
-        close(*fd);
-        *fd = -1;
-        return false;
-    }
-    return true;
 }
 
 bool udfkit_server_send(int fd, const void *data, size_t size)

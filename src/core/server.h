@@ -32,12 +32,9 @@ int udfkit_server_connect(const char *path);
  * for every holder of a command's output pipe, and a server outlives the command. */
 pid_t udfkit_server_spawn(char *const argv[]);
 
-/* Whether a server holds (starting or running) the lock of `path`. */
+/* Whether a server holds (starting or running) the lock of `path`, "<path>.lock" (the
+ * server takes it with flock before it starts). */
 bool udfkit_server_busy(const char *path);
-
-/* For servers: takes the lock of `path` (false where another server has it); the returned
- * descriptor holds it until the process ends. */
-bool udfkit_server_lock(const char *path, int *fd);
 
 /* Whole-message I/O on a stream socket. */
 bool udfkit_server_send(int fd, const void *data, size_t size);
