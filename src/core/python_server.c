@@ -1,5 +1,6 @@
 #include "python_server.h"
 
+#include "fs.h"
 #include "server.h"
 #include "subprocess.h"
 #include "templates.h"
@@ -120,28 +121,23 @@ udfkit_rc udfkit_python_run(const char *python, const char *request, udfkit_buf 
                             int *status)
 {
     long idle = udfkit_server_idle_seconds();
-    char path[PATH_MAX], absolute[PATH_MAX];
+    char path[PATH_MAX];
     /* A relative interpreter path names another interpreter in another directory: the
      * server is found by the absolute one (not resolved: a venv's python is a link). */
-    if (strchr(python, '/') && python[0] != '/') {
-        char cwd[PATH_MAX];
-        int n = getcwd(cwd, sizeof cwd) ? snprintf(absolute, sizeof absolute, "%s/%s", cwd, python) : -1;
-        if (n < 0 || (size_t)n >= sizeof absolute)
-            idle = 0;
-        else
-            python = absolute;
-    }
-    if (idle > 0 && socket_path(python, path, sizeof path)) {
-        int fd = server_connection(python, path, idle);
-        if (fd >= 0) {
-            bool answered = ask_server(fd, request, stderr_path, output);
+    char *absolute = strchr(python, '/') ? udfkit_path_absolute(python) : NULL;
+    const char *server_python = absolute ? absolute : python;
+    if (idle > 0 && socket_path(server_python, path, sizeof path)) {
+        int fd = server_connection(server_python, path, idle);
+        bool answered = fd >= 0 && ask_server(fd, request, stderr_path, output);
+        if (fd >= 0)
             close(fd);
-            if (answered) {
-                *status = 0;
-                return UDFKIT_RC_OK;
-            }
+        if (answered) {
+            free(absolute);
+            *status = 0;
+            return UDFKIT_RC_OK;
         }
     }
+    free(absolute);
     char *argv[] = {(char *)python, "-c", (char *)udfkit_py_worker, NULL};
     return udfkit_run_program(argv, request, strlen(request), output, stderr_path, status);
 }
