@@ -1,6 +1,8 @@
 #define _GNU_SOURCE /* POSIX_SPAWN_SETSID, SO_PEERCRED */
 #include "server.h"
 
+#include "cache.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,7 +15,6 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 extern char **environ;
 
@@ -54,17 +55,17 @@ static bool private_dir(char *out, size_t size, size_t room)
 bool udfkit_server_socket(const char *kind, const char *const *identity, size_t count, char *out, size_t size)
 {
     char dir[sizeof ((struct sockaddr_un *)0)->sun_path];
-    /* "/kind-0123456789abcdef.sock.lock" must fit beside it */
-    if (!private_dir(dir, sizeof dir, strlen(kind) + 32))
+    /* "/<kind>-<key>.sock.lock" must fit beside it */
+    if (!private_dir(dir, sizeof dir, strlen(kind) + UDFKIT_CACHE_KEY_SIZE + 11))
         return false;
-    XXH3_state_t *h = XXH3_createState();
-    XXH3_64bits_reset(h);
-    XXH3_64bits_update(h, UDFKIT_VERSION_STRING, sizeof UDFKIT_VERSION_STRING);
+    /* The cache's key builder: each part length-prefixed, udfkit's version included. */
+    udfkit_hasher *h = udfkit_hasher_new("server");
+    udfkit_hasher_add_str(h, kind);
     for (size_t i = 0; i < count; i++)
-        XXH3_64bits_update(h, identity[i] ? identity[i] : "", strlen(identity[i] ? identity[i] : "") + 1);
-    unsigned long long key = (unsigned long long)XXH3_64bits_digest(h);
-    XXH3_freeState(h);
-    int len = snprintf(out, size, "%s/%s-%016llx.sock", dir, kind, key);
+        udfkit_hasher_add_str(h, identity[i]);
+    char key[UDFKIT_CACHE_KEY_SIZE];
+    udfkit_hasher_finish(h, key);
+    int len = snprintf(out, size, "%s/%s-%s.sock", dir, kind, key);
     return len > 0 && (size_t)len + 5 < size && (size_t)len < sizeof dir;
 }
 
