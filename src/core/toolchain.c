@@ -21,6 +21,7 @@ typedef struct part_facts {
     udfkit_version version;
     int *archs; /* NVRTC's real architectures */
     size_t narchs;
+    char *stamp; /* the library file's stamp; NULL where it has none */
 } part_facts;
 
 static struct {
@@ -81,7 +82,8 @@ static udfkit_rc part_facts_get(udfkit_cuda_part part, const part_facts **out)
     udfkit_rc rc = UDFKIT_RC_OK;
     if (!f->known) {
         char stamp[4200], key[UDFKIT_CACHE_KEY_SIZE];
-        udfkit_cache *cache = udfkit_cuda_part_stamp(part, stamp, sizeof stamp) ? udfkit_cache_open_section("toolchain") : NULL;
+        bool stamped = udfkit_cuda_part_stamp(part, stamp, sizeof stamp);
+        udfkit_cache *cache = stamped ? udfkit_cache_open_section("toolchain") : NULL;
         udfkit_cache_entry hit = {0};
         const udfkit_buf *text;
         if (cache) {
@@ -95,6 +97,7 @@ static udfkit_rc part_facts_get(udfkit_cuda_part part, const part_facts **out)
             f->known = true;
         } else {
             free(f->archs);
+            free(f->stamp);
             *f = (part_facts){0};
             rc = ask_part(part, f);
             f->known = rc == UDFKIT_RC_OK;
@@ -108,6 +111,8 @@ static udfkit_rc part_facts_get(udfkit_cuda_part part, const part_facts **out)
                 udfkit_buf_free(&t);
             }
         }
+        if (f->known && stamped)
+            f->stamp = strdup(stamp);
         udfkit_cache_entry_free(&hit);
         udfkit_cache_close(cache);
     }
@@ -146,15 +151,17 @@ udfkit_rc udfkit_toolchain_nvrtc_archs(const int **archs, size_t *count)
     return UDFKIT_RC_OK;
 }
 
+/* The stamp comes from the facts, found once per process: keys are made per job. */
 void udfkit_toolchain_key(udfkit_hasher *h, udfkit_cuda_part part)
 {
-    char stamp[4200];
     const part_facts *f;
     if (part_facts_get(part, &f) == UDFKIT_RC_OK) {
         udfkit_hasher_add(h, &f->version, sizeof f->version);
-    } else {
-        udfkit_diag_clear();
+        udfkit_hasher_add_str(h, f->stamp);
+        return;
     }
+    udfkit_diag_clear();
+    char stamp[4200];
     udfkit_hasher_add_str(h, udfkit_cuda_part_stamp(part, stamp, sizeof stamp) ? stamp : "");
 }
 
