@@ -34,7 +34,7 @@ function(_udfkit_python_check fn target sources out_var)
 endfunction()
 
 # Python compiles run in a Ninja job pool of half the cores: the first one waits about a
-# second for udfkit's Python frontend to start (src/core/python_server.h), and compiles
+# second for udfkit's Python frontend to start (src/frontend/python_server.h), and compiles
 # waiting for it must not hold every job slot while CUDA compiles could run. The option
 # for add_custom_command, empty for other generators.
 function(_udfkit_python_job_pool var)

@@ -1,4 +1,4 @@
-#include "elf_read.h"
+#include "artifact/elf_read.h"
 
 #include <elf.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 #ifndef UDFKIT_ELF_READ_H
 #define UDFKIT_ELF_READ_H
 
-#include "diag.h"
+#include "base/diag.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-#include "fatbin_read.h"
+#include "artifact/fatbin_read.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>

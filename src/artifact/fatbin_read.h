@@ -6,9 +6,9 @@
 #ifndef UDFKIT_FATBIN_READ_H
 #define UDFKIT_FATBIN_READ_H
 
-#include "arch.h"
-#include "buf.h"
-#include "diag.h"
+#include "base/arch.h"
+#include "base/buf.h"
+#include "base/diag.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,11 +1,11 @@
-#include "inspect.h"
+#include "artifact/inspect.h"
 
-#include "arch.h"
-#include "buf.h"
-#include "elf_read.h"
-#include "fatbin_read.h"
-#include "fs.h"
-#include "manifest.h"
+#include "base/arch.h"
+#include "base/buf.h"
+#include "artifact/elf_read.h"
+#include "artifact/fatbin_read.h"
+#include "base/fs.h"
+#include "artifact/manifest.h"
 
 #include <ctype.h>
 #include <stdbool.h>

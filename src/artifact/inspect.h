@@ -16,7 +16,7 @@
 #ifndef UDFKIT_INSPECT_H
 #define UDFKIT_INSPECT_H
 
-#include "diag.h"
+#include "base/diag.h"
 
 #include <jansson.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
-#include "manifest.h"
+#include "artifact/manifest.h"
 
-#include "fs.h"
-#include "hash.h"
+#include "base/fs.h"
+#include "base/hash.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,11 +3,11 @@
 #ifndef UDFKIT_MANIFEST_H
 #define UDFKIT_MANIFEST_H
 
-#include "arch.h"
-#include "buf.h"
-#include "diag.h"
-#include "spec.h"
-#include "toolchain.h"
+#include "base/arch.h"
+#include "base/buf.h"
+#include "base/diag.h"
+#include "base/spec.h"
+#include "nvidia/toolchain.h"
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -1,11 +1,11 @@
-#include "merge.h"
+#include "artifact/merge.h"
 
-#include "arch.h"
-#include "buf.h"
-#include "fs.h"
-#include "hash.h"
-#include "manifest.h"
-#include "spec.h"
+#include "base/arch.h"
+#include "base/buf.h"
+#include "base/fs.h"
+#include "base/hash.h"
+#include "artifact/manifest.h"
+#include "base/spec.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #ifndef UDFKIT_MERGE_H
 #define UDFKIT_MERGE_H
 
-#include "diag.h"
+#include "base/diag.h"
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
-#include "arch.h"
+#include "base/arch.h"
 
-#include "gpu_probe.h"
+#include "base/gpu_probe.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 #ifndef UDFKIT_ARCH_H
 #define UDFKIT_ARCH_H
 
-#include "diag.h"
+#include "base/diag.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-#include "diag.h"
+#include "base/diag.h"
 
 #include <stdio.h>
 #include <stdlib.h>

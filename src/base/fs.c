@@ -1,4 +1,4 @@
-#include "fs.h"
+#include "base/fs.h"
 
 #include <errno.h>
 #include <fcntl.h>

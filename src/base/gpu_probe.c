@@ -1,4 +1,4 @@
-#include "gpu_probe.h"
+#include "base/gpu_probe.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
-#include "spec.h"
+#include "base/spec.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *const cuda_c_names[] = {
-#include "reserved_names.inc"
+#include "base/reserved_names.inc"
 };
 
 /* C and C++ keywords: an exported name must be usable from both languages' headers. */

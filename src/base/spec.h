@@ -2,8 +2,8 @@
 #ifndef UDFKIT_SPEC_H
 #define UDFKIT_SPEC_H
 
-#include "diag.h"
-#include "types.h"
+#include "base/diag.h"
+#include "base/types.h"
 
 #include <stdbool.h>
 

@@ -1,4 +1,4 @@
-#include "subprocess.h"
+#include "base/subprocess.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,8 +3,8 @@
 #ifndef UDFKIT_SUBPROCESS_H
 #define UDFKIT_SUBPROCESS_H
 
-#include "buf.h"
-#include "diag.h"
+#include "base/buf.h"
+#include "base/diag.h"
 
 /* Returns UDFKIT_RC_ENV where the program cannot be started; *status is its exit status
  * (or 128 + signal). The program is looked up on PATH when argv[0] has no '/'. */

@@ -1,4 +1,4 @@
-#include "types.h"
+#include "base/types.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 #ifndef UDFKIT_TYPES_H
 #define UDFKIT_TYPES_H
 
-#include "buf.h"
+#include "base/buf.h"
 
 #include <stdbool.h>
 #include <stddef.h>

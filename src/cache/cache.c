@@ -1,6 +1,6 @@
-#include "cache.h"
+#include "cache/cache.h"
 
-#include "fs.h"
+#include "base/fs.h"
 
 #include <dirent.h>
 #include <errno.h>

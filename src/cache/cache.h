@@ -10,8 +10,8 @@
 #ifndef UDFKIT_CACHE_H
 #define UDFKIT_CACHE_H
 
-#include "buf.h"
-#include "diag.h"
+#include "base/buf.h"
+#include "base/diag.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 #include "commands.h"
-#include "cuda_compile.h"
+#include "frontend/cuda_compile.h"
 #include "options.h"
 
 #include <string.h>

@@ -1,5 +1,5 @@
 #include "commands.h"
-#include "embed.h"
+#include "link/embed.h"
 #include "options.h"
 
 int udfkit_cmd_embed(int argc, char **argv)

@@ -1,5 +1,5 @@
 #include "commands.h"
-#include "header_gen.h"
+#include "codegen/header_gen.h"
 #include "options.h"
 
 int udfkit_cmd_header(int argc, char **argv)

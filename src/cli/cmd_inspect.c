@@ -1,5 +1,5 @@
 #include "commands.h"
-#include "inspect.h"
+#include "artifact/inspect.h"
 #include "options.h"
 
 #include <stdio.h>

@@ -1,5 +1,5 @@
 #include "commands.h"
-#include "kernel_gen.h"
+#include "codegen/kernel_gen.h"
 #include "options.h"
 
 int udfkit_cmd_kernels(int argc, char **argv)

@@ -1,6 +1,6 @@
 #include "commands.h"
-#include "embed.h"
-#include "linker.h"
+#include "link/embed.h"
+#include "link/linker.h"
 #include "options.h"
 
 #include <stdlib.h>

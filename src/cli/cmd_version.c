@@ -1,8 +1,8 @@
 #include "commands.h"
 #include "options.h"
-#include "python_compile.h"
-#include "subprocess.h"
-#include "toolchain.h"
+#include "frontend/python_compile.h"
+#include "base/subprocess.h"
+#include "nvidia/toolchain.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* udfkit: compiles GPU user-defined functions ahead of time. */
 #include "commands.h"
-#include "diag.h"
-#include "toolchain.h"
+#include "base/diag.h"
+#include "nvidia/toolchain.h"
 
 #include <stdio.h>
 #include <string.h>

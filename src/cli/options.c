@@ -1,6 +1,6 @@
 #include "options.h"
 
-#include "diag.h"
+#include "base/diag.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
-#include "header_gen.h"
+#include "codegen/header_gen.h"
 
-#include "exporter.h"
-#include "fs.h"
-#include "manifest.h"
-#include "template.h"
-#include "templates.h"
+#include "frontend/exporter.h"
+#include "base/fs.h"
+#include "artifact/manifest.h"
+#include "codegen/template.h"
+#include "base/templates.h"
 
 #include <ctype.h>
 #include <stdlib.h>

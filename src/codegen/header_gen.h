@@ -4,8 +4,8 @@
 #ifndef UDFKIT_HEADER_GEN_H
 #define UDFKIT_HEADER_GEN_H
 
-#include "buf.h"
-#include "diag.h"
+#include "base/buf.h"
+#include "base/diag.h"
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
-#include "kernel_entry.h"
+#include "codegen/kernel_entry.h"
 
-#include "buf.h"
+#include "base/buf.h"
 
 #include <ctype.h>
 #include <stdlib.h>

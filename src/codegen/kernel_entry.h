@@ -3,8 +3,8 @@
 #ifndef UDFKIT_KERNEL_ENTRY_H
 #define UDFKIT_KERNEL_ENTRY_H
 
-#include "diag.h"
-#include "spec.h"
+#include "base/diag.h"
+#include "base/spec.h"
 
 #include <stdbool.h>
 #include <stddef.h>

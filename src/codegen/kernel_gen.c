@@ -1,11 +1,11 @@
-#include "kernel_gen.h"
+#include "codegen/kernel_gen.h"
 
-#include "exporter.h"
-#include "fs.h"
-#include "manifest.h"
-#include "template.h"
-#include "templates.h"
-#include "types.h"
+#include "frontend/exporter.h"
+#include "base/fs.h"
+#include "artifact/manifest.h"
+#include "codegen/template.h"
+#include "base/templates.h"
+#include "base/types.h"
 
 /* For UDFKIT_RUNTIME_ABI_VERSION: the launchers check at load that the runtime they are
  * linked with has the ABI they were generated for. */

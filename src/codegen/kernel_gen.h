@@ -5,9 +5,9 @@
 #ifndef UDFKIT_KERNEL_GEN_H
 #define UDFKIT_KERNEL_GEN_H
 
-#include "buf.h"
-#include "diag.h"
-#include "kernel_entry.h"
+#include "base/buf.h"
+#include "base/diag.h"
+#include "codegen/kernel_entry.h"
 
 #include <stdbool.h>
 #include <stddef.h>

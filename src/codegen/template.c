@@ -1,4 +1,4 @@
-#include "template.h"
+#include "codegen/template.h"
 
 #include <ctype.h>
 #include <string.h>

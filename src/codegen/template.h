@@ -2,8 +2,8 @@
 #ifndef UDFKIT_TEMPLATE_H
 #define UDFKIT_TEMPLATE_H
 
-#include "buf.h"
-#include "diag.h"
+#include "base/buf.h"
+#include "base/diag.h"
 
 #include <stddef.h>
 

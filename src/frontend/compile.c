@@ -1,6 +1,6 @@
-#include "cuda_compile.h"
-#include "fs.h"
-#include "python_compile.h"
+#include "frontend/cuda_compile.h"
+#include "base/fs.h"
+#include "frontend/python_compile.h"
 
 #include <string.h>
 

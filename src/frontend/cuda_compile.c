@@ -1,15 +1,15 @@
-#include "cuda_compile.h"
+#include "frontend/cuda_compile.h"
 
-#include "arch.h"
-#include "cache.h"
-#include "cxx_scan.h"
-#include "depfile.h"
-#include "exporter.h"
-#include "fs.h"
-#include "includes.h"
-#include "manifest.h"
-#include "nvrtc_log.h"
-#include "toolchain.h"
+#include "base/arch.h"
+#include "cache/cache.h"
+#include "frontend/cxx_scan.h"
+#include "frontend/depfile.h"
+#include "frontend/exporter.h"
+#include "base/fs.h"
+#include "frontend/includes.h"
+#include "artifact/manifest.h"
+#include "frontend/nvrtc_log.h"
+#include "nvidia/toolchain.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -3,9 +3,9 @@
 #ifndef UDFKIT_CUDA_COMPILE_H
 #define UDFKIT_CUDA_COMPILE_H
 
-#include "diag.h"
-#include "nvrtc_wrap.h"
-#include "spec.h"
+#include "base/diag.h"
+#include "nvidia/nvrtc_wrap.h"
+#include "base/spec.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
-#include "cxx_scan.h"
+#include "frontend/cxx_scan.h"
 
-#include "buf.h"
+#include "base/buf.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
-#include "depfile.h"
+#include "frontend/depfile.h"
 
-#include "fs.h"
+#include "base/fs.h"
 
 #include <stdlib.h>
 

@@ -2,7 +2,7 @@
 #ifndef UDFKIT_DEPFILE_H
 #define UDFKIT_DEPFILE_H
 
-#include "buf.h"
+#include "base/buf.h"
 
 #include <stddef.h>
 

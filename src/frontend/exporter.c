@@ -1,6 +1,6 @@
-#include "exporter.h"
+#include "frontend/exporter.h"
 
-#include "templates.h"
+#include "base/templates.h"
 
 #include <string.h>
 

@@ -3,8 +3,8 @@
 #ifndef UDFKIT_EXPORTER_H
 #define UDFKIT_EXPORTER_H
 
-#include "buf.h"
-#include "spec.h"
+#include "base/buf.h"
+#include "base/spec.h"
 
 #include <stdbool.h>
 

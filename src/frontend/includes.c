@@ -1,7 +1,7 @@
-#include "includes.h"
+#include "frontend/includes.h"
 
-#include "buf.h"
-#include "fs.h"
+#include "base/buf.h"
+#include "base/fs.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef UDFKIT_INCLUDES_H
 #define UDFKIT_INCLUDES_H
 
-#include "diag.h"
+#include "base/diag.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
-#include "nvrtc_log.h"
+#include "frontend/nvrtc_log.h"
 
-#include "cxx_scan.h"
-#include "exporter.h"
+#include "frontend/cxx_scan.h"
+#include "frontend/exporter.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -4,8 +4,8 @@
 #ifndef UDFKIT_NVRTC_LOG_H
 #define UDFKIT_NVRTC_LOG_H
 
-#include "buf.h"
-#include "spec.h"
+#include "base/buf.h"
+#include "base/spec.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,15 +1,15 @@
-#include "python_compile.h"
+#include "frontend/python_compile.h"
 
-#include "arch.h"
-#include "cache.h"
-#include "depfile.h"
-#include "fs.h"
-#include "hash.h"
-#include "manifest.h"
-#include "nvrtc_wrap.h"
-#include "python_server.h"
-#include "templates.h"
-#include "toolchain.h"
+#include "base/arch.h"
+#include "cache/cache.h"
+#include "frontend/depfile.h"
+#include "base/fs.h"
+#include "base/hash.h"
+#include "artifact/manifest.h"
+#include "nvidia/nvrtc_wrap.h"
+#include "frontend/python_server.h"
+#include "base/templates.h"
+#include "nvidia/toolchain.h"
 
 #include <dirent.h>
 #include <sys/stat.h>

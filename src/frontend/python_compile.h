@@ -1,10 +1,10 @@
 /* `udfkit compile` for Python sources: one numba-cuda worker per call (see
- * src/python/udfkit_worker.py), every function compiled with the C ABI at the lowest
+ * src/frontend/udfkit_worker.py), every function compiled with the C ABI at the lowest
  * architecture asked, the code it links recorded and shipped beside the manifest. */
 #ifndef UDFKIT_PYTHON_COMPILE_H
 #define UDFKIT_PYTHON_COMPILE_H
 
-#include "cuda_compile.h"
+#include "frontend/cuda_compile.h"
 
 udfkit_rc udfkit_python_compile(const udfkit_compile_request *req);
 

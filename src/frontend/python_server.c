@@ -1,9 +1,9 @@
-#include "python_server.h"
+#include "frontend/python_server.h"
 
-#include "fs.h"
-#include "server.h"
-#include "subprocess.h"
-#include "templates.h"
+#include "base/fs.h"
+#include "frontend/server.h"
+#include "base/subprocess.h"
+#include "base/templates.h"
 
 #include <jansson.h>
 #include <limits.h>

@@ -1,4 +1,4 @@
-/* Runs requests of the Python frontend (src/python/udfkit_worker.py).
+/* Runs requests of the Python frontend (src/frontend/udfkit_worker.py).
  *
  * Importing numba and its first compile take about a second, which every `udfkit compile`
  * of a Python source would pay again. So requests go to a server (server.h) that has done
@@ -9,8 +9,8 @@
 #ifndef UDFKIT_PYTHON_SERVER_H
 #define UDFKIT_PYTHON_SERVER_H
 
-#include "buf.h"
-#include "diag.h"
+#include "base/buf.h"
+#include "base/diag.h"
 
 /* Answers `request` (JSON text) into `output`; the frontend's standard error goes to
  * `stderr_path`. *status is the worker's exit status (0 from a server). UDFKIT_RC_ENV

@@ -1,7 +1,7 @@
 #define _GNU_SOURCE /* POSIX_SPAWN_SETSID, SO_PEERCRED */
-#include "server.h"
+#include "frontend/server.h"
 
-#include "cache.h"
+#include "cache/cache.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,7 +12,7 @@
 #ifndef UDFKIT_SERVER_H
 #define UDFKIT_SERVER_H
 
-#include "buf.h"
+#include "base/buf.h"
 
 #include <stdbool.h>
 #include <stddef.h>

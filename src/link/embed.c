@@ -1,12 +1,12 @@
-#include "embed.h"
+#include "link/embed.h"
 
-#include "buf.h"
-#include "fs.h"
-#include "hash.h"
-#include "header_gen.h"
-#include "spec.h"
-#include "template.h"
-#include "templates.h"
+#include "base/buf.h"
+#include "base/fs.h"
+#include "base/hash.h"
+#include "codegen/header_gen.h"
+#include "base/spec.h"
+#include "codegen/template.h"
+#include "base/templates.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 #ifndef UDFKIT_EMBED_H
 #define UDFKIT_EMBED_H
 
-#include "diag.h"
+#include "base/diag.h"
 
 udfkit_rc udfkit_embed(const char *input, const char *symbol, const char *output_c, const char *output_h);
 

@@ -1,15 +1,15 @@
-#include "linker.h"
+#include "link/linker.h"
 
-#include "arch.h"
-#include "cache.h"
-#include "fs.h"
-#include "hash.h"
-#include "inspect.h"
-#include "manifest.h"
-#include "nvfatbin_wrap.h"
-#include "nvjitlink_wrap.h"
-#include "nvrtc_wrap.h"
-#include "toolchain.h"
+#include "base/arch.h"
+#include "cache/cache.h"
+#include "base/fs.h"
+#include "base/hash.h"
+#include "artifact/inspect.h"
+#include "artifact/manifest.h"
+#include "nvidia/nvfatbin_wrap.h"
+#include "nvidia/nvjitlink_wrap.h"
+#include "nvidia/nvrtc_wrap.h"
+#include "nvidia/toolchain.h"
 
 #include <ctype.h>
 #include <pthread.h>

@@ -3,7 +3,7 @@
 #ifndef UDFKIT_LINKER_H
 #define UDFKIT_LINKER_H
 
-#include "diag.h"
+#include "base/diag.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-#include "cuda_libs.h"
+#include "nvidia/cuda_libs.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -8,7 +8,7 @@
 #ifndef UDFKIT_CUDA_LIBS_H
 #define UDFKIT_CUDA_LIBS_H
 
-#include "diag.h"
+#include "base/diag.h"
 
 #include <stdbool.h>
 #include <stddef.h>

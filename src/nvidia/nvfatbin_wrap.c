@@ -1,6 +1,6 @@
-#include "nvfatbin_wrap.h"
+#include "nvidia/nvfatbin_wrap.h"
 
-#include "cuda_libs.h"
+#include "nvidia/cuda_libs.h"
 
 #include <nvFatbin.h>
 

@@ -2,8 +2,8 @@
 #ifndef UDFKIT_NVFATBIN_WRAP_H
 #define UDFKIT_NVFATBIN_WRAP_H
 
-#include "buf.h"
-#include "diag.h"
+#include "base/buf.h"
+#include "base/diag.h"
 
 #include <stddef.h>
 

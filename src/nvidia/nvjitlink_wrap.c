@@ -1,6 +1,6 @@
-#include "nvjitlink_wrap.h"
+#include "nvidia/nvjitlink_wrap.h"
 
-#include "cuda_libs.h"
+#include "nvidia/cuda_libs.h"
 
 #include <nvJitLink.h>
 

@@ -1,7 +1,7 @@
-#include "nvrtc_wrap.h"
+#include "nvidia/nvrtc_wrap.h"
 
-#include "cuda_libs.h"
-#include "toolchain.h"
+#include "nvidia/cuda_libs.h"
+#include "nvidia/toolchain.h"
 
 #include <nvrtc.h>
 #include <stdlib.h>

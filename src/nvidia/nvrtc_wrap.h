@@ -2,9 +2,9 @@
 #ifndef UDFKIT_NVRTC_WRAP_H
 #define UDFKIT_NVRTC_WRAP_H
 
-#include "arch.h"
-#include "buf.h"
-#include "diag.h"
+#include "base/arch.h"
+#include "base/buf.h"
+#include "base/diag.h"
 
 #include <stddef.h>
 

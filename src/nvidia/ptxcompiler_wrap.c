@@ -1,4 +1,4 @@
-#include "ptxcompiler_wrap.h"
+#include "nvidia/ptxcompiler_wrap.h"
 
 #include <nvPTXCompiler.h>
 #include <stdio.h>

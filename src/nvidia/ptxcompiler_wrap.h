@@ -2,7 +2,7 @@
 #ifndef UDFKIT_PTXCOMPILER_WRAP_H
 #define UDFKIT_PTXCOMPILER_WRAP_H
 
-#include "buf.h"
+#include "base/buf.h"
 
 #include <stdbool.h>
 #include <stddef.h>

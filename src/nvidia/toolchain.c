@@ -1,8 +1,8 @@
-#include "toolchain.h"
+#include "nvidia/toolchain.h"
 
-#include "nvfatbin_wrap.h"
-#include "nvjitlink_wrap.h"
-#include "nvrtc_wrap.h"
+#include "nvidia/nvfatbin_wrap.h"
+#include "nvidia/nvjitlink_wrap.h"
+#include "nvidia/nvrtc_wrap.h"
 #include "nvptxcompiler_version.h"
 
 #include <pthread.h>

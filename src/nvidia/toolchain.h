@@ -2,9 +2,9 @@
 #ifndef UDFKIT_TOOLCHAIN_H
 #define UDFKIT_TOOLCHAIN_H
 
-#include "cache.h"
-#include "cuda_libs.h"
-#include "diag.h"
+#include "cache/cache.h"
+#include "nvidia/cuda_libs.h"
+#include "base/diag.h"
 
 #include <stdbool.h>
 

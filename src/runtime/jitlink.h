@@ -3,7 +3,7 @@
 #ifndef UDFKIT_RUNTIME_JITLINK_H
 #define UDFKIT_RUNTIME_JITLINK_H
 
-#include "buf.h"
+#include "base/buf.h"
 #include "udfkit/runtime.h"
 
 #include <stddef.h>

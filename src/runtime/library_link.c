@@ -1,6 +1,6 @@
-#include "cache.h"
+#include "cache/cache.h"
 #include "driver.h"
-#include "fatbin_read.h"
+#include "artifact/fatbin_read.h"
 #include "jitlink.h"
 #include "ptx_jit.h"
 

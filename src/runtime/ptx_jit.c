@@ -1,8 +1,8 @@
 #include "ptx_jit.h"
 
-#include "elf_read.h"
-#include "fatbin_read.h"
-#include "ptxcompiler_wrap.h"
+#include "artifact/elf_read.h"
+#include "artifact/fatbin_read.h"
+#include "nvidia/ptxcompiler_wrap.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #ifndef UDFKIT_RUNTIME_PTX_JIT_H
 #define UDFKIT_RUNTIME_PTX_JIT_H
 
-#include "buf.h"
+#include "base/buf.h"
 #include "driver.h"
 
 typedef struct udfkit_code_choice {

@@ -21,12 +21,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "buf.h"
-#include "diag.h"
-#include "elf_read.h"
-#include "fatbin_read.h"
-#include "fs.h"
-#include "inspect.h"
+#include "base/buf.h"
+#include "base/diag.h"
+#include "artifact/elf_read.h"
+#include "artifact/fatbin_read.h"
+#include "base/fs.h"
+#include "artifact/inspect.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "arch.h"
+#include "base/arch.h"
 
 static const int supported[] = {75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121};
 #define NSUP (sizeof supported / sizeof *supported)

@@ -6,8 +6,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "buf.h"
-#include "spec.h"
+#include "base/buf.h"
+#include "base/spec.h"
 
 static void parses_full_spec(void **state)
 {

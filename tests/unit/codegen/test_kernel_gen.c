@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "fs.h"
-#include "kernel_entry.h"
-#include "kernel_gen.h"
-#include "spec.h"
+#include "base/diag.h"
+#include "base/fs.h"
+#include "codegen/kernel_entry.h"
+#include "codegen/kernel_gen.h"
+#include "base/spec.h"
 
 static void parses_entries(void **state)
 {

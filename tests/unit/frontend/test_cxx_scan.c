@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cxx_scan.h"
+#include "frontend/cxx_scan.h"
 
 static const char source[] =
     "#include <cuda_fp16.h>\n"                                 /* 1 */

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "nvrtc_log.h"
+#include "frontend/nvrtc_log.h"
 
 static char *rewrite(const char *log, const char *spec_text, const char *file, int line, bool *error)
 {

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nvjitlink_wrap.h"
-#include "toolchain.h"
+#include "nvidia/nvjitlink_wrap.h"
+#include "nvidia/toolchain.h"
 
 #include <nvJitLink.h>
 
