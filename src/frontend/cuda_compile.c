@@ -339,7 +339,7 @@ udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req)
         }
 
     udfkit_target_list targets;
-    if ((rc = udfkit_nvrtc_parse_archs(req->arch, &targets)))
+    if ((rc = udfkit_toolchain_parse_archs(req->arch, &targets)))
         goto done;
     /* LTO-IR and PTX compile once per virtual architecture, cubins once per real one. */
     udfkit_target compile_for[64];

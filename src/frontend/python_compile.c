@@ -390,7 +390,7 @@ udfkit_rc udfkit_python_compile(const udfkit_compile_request *req)
     }
     /* Python sources compile once, at the lowest architecture asked. */
     udfkit_target_list targets;
-    if ((rc = udfkit_nvrtc_parse_archs(req->arch, &targets)))
+    if ((rc = udfkit_toolchain_parse_archs(req->arch, &targets)))
         goto done;
     udfkit_target virt[64];
     udfkit_targets_virtual(&targets, virt, 64);

@@ -575,7 +575,7 @@ udfkit_rc udfkit_link(const udfkit_link_request *req)
         goto done;
     }
     udfkit_target_list targets;
-    if ((rc = udfkit_nvrtc_parse_archs(req->arch, &targets)))
+    if ((rc = udfkit_toolchain_parse_archs(req->arch, &targets)))
         goto done;
     if (req->emit != UDFKIT_LINK_FATBIN) {
         bool want_sass = req->emit == UDFKIT_LINK_CUBIN;

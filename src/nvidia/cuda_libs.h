@@ -37,4 +37,8 @@ bool udfkit_cuda_part_stamp(udfkit_cuda_part part, char *out, size_t size);
 
 const char *udfkit_cuda_part_name(udfkit_cuda_part part);
 
+/* The command that installs a consistent set, for messages. */
+#define UDFKIT_FIX_TOOLCHAIN_HINT \
+    "install one consistent CUDA 13.0 set: python3 -m pip install -r requirements.txt (udfkit's pinned wheels)"
+
 #endif

@@ -1,7 +1,6 @@
 #include "nvidia/nvrtc_wrap.h"
 
 #include "nvidia/cuda_libs.h"
-#include "nvidia/toolchain.h"
 
 #include <nvrtc.h>
 #include <stdlib.h>
@@ -139,14 +138,4 @@ udfkit_rc udfkit_nvrtc_query(int *major, int *minor, int **archs, size_t *count)
     api.archs(*archs);
     *count = (size_t)n;
     return UDFKIT_RC_OK;
-}
-
-udfkit_rc udfkit_nvrtc_parse_archs(const char *text, udfkit_target_list *out)
-{
-    const int *supported = NULL;
-    size_t nsupported = 0;
-    udfkit_rc rc = udfkit_toolchain_nvrtc_archs(&supported, &nsupported);
-    if (!rc)
-        rc = udfkit_arch_parse(text ? text : UDFKIT_DEFAULT_ARCHITECTURES, supported, nsupported, out);
-    return rc;
 }

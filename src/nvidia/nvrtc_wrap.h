@@ -30,7 +30,4 @@ udfkit_rc udfkit_nvrtc_compile(const udfkit_nvrtc_job *job, udfkit_buf *code, ud
  * udfkit_toolchain_nvrtc_archs, which remember these per library file. */
 udfkit_rc udfkit_nvrtc_query(int *major, int *minor, int **archs, size_t *count);
 
-/* Parses an architecture list (NULL: the default) against what this NVRTC supports. */
-udfkit_rc udfkit_nvrtc_parse_archs(const char *text, udfkit_target_list *out);
-
 #endif

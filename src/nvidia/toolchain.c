@@ -151,6 +151,16 @@ udfkit_rc udfkit_toolchain_nvrtc_archs(const int **archs, size_t *count)
     return UDFKIT_RC_OK;
 }
 
+udfkit_rc udfkit_toolchain_parse_archs(const char *text, udfkit_target_list *out)
+{
+    const int *supported = NULL;
+    size_t nsupported = 0;
+    udfkit_rc rc = udfkit_toolchain_nvrtc_archs(&supported, &nsupported);
+    if (!rc)
+        rc = udfkit_arch_parse(text ? text : UDFKIT_DEFAULT_ARCHITECTURES, supported, nsupported, out);
+    return rc;
+}
+
 /* The stamp comes from the facts, found once per process: keys are made per job. */
 void udfkit_toolchain_key(udfkit_hasher *h, udfkit_cuda_part part)
 {

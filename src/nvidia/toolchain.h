@@ -2,6 +2,7 @@
 #ifndef UDFKIT_TOOLCHAIN_H
 #define UDFKIT_TOOLCHAIN_H
 
+#include "base/arch.h"
 #include "cache/cache.h"
 #include "nvidia/cuda_libs.h"
 #include "base/diag.h"
@@ -23,6 +24,9 @@ udfkit_rc udfkit_toolchain_query(udfkit_toolchain *tc);
 /* NVRTC's real architectures, ascending; owned by udfkit. */
 udfkit_rc udfkit_toolchain_nvrtc_archs(const int **archs, size_t *count);
 
+/* Parses an architecture list (NULL: the default) against what this NVRTC supports. */
+udfkit_rc udfkit_toolchain_parse_archs(const char *text, udfkit_target_list *out);
+
 /* Adds what identifies a part to a cache key: its version and its library file's stamp. */
 void udfkit_toolchain_key(udfkit_hasher *h, udfkit_cuda_part part);
 
@@ -38,9 +42,5 @@ udfkit_rc udfkit_toolchain_check_producer(const udfkit_toolchain *tc, const char
 int udfkit_version_compare(udfkit_version a, udfkit_version b);
 /* Parses "13.0" (and ignores a patch level). */
 bool udfkit_version_parse(const char *text, udfkit_version *out);
-
-/* The command that installs a consistent set, for messages. */
-#define UDFKIT_FIX_TOOLCHAIN_HINT \
-    "install one consistent CUDA 13.0 set: python3 -m pip install -r requirements.txt (udfkit's pinned wheels)"
 
 #endif
