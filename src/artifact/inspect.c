@@ -1,11 +1,11 @@
 #include "artifact/inspect.h"
 
-#include "base/arch.h"
-#include "base/buf.h"
 #include "artifact/elf_read.h"
 #include "artifact/fatbin_read.h"
-#include "base/fs.h"
 #include "artifact/manifest.h"
+#include "base/arch.h"
+#include "base/buf.h"
+#include "base/fs.h"
 
 #include <ctype.h>
 #include <stdbool.h>

@@ -1,10 +1,10 @@
 #include "artifact/merge.h"
 
+#include "artifact/manifest.h"
 #include "base/arch.h"
 #include "base/buf.h"
 #include "base/fs.h"
 #include "base/hash.h"
-#include "artifact/manifest.h"
 #include "base/spec.h"
 
 #include <ctype.h>

@@ -1,6 +1,6 @@
 #include "commands.h"
-#include "codegen/header_gen.h"
 #include "artifact/merge.h"
+#include "codegen/header_gen.h"
 #include "options.h"
 
 #include <unistd.h>

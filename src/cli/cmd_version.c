@@ -1,8 +1,8 @@
 #include "commands.h"
-#include "options.h"
-#include "frontend/python_compile.h"
 #include "base/subprocess.h"
+#include "frontend/python_compile.h"
 #include "nvidia/toolchain.h"
+#include "options.h"
 
 #include <stdio.h>
 #include <stdlib.h>

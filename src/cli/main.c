@@ -1,6 +1,6 @@
 /* udfkit: compiles GPU user-defined functions ahead of time. */
-#include "commands.h"
 #include "base/diag.h"
+#include "commands.h"
 #include "nvidia/toolchain.h"
 
 #include <stdio.h>

@@ -1,10 +1,10 @@
 #include "codegen/header_gen.h"
 
-#include "frontend/exporter.h"
-#include "base/fs.h"
 #include "artifact/manifest.h"
-#include "codegen/template.h"
+#include "base/fs.h"
 #include "base/templates.h"
+#include "codegen/template.h"
+#include "frontend/exporter.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 #include "codegen/kernel_gen.h"
 
-#include "frontend/exporter.h"
-#include "base/fs.h"
 #include "artifact/manifest.h"
-#include "codegen/template.h"
+#include "base/fs.h"
 #include "base/templates.h"
 #include "base/types.h"
+#include "codegen/template.h"
+#include "frontend/exporter.h"
 
 /* For UDFKIT_RUNTIME_ABI_VERSION: the launchers check at load that the runtime they are
  * linked with has the ABI they were generated for. */

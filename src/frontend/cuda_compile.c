@@ -1,13 +1,13 @@
 #include "frontend/cuda_compile.h"
 
+#include "artifact/manifest.h"
 #include "base/arch.h"
+#include "base/fs.h"
 #include "cache/cache.h"
 #include "frontend/cxx_scan.h"
 #include "frontend/depfile.h"
 #include "frontend/exporter.h"
-#include "base/fs.h"
 #include "frontend/includes.h"
-#include "artifact/manifest.h"
 #include "frontend/nvrtc_log.h"
 #include "nvidia/toolchain.h"
 

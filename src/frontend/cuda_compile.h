@@ -4,8 +4,8 @@
 #define UDFKIT_CUDA_COMPILE_H
 
 #include "base/diag.h"
-#include "nvidia/nvrtc_wrap.h"
 #include "base/spec.h"
+#include "nvidia/nvrtc_wrap.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,14 +1,14 @@
 #include "frontend/python_compile.h"
 
+#include "artifact/manifest.h"
 #include "base/arch.h"
-#include "cache/cache.h"
-#include "frontend/depfile.h"
 #include "base/fs.h"
 #include "base/hash.h"
-#include "artifact/manifest.h"
-#include "nvidia/nvrtc_wrap.h"
-#include "frontend/python_server.h"
 #include "base/templates.h"
+#include "cache/cache.h"
+#include "frontend/depfile.h"
+#include "frontend/python_server.h"
+#include "nvidia/nvrtc_wrap.h"
 #include "nvidia/toolchain.h"
 
 #include <dirent.h>

@@ -1,9 +1,9 @@
 #include "frontend/python_server.h"
 
 #include "base/fs.h"
-#include "frontend/server.h"
 #include "base/subprocess.h"
 #include "base/templates.h"
+#include "frontend/server.h"
 
 #include <jansson.h>
 #include <limits.h>

@@ -3,10 +3,10 @@
 #include "base/buf.h"
 #include "base/fs.h"
 #include "base/hash.h"
-#include "codegen/header_gen.h"
 #include "base/spec.h"
-#include "codegen/template.h"
 #include "base/templates.h"
+#include "codegen/header_gen.h"
+#include "codegen/template.h"
 
 #include <ctype.h>
 #include <stdio.h>

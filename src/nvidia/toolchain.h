@@ -3,9 +3,9 @@
 #define UDFKIT_TOOLCHAIN_H
 
 #include "base/arch.h"
+#include "base/diag.h"
 #include "cache/cache.h"
 #include "nvidia/cuda_libs.h"
-#include "base/diag.h"
 
 #include <stdbool.h>
 

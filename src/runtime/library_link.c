@@ -1,6 +1,6 @@
 #include "cache/cache.h"
-#include "driver.h"
 #include "artifact/fatbin_read.h"
+#include "driver.h"
 #include "jitlink.h"
 #include "ptx_jit.h"
 

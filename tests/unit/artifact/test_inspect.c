@@ -21,12 +21,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "base/buf.h"
-#include "base/diag.h"
 #include "artifact/elf_read.h"
 #include "artifact/fatbin_read.h"
-#include "base/fs.h"
 #include "artifact/inspect.h"
+#include "base/buf.h"
+#include "base/diag.h"
+#include "base/fs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "frontend/depfile.h"
 #include "base/fs.h"
 #include "codegen/header_gen.h"
 #include "codegen/template.h"
+#include "frontend/depfile.h"
 
 static int make_dir(void **state)
 {

@@ -12,9 +12,9 @@
 
 #include "base/diag.h"
 #include "base/fs.h"
+#include "base/spec.h"
 #include "codegen/kernel_entry.h"
 #include "codegen/kernel_gen.h"
-#include "base/spec.h"
 
 static void parses_entries(void **state)
 {
