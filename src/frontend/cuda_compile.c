@@ -302,170 +302,189 @@ static void version_string(udfkit_version v, char *buf, size_t size)
     snprintf(buf, size, "%d.%d", v.major, v.minor);
 }
 
-udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req)
-{
-    udfkit_rc rc = UDFKIT_RC_OK;
-    udfkit_spec *specs = calloc(req->nfunctions + 1, sizeof *specs);
-    source_unit *units = calloc(req->nsources + 1, sizeof *units);
-    compile_job *jobs = NULL;
-    size_t njobs = 0;
-    char **options = NULL;
-    size_t noptions = 0;
-    udfkit_outputs *outputs = udfkit_outputs_new();
-    json_t *manifest = NULL;
-    const char *cuda_dir = req->cuda_include_dir ? req->cuda_include_dir : UDFKIT_CUDA_INCLUDE_DIR;
+/* One `udfkit compile` of CUDA C++ sources, from its request to its outputs. */
+typedef struct cuda_build {
+    const udfkit_compile_request *req;
+    const char *cuda_dir;
     udfkit_toolchain tc;
-    if ((rc = udfkit_toolchain_query(&tc)))
-        goto done;
+    udfkit_spec *specs;
+    const char **spec_files; /* where each function is defined (NULL: absent, --skip-absent) */
+    int *spec_lines;
+    source_unit *units;
+    udfkit_target compile_for[64]; /* one compile per source and target */
+    size_t ncompile;
+    char **options; /* NVRTC options shared by every job, then each job's -arch */
+    size_t noptions;
+    char **arch_options;
+    const char ***job_options;
+    compile_job *jobs;
+    size_t njobs;
+    udfkit_outputs *outputs;
+} cuda_build;
 
-    if (req->output) {
-        if ((rc = udfkit_outputs_claim(outputs, req->output)))
-            goto done;
-        if (req->depfile && (rc = udfkit_outputs_claim(outputs, req->depfile)))
-            goto done;
-    }
+/* Parses the specs; CUDA C++ functions must declare their return type. */
+static udfkit_rc parse_specs(cuda_build *b)
+{
+    const udfkit_compile_request *req = b->req;
+    udfkit_rc rc;
     for (size_t i = 0; i < req->nfunctions; i++)
-        if ((rc = udfkit_spec_parse(req->functions[i], &specs[i])))
-            goto done;
-    if ((rc = udfkit_specs_check_unique(specs, req->nfunctions)))
-        goto done;
+        if ((rc = udfkit_spec_parse(req->functions[i], &b->specs[i])))
+            return rc;
+    if ((rc = udfkit_specs_check_unique(b->specs, req->nfunctions)))
+        return rc;
     for (size_t i = 0; i < req->nfunctions; i++)
-        if (!specs[i].sig.has_return) {
-            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
-                             "function spec '%s': CUDA C++ functions need a return type (only Python UDFs can "
-                             "leave it out)",
-                             specs[i].text);
-            goto done;
-        }
+        if (!b->specs[i].sig.has_return)
+            return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                               "function spec '%s': CUDA C++ functions need a return type (only Python UDFs can "
+                               "leave it out)",
+                               b->specs[i].text);
+    return UDFKIT_RC_OK;
+}
 
+/* LTO-IR and PTX compile once per virtual architecture, cubins once per real one. */
+static udfkit_rc plan_targets(cuda_build *b)
+{
     udfkit_target_list targets;
-    if ((rc = udfkit_toolchain_parse_archs(req->arch, &targets)))
-        goto done;
-    /* LTO-IR and PTX compile once per virtual architecture, cubins once per real one. */
-    udfkit_target compile_for[64];
-    size_t ncompile = 0;
-    if (req->emit == UDFKIT_CODE_CUBIN) {
-        for (size_t i = 0; i < targets.count; i++)
-            if (targets.items[i].sass)
-                compile_for[ncompile++] = targets.items[i];
-        if (!ncompile) {
-            rc = udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "--emit cubin needs a real architecture (e.g. 80-real or 80)");
-            goto done;
-        }
-    } else {
-        ncompile = udfkit_targets_virtual(&targets, compile_for, 64);
+    udfkit_rc rc = udfkit_toolchain_parse_archs(b->req->arch, &targets);
+    if (rc)
+        return rc;
+    if (b->req->emit != UDFKIT_CODE_CUBIN) {
+        b->ncompile = udfkit_targets_virtual(&targets, b->compile_for, 64);
+        return UDFKIT_RC_OK;
     }
+    for (size_t i = 0; i < targets.count; i++)
+        if (targets.items[i].sass)
+            b->compile_for[b->ncompile++] = targets.items[i];
+    if (!b->ncompile)
+        return udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "--emit cubin needs a real architecture (e.g. 80-real or 80)");
+    return UDFKIT_RC_OK;
+}
 
-    for (size_t i = 0; i < req->nsources; i++) {
-        units[i].path = req->sources[i];
-        if (!is_cuda_source(units[i].path)) {
-            rc = udfkit_fail(UDFKIT_RC_INPUT, units[i].path, 0,
-                             "unknown source kind '%s' (expected .cu, .cuh, .cpp, .cc, .cxx or .py)",
-                             udfkit_path_extension(units[i].path));
-            goto done;
-        }
-        if ((rc = load_unit(&units[i], req, cuda_dir)))
-            goto done;
+static udfkit_rc load_sources(cuda_build *b)
+{
+    for (size_t i = 0; i < b->req->nsources; i++) {
+        source_unit *u = &b->units[i];
+        u->path = b->req->sources[i];
+        if (!is_cuda_source(u->path))
+            return udfkit_fail(UDFKIT_RC_INPUT, u->path, 0,
+                               "unknown source kind '%s' (expected .cu, .cuh, .cpp, .cc, .cxx or .py)",
+                               udfkit_path_extension(u->path));
+        udfkit_rc rc = load_unit(u, b->req, b->cuda_dir);
+        if (rc)
+            return rc;
     }
+    return UDFKIT_RC_OK;
+}
 
-    /* Each spec goes to the source that defines it. */
+/* Each spec goes to the source that defines it, whose text gets the spec's forwarder. */
+static udfkit_rc place_specs(cuda_build *b)
+{
+    const udfkit_compile_request *req = b->req;
     for (size_t i = 0; i < req->nsources; i++) {
-        units[i].exports = calloc(req->nfunctions + 1, sizeof *units[i].exports);
-        units[i].log_exports = calloc(req->nfunctions + 1, sizeof *units[i].log_exports);
+        b->units[i].exports = calloc(req->nfunctions + 1, sizeof *b->units[i].exports);
+        b->units[i].log_exports = calloc(req->nfunctions + 1, sizeof *b->units[i].log_exports);
     }
-    int *spec_lines = calloc(req->nfunctions + 1, sizeof *spec_lines);
-    const char **spec_files = calloc(req->nfunctions + 1, sizeof *spec_files);
-    bool *spec_absent = calloc(req->nfunctions + 1, sizeof *spec_absent);
-    for (size_t i = 0; i < req->nfunctions && !rc; i++) {
+    for (size_t i = 0; i < req->nfunctions; i++) {
         size_t ui = 0;
         const udfkit_cxx_def *def = NULL;
         bool absent;
-        if ((rc = resolve_spec(&specs[i], units, req->nsources, req->skip_absent, &ui, &def, &absent)))
-            break;
-        if (absent) {
-            spec_absent[i] = true;
+        udfkit_rc rc = resolve_spec(&b->specs[i], b->units, req->nsources, req->skip_absent, &ui, &def, &absent);
+        if (rc)
+            return rc;
+        if (absent)
             continue;
-        }
-        source_unit *u = &units[ui];
+        source_unit *u = &b->units[ui];
         const char *file = u->path;
         int line = 0;
         if (def) {
             file = u->def_files[def - u->defs.items];
             line = def->line;
         }
-        spec_lines[i] = line;
-        spec_files[i] = file;
-        char *base = udfkit_cxx_base_name(specs[i].source_name);
-        bool check_only = def && def->c_linkage && strcmp(base, specs[i].c_name) == 0;
+        b->spec_lines[i] = line;
+        b->spec_files[i] = file;
+        char *base = udfkit_cxx_base_name(b->specs[i].source_name);
+        bool check_only = def && def->c_linkage && strcmp(base, b->specs[i].c_name) == 0;
         free(base);
-        u->exports[u->nexports] = (udfkit_export){&specs[i], check_only};
-        u->log_exports[u->nexports] = (udfkit_log_export){&specs[i], file, line};
+        u->exports[u->nexports] = (udfkit_export){&b->specs[i], check_only};
+        u->log_exports[u->nexports] = (udfkit_log_export){&b->specs[i], file, line};
         u->nexports++;
     }
-    if (rc)
-        goto free_specs;
     for (size_t i = 0; i < req->nsources; i++)
-        if (units[i].nexports)
-            udfkit_exporter_emit(units[i].exports, units[i].nexports, &units[i].text);
+        if (b->units[i].nexports)
+            udfkit_exporter_emit(b->units[i].exports, b->units[i].nexports, &b->units[i].text);
+    return UDFKIT_RC_OK;
+}
 
-    /* NVRTC options, shared by every job but for -arch. */
+/* NVRTC options, shared by every job but for -arch. */
+static void plan_options(cuda_build *b)
+{
+    const udfkit_compile_request *req = b->req;
     size_t nbase = 8 + 2 * req->ninclude_dirs + 2 * req->ndefines + req->nextra_options;
-    options = calloc(nbase + 2, sizeof *options);
+    b->options = calloc(nbase + 2, sizeof *b->options);
     udfkit_buf opt = UDFKIT_BUF_INIT;
     udfkit_buf_printf(&opt, "--std=%s", req->std ? req->std : "c++17");
-    options[noptions++] = udfkit_buf_detach(&opt);
-    options[noptions++] = strdup("-rdc=true");
+    b->options[b->noptions++] = udfkit_buf_detach(&opt);
+    b->options[b->noptions++] = strdup("-rdc=true");
     if (req->emit == UDFKIT_CODE_LTOIR)
-        options[noptions++] = strdup("-dlto");
+        b->options[b->noptions++] = strdup("-dlto");
     for (size_t i = 0; i < req->ninclude_dirs; i++) {
         udfkit_buf_printf(&opt, "-I%s", req->include_dirs[i]);
-        options[noptions++] = udfkit_buf_detach(&opt);
+        b->options[b->noptions++] = udfkit_buf_detach(&opt);
     }
-    if (cuda_dir && *cuda_dir) {
-        udfkit_buf_printf(&opt, "-I%s", cuda_dir);
-        options[noptions++] = udfkit_buf_detach(&opt);
+    if (b->cuda_dir && *b->cuda_dir) {
+        udfkit_buf_printf(&opt, "-I%s", b->cuda_dir);
+        b->options[b->noptions++] = udfkit_buf_detach(&opt);
     }
     for (size_t i = 0; i < req->ndefines; i++) {
         udfkit_buf_printf(&opt, "-D%s", req->defines[i]);
-        options[noptions++] = udfkit_buf_detach(&opt);
+        b->options[b->noptions++] = udfkit_buf_detach(&opt);
     }
     for (size_t i = 0; i < req->nextra_options; i++)
-        options[noptions++] = strdup(req->extra_options[i]);
+        b->options[b->noptions++] = strdup(req->extra_options[i]);
+}
 
-    njobs = req->nsources * ncompile;
-    jobs = calloc(njobs + 1, sizeof *jobs);
-    char **arch_options = calloc(ncompile + 1, sizeof *arch_options);
-    const char ***job_options = calloc(ncompile + 1, sizeof *job_options);
+/* One job per source and target, sources major. */
+static void plan_jobs(cuda_build *b)
+{
+    plan_options(b);
+    size_t nsources = b->req->nsources, ncompile = b->ncompile;
+    b->njobs = nsources * ncompile;
+    b->jobs = calloc(b->njobs + 1, sizeof *b->jobs);
+    b->arch_options = calloc(ncompile + 1, sizeof *b->arch_options);
+    b->job_options = calloc(ncompile + 1, sizeof *b->job_options);
+    udfkit_buf opt = UDFKIT_BUF_INIT;
     for (size_t a = 0; a < ncompile; a++) {
         char name[32];
-        udfkit_target_name(compile_for[a], name, sizeof name);
+        udfkit_target_name(b->compile_for[a], name, sizeof name);
         udfkit_buf_printf(&opt, "-arch=%s", name);
-        arch_options[a] = udfkit_buf_detach(&opt);
-        job_options[a] = calloc(noptions + 2, sizeof **job_options);
-        memcpy(job_options[a], options, noptions * sizeof *options);
-        job_options[a][noptions] = arch_options[a];
+        b->arch_options[a] = udfkit_buf_detach(&opt);
+        b->job_options[a] = calloc(b->noptions + 2, sizeof **b->job_options);
+        memcpy(b->job_options[a], b->options, b->noptions * sizeof *b->options);
+        b->job_options[a][b->noptions] = b->arch_options[a];
     }
-    for (size_t s = 0; s < req->nsources; s++)
+    for (size_t s = 0; s < nsources; s++)
         for (size_t a = 0; a < ncompile; a++) {
-            compile_job *j = &jobs[s * ncompile + a];
-            j->unit = &units[s];
-            j->target = compile_for[a];
-            j->options = job_options[a];
-            j->noptions = noptions + 1;
-            j->kind = req->emit;
+            compile_job *j = &b->jobs[s * ncompile + a];
+            j->unit = &b->units[s];
+            j->target = b->compile_for[a];
+            j->options = b->job_options[a];
+            j->noptions = b->noptions + 1;
+            j->kind = b->req->emit;
         }
-    for (size_t u = 0; u < req->nsources; u++)
-        unit_key(&units[u]);
-    udfkit_cache *cache = udfkit_cache_open();
-    run_jobs(jobs, njobs, cache);
-    udfkit_cache_close(cache);
+    for (size_t u = 0; u < nsources; u++)
+        unit_key(&b->units[u]);
+}
 
-    /* Diagnostics: one report per source (the first failing architecture's), warnings once. */
+/* Diagnostics: one report per source (the first failing architecture's), warnings once.
+ * A failure returns the whole report as the error; warnings alone go to stderr. */
+static udfkit_rc report_jobs(const cuda_build *b)
+{
     udfkit_buf report = UDFKIT_BUF_INIT;
     bool failed = false;
-    for (size_t s = 0; s < req->nsources; s++) {
-        for (size_t a = 0; a < ncompile; a++) {
-            compile_job *j = &jobs[s * ncompile + a];
+    for (size_t s = 0; s < b->req->nsources; s++) {
+        const source_unit *u = &b->units[s];
+        for (size_t a = 0; a < b->ncompile; a++) {
+            const compile_job *j = &b->jobs[s * b->ncompile + a];
             if (j->message) {
                 udfkit_buf_printf(&report, "%s\n", j->message);
                 failed = true;
@@ -474,142 +493,202 @@ udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req)
             if (!j->log.size)
                 continue;
             udfkit_buf text = UDFKIT_BUF_INIT;
-            bool error = udfkit_nvrtc_log_rewrite(j->log.data, units[s].log_exports, units[s].nexports, &text) || j->rc;
+            bool error = udfkit_nvrtc_log_rewrite(j->log.data, u->log_exports, u->nexports, &text) || j->rc;
             if (error || a == 0)
                 udfkit_buf_append(&report, text.data ? text.data : "", text.size);
             udfkit_buf_free(&text);
             if (error) {
-                if (ncompile > 1) {
+                if (b->ncompile > 1) {
                     char name[32];
                     udfkit_target_name(j->target, name, sizeof name);
-                    udfkit_buf_printf(&report, "%s: note: while compiling for %s\n", units[s].path, name);
+                    udfkit_buf_printf(&report, "%s: note: while compiling for %s\n", u->path, name);
                 }
                 failed = true;
                 break;
             }
         }
     }
+    udfkit_rc rc = UDFKIT_RC_OK;
     if (failed) {
         while (report.size && report.data[report.size - 1] == '\n')
             report.data[--report.size] = '\0';
         rc = udfkit_fail_text(UDFKIT_RC_INPUT, report.data);
-        udfkit_buf_free(&report);
-        goto free_jobs;
-    }
-    if (report.size)
+    } else if (report.size) {
         fputs(report.data, stderr);
+    }
     udfkit_buf_free(&report);
+    return rc;
+}
 
-    /* Outputs. */
-    bool as_manifest = req->output && strcmp(udfkit_path_extension(req->output), ".json") == 0;
-    if (!as_manifest && njobs != 1) {
-        rc = udfkit_fail(UDFKIT_RC_USAGE, NULL, 0,
-                         "%zu artifacts (%zu sources x %zu architectures) need a manifest: -o OUT.json", njobs,
-                         req->nsources, ncompile);
-        goto free_jobs;
+/* The artifact of job j beside the manifest: <stem>.<source stem>[-<source index>].<arch>.<kind>
+ * (sources of the same name in different directories get distinct artifacts). */
+static udfkit_rc write_artifact(cuda_build *b, json_t *manifest, const char *dir, const char *stem, size_t j)
+{
+    const compile_job *job = &b->jobs[j];
+    const char *kind = kind_name(b->req->emit);
+    char arch[32];
+    udfkit_target_name(job->target, arch, sizeof arch);
+    udfkit_buf name = UDFKIT_BUF_INIT;
+    char *source_stem = udfkit_path_stem(job->unit->path);
+    udfkit_buf_printf(&name, "%s.%s", stem, source_stem);
+    bool clash = false;
+    for (size_t k = 0; k < j / b->ncompile; k++) {
+        char *other = udfkit_path_stem(b->units[k].path);
+        clash |= strcmp(other, source_stem) == 0;
+        free(other);
     }
-    if (!as_manifest) {
-        rc = udfkit_outputs_write(outputs, req->output, jobs[0].code.data, jobs[0].code.size);
-    } else {
-        char *dir = udfkit_path_dirname(req->output);
-        char *stem = udfkit_path_stem(req->output);
-        char v[32];
-        manifest = udfkit_manifest_new("udfs");
-        version_string(tc.nvrtc, v, sizeof v);
-        udfkit_manifest_set_producer(manifest, "nvrtc", v);
-        for (size_t i = 0; i < req->nfunctions; i++) {
-            if (spec_absent[i])
-                continue;
-            char *rel = udfkit_path_relative(spec_files[i], dir);
-            udfkit_manifest_add_function(manifest, &specs[i], "cuda", rel, spec_lines[i]);
-            free(rel);
-        }
-        for (size_t j = 0; j < njobs && !rc; j++) {
-            char arch[32];
-            udfkit_target_name(jobs[j].target, arch, sizeof arch);
-            udfkit_buf name = UDFKIT_BUF_INIT;
-            char *source_stem = udfkit_path_stem(jobs[j].unit->path);
-            /* Sources of the same name in different directories get distinct artifacts. */
-            udfkit_buf_printf(&name, "%s.%s", stem, source_stem);
-            bool clash = false;
-            for (size_t k = 0; k < j / ncompile; k++) {
-                char *other = udfkit_path_stem(units[k].path);
-                clash |= strcmp(other, source_stem) == 0;
-                free(other);
-            }
-            if (clash)
-                udfkit_buf_printf(&name, "-%zu", j / ncompile);
-            udfkit_buf_printf(&name, ".%s.%s", arch, kind_name(req->emit));
-            char *path = udfkit_path_join(dir, name.data);
-            char *source_rel = udfkit_path_relative(jobs[j].unit->path, dir);
-            udfkit_manifest_add_artifact(manifest, kind_name(req->emit), arch, name.data, source_rel, jobs[j].code.data,
-                                         jobs[j].code.size);
-            rc = udfkit_outputs_write(outputs, path, jobs[j].code.data, jobs[j].code.size);
-            free(source_rel);
-            free(path);
-            free(source_stem);
-            udfkit_buf_free(&name);
-        }
-        if (!rc) {
-            udfkit_buf text = UDFKIT_BUF_INIT;
-            udfkit_manifest_dump(manifest, &text);
-            rc = udfkit_outputs_write(outputs, req->output, text.data, text.size);
-            udfkit_buf_free(&text);
-        }
-        free(dir);
-        free(stem);
+    if (clash)
+        udfkit_buf_printf(&name, "-%zu", j / b->ncompile);
+    udfkit_buf_printf(&name, ".%s.%s", arch, kind);
+    char *path = udfkit_path_join(dir, name.data);
+    char *source_rel = udfkit_path_relative(job->unit->path, dir);
+    udfkit_manifest_add_artifact(manifest, kind, arch, name.data, source_rel, job->code.data, job->code.size);
+    udfkit_rc rc = udfkit_outputs_write(b->outputs, path, job->code.data, job->code.size);
+    free(source_rel);
+    free(path);
+    free(source_stem);
+    udfkit_buf_free(&name);
+    return rc;
+}
+
+/* The manifest, naming its functions and artifacts relative to itself, and the artifacts. */
+static udfkit_rc write_manifest(cuda_build *b)
+{
+    const udfkit_compile_request *req = b->req;
+    char *dir = udfkit_path_dirname(req->output);
+    char *stem = udfkit_path_stem(req->output);
+    char v[32];
+    json_t *manifest = udfkit_manifest_new("udfs");
+    version_string(b->tc.nvrtc, v, sizeof v);
+    udfkit_manifest_set_producer(manifest, "nvrtc", v);
+    for (size_t i = 0; i < req->nfunctions; i++) {
+        if (!b->spec_files[i])
+            continue;
+        char *rel = udfkit_path_relative(b->spec_files[i], dir);
+        udfkit_manifest_add_function(manifest, &b->specs[i], "cuda", rel, b->spec_lines[i]);
+        free(rel);
     }
-    if (!rc && req->depfile) {
-        const char **deps = NULL;
-        size_t ndeps = 0;
-        for (size_t s = 0; s < req->nsources; s++) {
-            const char **grown = realloc(deps, (ndeps + 1 + units[s].includes.nfiles) * sizeof *deps);
-            if (!grown)
-                break;
-            deps = grown;
-            deps[ndeps++] = units[s].path;
-            for (size_t f = 0; f < units[s].includes.nfiles; f++)
-                deps[ndeps++] = units[s].includes.files[f].path;
-        }
+    udfkit_rc rc = UDFKIT_RC_OK;
+    for (size_t j = 0; j < b->njobs && !rc; j++)
+        rc = write_artifact(b, manifest, dir, stem, j);
+    if (!rc) {
         udfkit_buf text = UDFKIT_BUF_INIT;
-        char *target = req->depfile_target ? strdup(req->depfile_target) : udfkit_path_absolute(req->output);
-        udfkit_depfile_format(target, deps, ndeps, &text);
-        free(target);
-        rc = udfkit_outputs_write(outputs, req->depfile, text.data, text.size);
+        udfkit_manifest_dump(manifest, &text);
+        rc = udfkit_outputs_write(b->outputs, req->output, text.data, text.size);
         udfkit_buf_free(&text);
-        free(deps);
+    }
+    json_decref(manifest);
+    free(dir);
+    free(stem);
+    return rc;
+}
+
+/* Every source and every file its includes reach. */
+static udfkit_rc write_depfile(cuda_build *b)
+{
+    const char **deps = NULL;
+    size_t ndeps = 0;
+    for (size_t s = 0; s < b->req->nsources; s++) {
+        const source_unit *u = &b->units[s];
+        const char **grown = realloc(deps, (ndeps + 1 + u->includes.nfiles) * sizeof *deps);
+        if (!grown)
+            break;
+        deps = grown;
+        deps[ndeps++] = u->path;
+        for (size_t f = 0; f < u->includes.nfiles; f++)
+            deps[ndeps++] = u->includes.files[f].path;
+    }
+    udfkit_buf text = UDFKIT_BUF_INIT;
+    const udfkit_compile_request *req = b->req;
+    char *target = req->depfile_target ? strdup(req->depfile_target) : udfkit_path_absolute(req->output);
+    udfkit_depfile_format(target, deps, ndeps, &text);
+    free(target);
+    udfkit_rc rc = udfkit_outputs_write(b->outputs, req->depfile, text.data, text.size);
+    udfkit_buf_free(&text);
+    free(deps);
+    return rc;
+}
+
+/* One artifact may be written as it is; more need a manifest. */
+static udfkit_rc write_outputs(cuda_build *b)
+{
+    const udfkit_compile_request *req = b->req;
+    bool as_manifest = req->output && strcmp(udfkit_path_extension(req->output), ".json") == 0;
+    if (!as_manifest && b->njobs != 1)
+        return udfkit_fail(UDFKIT_RC_USAGE, NULL, 0,
+                           "%zu artifacts (%zu sources x %zu architectures) need a manifest: -o OUT.json", b->njobs,
+                           req->nsources, b->ncompile);
+    udfkit_rc rc = as_manifest ? write_manifest(b)
+                               : udfkit_outputs_write(b->outputs, req->output, b->jobs[0].code.data, b->jobs[0].code.size);
+    if (!rc && req->depfile)
+        rc = write_depfile(b);
+    if (!rc)
+        rc = udfkit_outputs_commit(b->outputs);
+    return rc;
+}
+
+static void build_free(cuda_build *b)
+{
+    for (size_t j = 0; j < b->njobs; j++) {
+        udfkit_buf_free(&b->jobs[j].code);
+        udfkit_buf_free(&b->jobs[j].log);
+        free(b->jobs[j].message);
+    }
+    free(b->jobs);
+    for (size_t a = 0; b->arch_options && a < b->ncompile; a++) {
+        free(b->arch_options[a]);
+        free(b->job_options[a]);
+    }
+    free(b->arch_options);
+    free(b->job_options);
+    for (size_t i = 0; i < b->noptions; i++)
+        free(b->options[i]);
+    free(b->options);
+    udfkit_outputs_free(b->outputs);
+    for (size_t i = 0; i < b->req->nsources; i++)
+        free_unit(&b->units[i]);
+    free(b->units);
+    for (size_t i = 0; i < b->req->nfunctions; i++)
+        udfkit_spec_free(&b->specs[i]);
+    free(b->specs);
+    free(b->spec_files);
+    free(b->spec_lines);
+}
+
+udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req)
+{
+    cuda_build b = {
+        .req = req,
+        .cuda_dir = req->cuda_include_dir ? req->cuda_include_dir : UDFKIT_CUDA_INCLUDE_DIR,
+        .specs = calloc(req->nfunctions + 1, sizeof *b.specs),
+        .spec_files = calloc(req->nfunctions + 1, sizeof *b.spec_files),
+        .spec_lines = calloc(req->nfunctions + 1, sizeof *b.spec_lines),
+        .units = calloc(req->nsources + 1, sizeof *b.units),
+        .outputs = udfkit_outputs_new(),
+    };
+    udfkit_rc rc = udfkit_toolchain_query(&b.tc);
+    if (!rc && req->output) {
+        rc = udfkit_outputs_claim(b.outputs, req->output);
+        if (!rc && req->depfile)
+            rc = udfkit_outputs_claim(b.outputs, req->depfile);
     }
     if (!rc)
-        rc = udfkit_outputs_commit(outputs);
-
-free_jobs:
-    for (size_t j = 0; j < njobs; j++) {
-        udfkit_buf_free(&jobs[j].code);
-        udfkit_buf_free(&jobs[j].log);
-        free(jobs[j].message);
+        rc = parse_specs(&b);
+    if (!rc)
+        rc = plan_targets(&b);
+    if (!rc)
+        rc = load_sources(&b);
+    if (!rc)
+        rc = place_specs(&b);
+    if (!rc) {
+        plan_jobs(&b);
+        udfkit_cache *cache = udfkit_cache_open();
+        run_jobs(b.jobs, b.njobs, cache);
+        udfkit_cache_close(cache);
+        rc = report_jobs(&b);
     }
-    for (size_t a = 0; a < ncompile; a++) {
-        free(arch_options[a]);
-        free(job_options[a]);
-    }
-    free(arch_options);
-    free(job_options);
-free_specs:
-    free(spec_lines);
-    free(spec_files);
-    free(spec_absent);
-done:
-    json_decref(manifest);
-    udfkit_outputs_free(outputs);
-    for (size_t i = 0; i < noptions; i++)
-        free(options[i]);
-    free(options);
-    free(jobs);
-    for (size_t i = 0; i < req->nsources; i++)
-        free_unit(&units[i]);
-    free(units);
-    for (size_t i = 0; i < req->nfunctions; i++)
-        udfkit_spec_free(&specs[i]);
-    free(specs);
+    if (!rc)
+        rc = write_outputs(&b);
+    build_free(&b);
     return rc;
 }
