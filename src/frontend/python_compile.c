@@ -337,93 +337,98 @@ static udfkit_rc add_function_artifacts(udfkit_outputs *outputs, json_t *manifes
     return rc;
 }
 
-udfkit_rc udfkit_python_compile(const udfkit_compile_request *req)
-{
-    udfkit_rc rc = UDFKIT_RC_OK;
-    udfkit_spec *specs = calloc(req->nfunctions + 1, sizeof *specs);
-    char **abs_sources = calloc(req->nsources + 1, sizeof *abs_sources);
-    udfkit_outputs *outputs = udfkit_outputs_new();
-    json_t *request = NULL, *answer = NULL, *manifest = NULL;
-    udfkit_cache *cache = NULL;
-    char *request_text = NULL, *scratch = NULL, *dir = NULL, *stem = NULL;
-    udfkit_buf output = UDFKIT_BUF_INIT, errors = UDFKIT_BUF_INIT, data = UDFKIT_BUF_INIT;
-    written *links = NULL;
-    size_t nlinks = 0;
+/* One `udfkit compile` of Python sources, from its request to its outputs. */
+typedef struct python_build {
+    const udfkit_compile_request *req;
     udfkit_toolchain tc;
-    if ((rc = udfkit_toolchain_query(&tc)))
-        goto done;
-    if ((rc = udfkit_outputs_claim(outputs, req->output)) || (req->depfile && (rc = udfkit_outputs_claim(outputs, req->depfile))))
-        goto done;
-    if (req->emit == UDFKIT_CODE_CUBIN) {
-        rc = udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "Python UDFs compile to ltoir or ptx; link them to get SASS");
-        goto done;
-    }
+    udfkit_spec *specs;
+    char **abs_sources;
+    udfkit_target cc;  /* the one target compiled for: the lowest asked */
+    char arch[32];     /* its name */
+    char *scratch;     /* the worker's directory for its files */
+    json_t *answer;    /* the worker's, or a cached one */
+    json_t *manifest;
+    char *dir, *stem;  /* of the output */
+    bool as_manifest;
+    written *links;    /* external code already written */
+    size_t nlinks;
+    size_t nartifacts;
+    udfkit_outputs *outputs;
+} python_build;
+
+/* Specs parsed; every source exists; every @file names exactly one source. */
+static udfkit_rc check_request(python_build *b)
+{
+    const udfkit_compile_request *req = b->req;
+    udfkit_rc rc;
+    if (req->emit == UDFKIT_CODE_CUBIN)
+        return udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "Python UDFs compile to ltoir or ptx; link them to get SASS");
     for (size_t i = 0; i < req->nfunctions; i++)
-        if ((rc = udfkit_spec_parse(req->functions[i], &specs[i])))
-            goto done;
-    if ((rc = udfkit_specs_check_unique(specs, req->nfunctions)))
-        goto done;
+        if ((rc = udfkit_spec_parse(req->functions[i], &b->specs[i])))
+            return rc;
+    if ((rc = udfkit_specs_check_unique(b->specs, req->nfunctions)))
+        return rc;
     for (size_t i = 0; i < req->nsources; i++) {
-        if (!udfkit_file_exists(req->sources[i])) {
-            rc = udfkit_fail(UDFKIT_RC_INPUT, req->sources[i], 0, "cannot read: no such file");
-            goto done;
-        }
-        abs_sources[i] = udfkit_path_absolute(req->sources[i]);
+        if (!udfkit_file_exists(req->sources[i]))
+            return udfkit_fail(UDFKIT_RC_INPUT, req->sources[i], 0, "cannot read: no such file");
+        b->abs_sources[i] = udfkit_path_absolute(req->sources[i]);
     }
     for (size_t i = 0; i < req->nfunctions; i++) {
-        if (!specs[i].file)
+        const udfkit_spec *spec = &b->specs[i];
+        if (!spec->file)
             continue;
         size_t found = 0;
         for (size_t k = 0; k < req->nsources; k++)
-            found += udfkit_source_matches(specs[i].file, req->sources[k]);
-        if (found > 1) {
-            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
-                             "function spec '%s': '@%s' matches several sources; give more of its path", specs[i].text,
-                             specs[i].file);
-            goto done;
-        }
-        if (!found && !req->skip_absent) {
-            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "function spec '%s': '@%s' is not one of the sources", specs[i].text,
-                             specs[i].file);
-            goto done;
-        }
+            found += udfkit_source_matches(spec->file, req->sources[k]);
+        if (found > 1)
+            return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                               "function spec '%s': '@%s' matches several sources; give more of its path", spec->text,
+                               spec->file);
+        if (!found && !req->skip_absent)
+            return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "function spec '%s': '@%s' is not one of the sources",
+                               spec->text, spec->file);
     }
-    /* Python sources compile once, at the lowest architecture asked. */
+    return UDFKIT_RC_OK;
+}
+
+/* Python sources compile once, at the lowest architecture asked. */
+static udfkit_rc plan_target(python_build *b)
+{
     udfkit_target_list targets;
-    if ((rc = udfkit_toolchain_parse_archs(req->arch, &targets)))
-        goto done;
+    udfkit_rc rc = udfkit_toolchain_parse_archs(b->req->arch, &targets);
+    if (rc)
+        return rc;
     udfkit_target virt[64];
     udfkit_targets_virtual(&targets, virt, 64);
-    udfkit_target cc = virt[0];
+    b->cc = virt[0];
+    udfkit_target_name(b->cc, b->arch, sizeof b->arch);
+    return UDFKIT_RC_OK;
+}
 
+static udfkit_rc make_scratch(python_build *b)
+{
     const char *tmp = getenv("TMPDIR");
     udfkit_buf st = UDFKIT_BUF_INIT;
     udfkit_buf_printf(&st, "%s/udfkit-python-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(st.data)) {
-        rc = udfkit_fail(UDFKIT_RC_ENV, NULL, 0, "cannot create a scratch directory for the Python worker (%s)", st.data);
+        udfkit_rc rc =
+            udfkit_fail(UDFKIT_RC_ENV, NULL, 0, "cannot create a scratch directory for the Python worker (%s)", st.data);
         udfkit_buf_free(&st);
-        goto done;
+        return rc;
     }
-    scratch = udfkit_buf_detach(&st);
-    request = build_request(req, specs, abs_sources, cc, scratch);
-    request_text = json_dumps(request, JSON_COMPACT);
-    const char *python = udfkit_python_interpreter(req->python);
-    char key[UDFKIT_CACHE_KEY_SIZE];
-    cache = udfkit_cache_open();
-    if (cache) {
-        udfkit_cache_entry hit = {0};
-        python_key(request, req, python, key);
-        if (udfkit_cache_get(cache, key, &hit))
-            answer = replay(&hit, scratch);
-        udfkit_cache_record(cache, answer != NULL);
-        udfkit_cache_entry_free(&hit);
-    }
-    if (answer)
-        goto answered;
-    char *stderr_path = udfkit_path_join(scratch, "stderr.txt");
+    b->scratch = udfkit_buf_detach(&st);
+    return UDFKIT_RC_OK;
+}
+
+/* Runs the request through the frontend (its server, else a worker of our own); the
+ * answer must say ok. */
+static udfkit_rc run_frontend(python_build *b, const char *python, const char *request_text)
+{
+    udfkit_buf output = UDFKIT_BUF_INIT, errors = UDFKIT_BUF_INIT;
+    char *stderr_path = udfkit_path_join(b->scratch, "stderr.txt");
     int status = 0;
-    rc = udfkit_python_run(python, request_text, &output, stderr_path, &status);
-    scratch_file(scratch, "stderr.txt", &errors);
+    udfkit_rc rc = udfkit_python_run(python, request_text, &output, stderr_path, &status);
+    scratch_file(b->scratch, "stderr.txt", &errors);
     udfkit_diag_clear();
     free(stderr_path);
     if (rc) {
@@ -434,138 +439,217 @@ udfkit_rc udfkit_python_compile(const udfkit_compile_request *req)
         goto done;
     }
     json_error_t jerr;
-    answer = json_loadb(output.data, output.size, 0, &jerr);
-    if (!answer || !json_is_object(answer)) {
+    b->answer = json_loadb(output.data, output.size, 0, &jerr);
+    if (!b->answer || !json_is_object(b->answer)) {
         rc = udfkit_fail(status == 127 ? UDFKIT_RC_ENV : UDFKIT_RC_INTERNAL, NULL, 0,
                          "the Python frontend (%s) exited with status %d without an answer", python, status);
         udfkit_diag_append_log("Python", errors.data);
         goto done;
     }
-    if (!json_is_true(json_object_get(answer, "ok"))) {
-        rc = worker_error(req, answer);
-        goto done;
-    }
-    if (cache)
-        remember(cache, key, answer, scratch);
-answered:;
-    udfkit_version nvvm;
-    const char *nvvm_text = json_string_value(json_object_get(answer, "nvvm"));
-    if (req->emit == UDFKIT_CODE_LTOIR && nvvm_text && udfkit_version_parse(nvvm_text, &nvvm) &&
-        (rc = udfkit_toolchain_check_producer(&tc, "NVVM", nvvm, req->sources[0])))
-        goto done;
+    if (!json_is_true(json_object_get(b->answer, "ok")))
+        rc = worker_error(b->req, b->answer);
+done:
+    udfkit_buf_free(&output);
+    udfkit_buf_free(&errors);
+    return rc;
+}
 
-    /* The manifest, and the artifacts beside it. */
-    dir = udfkit_path_dirname(req->output);
-    stem = udfkit_path_stem(req->output);
-    bool as_manifest = strcmp(udfkit_path_extension(req->output), ".json") == 0;
-    manifest = udfkit_manifest_new("udfs");
-    udfkit_manifest_set_producer(manifest, "numba-cuda", json_string_value(json_object_get(answer, "numba_cuda")));
-    if (nvvm_text)
-        udfkit_manifest_set_producer(manifest, "nvvm", nvvm_text);
-    char arch[32];
-    udfkit_target_name(cc, arch, sizeof arch);
-    size_t nartifacts = 0;
+/* The frontend's answer, from the cache where it has one that still holds. */
+static udfkit_rc compile_functions(python_build *b)
+{
+    udfkit_rc rc = make_scratch(b);
+    if (rc)
+        return rc;
+    json_t *request = build_request(b->req, b->specs, b->abs_sources, b->cc, b->scratch);
+    const char *python = udfkit_python_interpreter(b->req->python);
+    char key[UDFKIT_CACHE_KEY_SIZE];
+    udfkit_cache *cache = udfkit_cache_open();
+    if (cache) {
+        udfkit_cache_entry hit = {0};
+        python_key(request, b->req, python, key);
+        if (udfkit_cache_get(cache, key, &hit))
+            b->answer = replay(&hit, b->scratch);
+        udfkit_cache_record(cache, b->answer != NULL);
+        udfkit_cache_entry_free(&hit);
+    }
+    if (!b->answer) {
+        char *request_text = json_dumps(request, JSON_COMPACT);
+        rc = run_frontend(b, python, request_text);
+        free(request_text);
+        if (!rc && cache)
+            remember(cache, key, b->answer, b->scratch);
+    }
+    udfkit_cache_close(cache);
+    json_decref(request);
+    if (rc)
+        return rc;
+    /* LTO-IR from an NVVM newer than this nvJitLink could not be linked. */
+    udfkit_version nvvm;
+    const char *nvvm_text = json_string_value(json_object_get(b->answer, "nvvm"));
+    if (b->req->emit == UDFKIT_CODE_LTOIR && nvvm_text && udfkit_version_parse(nvvm_text, &nvvm))
+        rc = udfkit_toolchain_check_producer(&b->tc, "NVVM", nvvm, b->req->sources[0]);
+    return rc;
+}
+
+/* Each function compiled, with its return type where the spec left it to inference. */
+static udfkit_rc write_functions(python_build *b)
+{
     size_t i;
     json_t *fn;
-    json_array_foreach(json_object_get(answer, "functions"), i, fn)
+    json_array_foreach(json_object_get(b->answer, "functions"), i, fn)
     {
         const char *c_name = json_string_value(json_object_get(fn, "c_name"));
         udfkit_spec *s = NULL;
-        for (size_t k = 0; k < req->nfunctions; k++)
-            if (strcmp(specs[k].c_name, c_name) == 0)
-                s = &specs[k];
+        for (size_t k = 0; k < b->req->nfunctions; k++)
+            if (strcmp(b->specs[k].c_name, c_name) == 0)
+                s = &b->specs[k];
         if (!s->sig.has_return) {
             udfkit_type_parse(json_string_value(json_object_get(fn, "ret")), &s->sig.ret);
             s->sig.has_return = true;
         }
-        char *source = udfkit_path_relative(json_string_value(json_object_get(fn, "source")), dir);
-        udfkit_manifest_add_function(manifest, s, "python", source, (int)json_integer_value(json_object_get(fn, "line")));
-        rc = add_function_artifacts(outputs, manifest, fn, scratch, dir, stem, arch, source, as_manifest, req->output,
-                                    &links, &nlinks, &nartifacts);
+        char *source = udfkit_path_relative(json_string_value(json_object_get(fn, "source")), b->dir);
+        udfkit_manifest_add_function(b->manifest, s, "python", source,
+                                     (int)json_integer_value(json_object_get(fn, "line")));
+        udfkit_rc rc = add_function_artifacts(b->outputs, b->manifest, fn, b->scratch, b->dir, b->stem, b->arch, source,
+                                              b->as_manifest, b->req->output, &b->links, &b->nlinks, &b->nartifacts);
         free(source);
         if (rc)
-            goto done;
+            return rc;
     }
-    /* Declared link files travel with the manifest as artifacts of their own. */
-    json_t *link;
-    json_array_foreach(json_object_get(answer, "links"), i, link)
-    {
-        const char *scratch_name = json_string_value(json_object_get(link, "file"));
-        const char *original = json_string_value(json_object_get(link, "path"));
-        data.size = 0;
-        if ((rc = scratch_name ? scratch_file(scratch, scratch_name, &data) : udfkit_read_file(original, &data)))
-            goto done;
-        const char *kind = scratch_name ? json_string_value(json_object_get(link, "kind")) : udfkit_path_extension(original) + 1;
-        char hash[UDFKIT_HASH_HEX_SIZE];
-        udfkit_hash_hex(data.data, data.size, hash);
-        udfkit_buf name = UDFKIT_BUF_INIT;
-        udfkit_buf_printf(&name, "%s.link-%.12s.%s", stem, hash, kind);
-        bool code_kind = strcmp(kind, "ltoir") == 0 || (strcmp(kind, "ptx") == 0 && scratch_name);
-        char *source = udfkit_path_relative(original, dir);
-        json_t *art = udfkit_manifest_add_artifact(manifest, kind, code_kind ? arch : NULL, name.data, source, data.data,
-                                                   data.size);
-        json_object_set_new(art, "role", json_string("link"));
-        json_t *record = json_object();
-        json_object_set_new(record, "declared", json_copy(json_object_get(link, "declared")));
-        json_object_set_new(record, "source", json_string(source));
-        json_object_set_new(record, "artifact", json_string(name.data));
-        json_array_append_new(json_object_get(manifest, "link"), record);
-        char *path = udfkit_path_join(dir, name.data);
-        if (!as_manifest)
-            rc = udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "__udfkit_link__ files travel beside a manifest: -o OUT.json");
-        else
-            rc = udfkit_outputs_write(outputs, path, data.data, data.size);
-        free(path);
-        free(source);
-        udfkit_buf_free(&name);
-        if (rc)
-            goto done;
+    return UDFKIT_RC_OK;
+}
+
+/* One declared link file (__udfkit_link__), as an artifact of its own beside the manifest. */
+static udfkit_rc write_link(python_build *b, const json_t *link)
+{
+    const char *scratch_name = json_string_value(json_object_get(link, "file"));
+    const char *original = json_string_value(json_object_get(link, "path"));
+    udfkit_buf data = UDFKIT_BUF_INIT;
+    udfkit_rc rc = scratch_name ? scratch_file(b->scratch, scratch_name, &data) : udfkit_read_file(original, &data);
+    if (rc) {
+        udfkit_buf_free(&data);
+        return rc;
     }
-    if (as_manifest) {
-        udfkit_buf text = UDFKIT_BUF_INIT;
-        udfkit_manifest_dump(manifest, &text);
-        rc = udfkit_outputs_write(outputs, req->output, text.data, text.size);
-        udfkit_buf_free(&text);
-        if (rc)
-            goto done;
-    }
-    if (req->depfile) {
-        json_t *deps = json_object_get(answer, "depends");
-        const char **list = calloc(json_array_size(deps) + 1, sizeof *list);
-        json_t *d;
-        json_array_foreach(deps, i, d) list[i] = json_string_value(d);
-        udfkit_buf text = UDFKIT_BUF_INIT;
-        char *target = req->depfile_target ? strdup(req->depfile_target) : udfkit_path_absolute(req->output);
-        udfkit_depfile_format(target, list, json_array_size(deps), &text);
-        free(target);
-        rc = udfkit_outputs_write(outputs, req->depfile, text.data, text.size);
-        udfkit_buf_free(&text);
-        free(list);
-        if (rc)
-            goto done;
-    }
-    rc = udfkit_outputs_commit(outputs);
-done:
-    udfkit_cache_close(cache);
-    if (scratch && *scratch)
-        remove_tree(scratch);
-    free(scratch);
-    free(dir);
-    free(stem);
-    free(links);
-    free(request_text);
-    json_decref(request);
-    json_decref(answer);
-    json_decref(manifest);
-    udfkit_buf_free(&output);
-    udfkit_buf_free(&errors);
+    const char *kind = scratch_name ? json_string_value(json_object_get(link, "kind")) : udfkit_path_extension(original) + 1;
+    char hash[UDFKIT_HASH_HEX_SIZE];
+    udfkit_hash_hex(data.data, data.size, hash);
+    udfkit_buf name = UDFKIT_BUF_INIT;
+    udfkit_buf_printf(&name, "%s.link-%.12s.%s", b->stem, hash, kind);
+    bool code_kind = strcmp(kind, "ltoir") == 0 || (strcmp(kind, "ptx") == 0 && scratch_name);
+    char *source = udfkit_path_relative(original, b->dir);
+    json_t *art = udfkit_manifest_add_artifact(b->manifest, kind, code_kind ? b->arch : NULL, name.data, source,
+                                               data.data, data.size);
+    json_object_set_new(art, "role", json_string("link"));
+    json_t *record = json_object();
+    json_object_set_new(record, "declared", json_copy(json_object_get(link, "declared")));
+    json_object_set_new(record, "source", json_string(source));
+    json_object_set_new(record, "artifact", json_string(name.data));
+    json_array_append_new(json_object_get(b->manifest, "link"), record);
+    char *path = udfkit_path_join(b->dir, name.data);
+    if (!b->as_manifest)
+        rc = udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "__udfkit_link__ files travel beside a manifest: -o OUT.json");
+    else
+        rc = udfkit_outputs_write(b->outputs, path, data.data, data.size);
+    free(path);
+    free(source);
+    udfkit_buf_free(&name);
     udfkit_buf_free(&data);
-    udfkit_outputs_free(outputs);
-    for (size_t k = 0; k < req->nsources; k++)
-        free(abs_sources[k]);
-    free(abs_sources);
-    for (size_t k = 0; k < req->nfunctions; k++)
-        udfkit_spec_free(&specs[k]);
-    free(specs);
+    return rc;
+}
+
+/* Every file a module read, as the worker reported them. */
+static udfkit_rc write_depfile(python_build *b)
+{
+    const udfkit_compile_request *req = b->req;
+    json_t *deps = json_object_get(b->answer, "depends");
+    const char **list = calloc(json_array_size(deps) + 1, sizeof *list);
+    size_t i;
+    json_t *d;
+    json_array_foreach(deps, i, d) list[i] = json_string_value(d);
+    udfkit_buf text = UDFKIT_BUF_INIT;
+    char *target = req->depfile_target ? strdup(req->depfile_target) : udfkit_path_absolute(req->output);
+    udfkit_depfile_format(target, list, json_array_size(deps), &text);
+    free(target);
+    udfkit_rc rc = udfkit_outputs_write(b->outputs, req->depfile, text.data, text.size);
+    udfkit_buf_free(&text);
+    free(list);
+    return rc;
+}
+
+/* The manifest and the artifacts beside it (or the one artifact), and the depfile. */
+static udfkit_rc write_outputs(python_build *b)
+{
+    const udfkit_compile_request *req = b->req;
+    b->dir = udfkit_path_dirname(req->output);
+    b->stem = udfkit_path_stem(req->output);
+    b->as_manifest = strcmp(udfkit_path_extension(req->output), ".json") == 0;
+    b->manifest = udfkit_manifest_new("udfs");
+    const char *nvvm_text = json_string_value(json_object_get(b->answer, "nvvm"));
+    udfkit_manifest_set_producer(b->manifest, "numba-cuda", json_string_value(json_object_get(b->answer, "numba_cuda")));
+    if (nvvm_text)
+        udfkit_manifest_set_producer(b->manifest, "nvvm", nvvm_text);
+    udfkit_rc rc = write_functions(b);
+    size_t i;
+    json_t *link;
+    json_array_foreach(json_object_get(b->answer, "links"), i, link)
+    {
+        if (rc)
+            break;
+        rc = write_link(b, link);
+    }
+    if (!rc && b->as_manifest) {
+        udfkit_buf text = UDFKIT_BUF_INIT;
+        udfkit_manifest_dump(b->manifest, &text);
+        rc = udfkit_outputs_write(b->outputs, req->output, text.data, text.size);
+        udfkit_buf_free(&text);
+    }
+    if (!rc && req->depfile)
+        rc = write_depfile(b);
+    if (!rc)
+        rc = udfkit_outputs_commit(b->outputs);
+    return rc;
+}
+
+static void build_free(python_build *b)
+{
+    if (b->scratch && *b->scratch)
+        remove_tree(b->scratch);
+    free(b->scratch);
+    free(b->dir);
+    free(b->stem);
+    free(b->links);
+    json_decref(b->answer);
+    json_decref(b->manifest);
+    udfkit_outputs_free(b->outputs);
+    for (size_t k = 0; k < b->req->nsources; k++)
+        free(b->abs_sources[k]);
+    free(b->abs_sources);
+    for (size_t k = 0; k < b->req->nfunctions; k++)
+        udfkit_spec_free(&b->specs[k]);
+    free(b->specs);
+}
+
+udfkit_rc udfkit_python_compile(const udfkit_compile_request *req)
+{
+    python_build b = {
+        .req = req,
+        .specs = calloc(req->nfunctions + 1, sizeof *b.specs),
+        .abs_sources = calloc(req->nsources + 1, sizeof *b.abs_sources),
+        .outputs = udfkit_outputs_new(),
+    };
+    udfkit_rc rc = udfkit_toolchain_query(&b.tc);
+    if (!rc)
+        rc = udfkit_outputs_claim(b.outputs, req->output);
+    if (!rc && req->depfile)
+        rc = udfkit_outputs_claim(b.outputs, req->depfile);
+    if (!rc)
+        rc = check_request(&b);
+    if (!rc)
+        rc = plan_target(&b);
+    if (!rc)
+        rc = compile_functions(&b);
+    if (!rc)
+        rc = write_outputs(&b);
+    build_free(&b);
     return rc;
 }
