@@ -97,184 +97,243 @@ static bool signature_agrees(const udfkit_spec *declared, const char *exported)
     return !declared->sig.has_return || udfkit_type_equal(sig.ret, declared->sig.ret);
 }
 
-udfkit_rc udfkit_merge(const udfkit_merge_request *req)
-{
-    udfkit_outputs *outputs = udfkit_outputs_new();
-    udfkit_rc rc = udfkit_outputs_claim(outputs, req->output);
-    udfkit_spec *specs = calloc(req->nfunctions + 1, sizeof *specs);
-    udfkit_manifest *manifests = calloc(req->ninputs + 1, sizeof *manifests);
-    raw_code *raw = calloc(req->ninputs + 1, sizeof *raw);
-    size_t nmanifests = 0, nraw = 0;
-    char *out_dir = udfkit_path_dirname(req->output), *stem = udfkit_path_stem(req->output);
-    json_t *merged = udfkit_manifest_new("udfs");
-    udfkit_buf list = UDFKIT_BUF_INIT;
-    if (rc)
-        goto done;
-    for (size_t i = 0; i < req->nfunctions && !rc; i++)
-        rc = udfkit_spec_parse(req->functions[i], &specs[i]);
-    if (rc || (rc = udfkit_specs_check_unique(specs, req->nfunctions)))
-        goto done;
+/* One `udfkit merge`: its inputs and the manifest it builds. */
+typedef struct merge_state {
+    const udfkit_merge_request *req;
+    udfkit_spec *specs;
+    udfkit_manifest *manifests; /* inputs that are manifests */
+    size_t nmanifests;
+    raw_code *raw;              /* inputs that are precompiled code */
+    size_t nraw;
+    udfkit_buf list;            /* every input, for messages */
+    char *out_dir, *stem;
+    json_t *merged;
+    udfkit_outputs *outputs;
+} merge_state;
 
+static udfkit_rc load_inputs(merge_state *m)
+{
+    const udfkit_merge_request *req = m->req;
     for (size_t i = 0; i < req->ninputs; i++) {
         const char *ext = udfkit_path_extension(req->inputs[i]);
+        udfkit_rc rc;
         if (strcmp(ext, ".ptx") == 0 || strcmp(ext, ".ltoir") == 0) {
-            raw[nraw].path = req->inputs[i];
-            raw[nraw].kind = ext + 1;
-            if ((rc = udfkit_read_file(req->inputs[i], &raw[nraw++].data)))
-                goto done;
-        } else if ((rc = udfkit_manifest_load(req->inputs[i], &manifests[nmanifests++]))) {
-            goto done;
+            m->raw[m->nraw].path = req->inputs[i];
+            m->raw[m->nraw].kind = ext + 1;
+            if ((rc = udfkit_read_file(req->inputs[i], &m->raw[m->nraw++].data)))
+                return rc;
+        } else if ((rc = udfkit_manifest_load(req->inputs[i], &m->manifests[m->nmanifests++]))) {
+            return rc;
         }
-        udfkit_buf_printf(&list, "%s%s", list.size ? ", " : "", req->inputs[i]);
+        udfkit_buf_printf(&m->list, "%s%s", m->list.size ? ", " : "", req->inputs[i]);
     }
+    return UDFKIT_RC_OK;
+}
 
-    /* Every spec: exported by exactly one compile, or found in one precompiled source. */
-    for (size_t s = 0; s < req->nfunctions; s++) {
-        const udfkit_spec *spec = &specs[s];
-        const udfkit_manifest *owner = NULL;
-        json_t *owner_fn = NULL;
-        for (size_t m = 0; m < nmanifests; m++) {
-            size_t i;
-            json_t *fn;
-            json_array_foreach(json_object_get(manifests[m].root, "functions"), i, fn)
-            {
-                if (strcmp(json_string_value(json_object_get(fn, "c_name")), spec->c_name) != 0)
-                    continue;
-                if (owner) {
-                    rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
-                                     "function '%s' is defined by two sources (%s and %s); name one with @file in "
-                                     "its spec '%s'",
-                                     spec->c_name, json_string_value(json_object_get(owner_fn, "source")),
-                                     json_string_value(json_object_get(fn, "source")), spec->text);
-                    goto done;
-                }
-                owner = &manifests[m];
-                owner_fn = fn;
-            }
+/* The one compile that exports spec's c_name (*fn NULL: none does). */
+static udfkit_rc find_compiled(const merge_state *m, const udfkit_spec *spec, const udfkit_manifest **owner,
+                               json_t **fn)
+{
+    *owner = NULL;
+    *fn = NULL;
+    for (size_t k = 0; k < m->nmanifests; k++) {
+        size_t i;
+        json_t *f;
+        json_array_foreach(json_object_get(m->manifests[k].root, "functions"), i, f)
+        {
+            if (strcmp(json_string_value(json_object_get(f, "c_name")), spec->c_name) != 0)
+                continue;
+            if (*owner)
+                return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                                   "function '%s' is defined by two sources (%s and %s); name one with @file in "
+                                   "its spec '%s'",
+                                   spec->c_name, json_string_value(json_object_get(*fn, "source")),
+                                   json_string_value(json_object_get(f, "source")), spec->text);
+            *owner = &m->manifests[k];
+            *fn = f;
         }
-        if (owner) {
-            const char *exported = json_string_value(json_object_get(owner_fn, "signature"));
-            if (!signature_agrees(spec, exported)) {
-                rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "function '%s' was compiled as %s, but its spec '%s' declares another signature",
-                                 spec->c_name, exported, spec->text);
-                goto done;
-            }
-            json_t *copy = json_deep_copy(owner_fn);
-            const char *source = json_string_value(json_object_get(owner_fn, "source"));
-            if (source) {
-                char *rel = rebase(owner->dir, source, out_dir);
-                json_object_set_new(copy, "source", json_string(rel));
-                free(rel);
-            }
-            json_array_append_new(json_object_get(merged, "functions"), copy);
-            continue;
-        }
-        /* Precompiled code: PTX names its functions; LTO-IR is taken on the spec's word. */
-        raw_code *found = NULL;
-        for (size_t r = 0; r < nraw && !found; r++) {
-            bool named = spec->file ? udfkit_source_matches(spec->file, raw[r].path)
-                                    : strcmp(raw[r].kind, "ptx") == 0 ? ptx_defines(raw[r].data.data, spec->c_name)
-                                                                      : nraw == 1;
-            if (named)
-                found = &raw[r];
-        }
-        if (!found) {
-            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "function spec '%s': no source defines '%s' (sources: %s)",
-                             spec->text, spec->source_name, list.data ? list.data : "none");
-            goto done;
-        }
-        if (!spec->sig.has_return) {
-            rc = udfkit_fail(UDFKIT_RC_INPUT, found->path, 0,
-                             "function spec '%s': precompiled code needs the return type in its signature", spec->text);
-            goto done;
-        }
-        found->used = true;
-        char *source = udfkit_path_relative(found->path, out_dir);
-        udfkit_manifest_add_function(merged, spec, strcmp(found->kind, "ptx") == 0 ? "ptx" : "ltoir", source, 0);
-        free(source);
     }
+    return UDFKIT_RC_OK;
+}
 
-    /* Artifacts of the compiles, their link records and producers. */
-    for (size_t m = 0; m < nmanifests; m++) {
+/* A spec exported by a compile: its record, if the signatures agree. */
+static udfkit_rc merge_compiled(merge_state *m, const udfkit_spec *spec, const udfkit_manifest *owner, json_t *fn)
+{
+    const char *exported = json_string_value(json_object_get(fn, "signature"));
+    if (!signature_agrees(spec, exported))
+        return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                           "function '%s' was compiled as %s, but its spec '%s' declares another signature",
+                           spec->c_name, exported, spec->text);
+    json_t *copy = json_deep_copy(fn);
+    const char *source = json_string_value(json_object_get(fn, "source"));
+    if (source) {
+        char *rel = rebase(owner->dir, source, m->out_dir);
+        json_object_set_new(copy, "source", json_string(rel));
+        free(rel);
+    }
+    json_array_append_new(json_object_get(m->merged, "functions"), copy);
+    return UDFKIT_RC_OK;
+}
+
+/* Precompiled code: PTX names its functions; LTO-IR is taken on the spec's word. */
+static udfkit_rc merge_precompiled(merge_state *m, const udfkit_spec *spec)
+{
+    raw_code *found = NULL;
+    for (size_t r = 0; r < m->nraw && !found; r++) {
+        bool named = spec->file ? udfkit_source_matches(spec->file, m->raw[r].path)
+                                : strcmp(m->raw[r].kind, "ptx") == 0 ? ptx_defines(m->raw[r].data.data, spec->c_name)
+                                                                     : m->nraw == 1;
+        if (named)
+            found = &m->raw[r];
+    }
+    if (!found)
+        return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "function spec '%s': no source defines '%s' (sources: %s)",
+                           spec->text, spec->source_name, m->list.data ? m->list.data : "none");
+    if (!spec->sig.has_return)
+        return udfkit_fail(UDFKIT_RC_INPUT, found->path, 0,
+                           "function spec '%s': precompiled code needs the return type in its signature", spec->text);
+    found->used = true;
+    char *source = udfkit_path_relative(found->path, m->out_dir);
+    udfkit_manifest_add_function(m->merged, spec, strcmp(found->kind, "ptx") == 0 ? "ptx" : "ltoir", source, 0);
+    free(source);
+    return UDFKIT_RC_OK;
+}
+
+/* Every spec: exported by exactly one compile, or found in one precompiled source. */
+static udfkit_rc merge_functions(merge_state *m)
+{
+    for (size_t s = 0; s < m->req->nfunctions; s++) {
+        const udfkit_spec *spec = &m->specs[s];
+        const udfkit_manifest *owner;
+        json_t *fn;
+        udfkit_rc rc = find_compiled(m, spec, &owner, &fn);
+        if (!rc)
+            rc = owner ? merge_compiled(m, spec, owner, fn) : merge_precompiled(m, spec);
+        if (rc)
+            return rc;
+    }
+    return UDFKIT_RC_OK;
+}
+
+/* Artifacts of the compiles (rebased to the output's directory), their link records and
+ * producers. */
+static void merge_compiled_artifacts(merge_state *m)
+{
+    for (size_t k = 0; k < m->nmanifests; k++) {
+        const udfkit_manifest *in = &m->manifests[k];
         size_t i;
         json_t *a;
-        json_array_foreach(json_object_get(manifests[m].root, "artifacts"), i, a)
+        json_array_foreach(json_object_get(in->root, "artifacts"), i, a)
         {
             json_t *copy = json_deep_copy(a);
-            char *path = rebase(manifests[m].dir, json_string_value(json_object_get(a, "path")), out_dir);
+            char *path = rebase(in->dir, json_string_value(json_object_get(a, "path")), m->out_dir);
             json_object_set_new(copy, "path", json_string(path));
             free(path);
             const char *source = json_string_value(json_object_get(a, "source"));
             if (source) {
-                char *rel = rebase(manifests[m].dir, source, out_dir);
+                char *rel = rebase(in->dir, source, m->out_dir);
                 json_object_set_new(copy, "source", json_string(rel));
                 free(rel);
             }
-            json_array_append_new(json_object_get(merged, "artifacts"), copy);
+            json_array_append_new(json_object_get(m->merged, "artifacts"), copy);
         }
-        json_array_extend(json_object_get(merged, "link"), json_object_get(manifests[m].root, "link"));
+        json_array_extend(json_object_get(m->merged, "link"), json_object_get(in->root, "link"));
         const char *key;
         json_t *value;
-        json_object_foreach(json_object_get(manifests[m].root, "producers"), key, value)
+        json_object_foreach(json_object_get(in->root, "producers"), key, value)
         {
-            json_t *have = json_object_get(json_object_get(merged, "producers"), key);
+            json_t *have = json_object_get(json_object_get(m->merged, "producers"), key);
             udfkit_version a_v, b_v;
             /* Keep the newest: it decides which nvJitLink can link the package. */
             if (!have || (udfkit_version_parse(json_string_value(value), &a_v) &&
                           udfkit_version_parse(json_string_value(have), &b_v) && udfkit_version_compare(a_v, b_v) > 0))
-                json_object_set(json_object_get(merged, "producers"), key, value);
+                json_object_set(json_object_get(m->merged, "producers"), key, value);
         }
     }
-    for (size_t r = 0; r < nraw; r++) {
-        if (!raw[r].used)
+}
+
+/* Precompiled code that defines a function, and LINK files, copied beside the output. */
+static udfkit_rc copy_code(merge_state *m)
+{
+    udfkit_rc rc;
+    json_t *art;
+    for (size_t r = 0; r < m->nraw; r++) {
+        if (!m->raw[r].used)
             continue;
         char arch[32];
-        bool has_arch = strcmp(raw[r].kind, "ptx") == 0 && ptx_arch(raw[r].data.data, arch, sizeof arch);
-        json_t *art;
-        if ((rc = copy_in(merged, outputs, out_dir, stem, raw[r].kind, has_arch ? arch : NULL, raw[r].path, &raw[r].data,
-                          &art)))
-            goto done;
+        bool has_arch = strcmp(m->raw[r].kind, "ptx") == 0 && ptx_arch(m->raw[r].data.data, arch, sizeof arch);
+        if ((rc = copy_in(m->merged, m->outputs, m->out_dir, m->stem, m->raw[r].kind, has_arch ? arch : NULL,
+                          m->raw[r].path, &m->raw[r].data, &art)))
+            return rc;
     }
-    for (size_t l = 0; l < req->nlinks; l++) {
-        udfkit_buf data = UDFKIT_BUF_INIT;
-        const char *ext = udfkit_path_extension(req->links[l]);
+    for (size_t l = 0; l < m->req->nlinks; l++) {
+        const char *link = m->req->links[l];
+        const char *ext = udfkit_path_extension(link);
         static const char *const kinds[] = {".ltoir", ".ptx", ".cubin", ".fatbin", ".o", ".a"};
         bool known = false;
         for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
             known |= strcmp(ext, kinds[k]) == 0;
-        if (!known) {
-            rc = udfkit_fail(UDFKIT_RC_INPUT, req->links[l], 0,
-                             "a LINK file must be .ltoir, .ptx, .cubin, .fatbin, .o or .a (compile .cu files first)");
-            goto done;
-        }
-        json_t *art;
-        if (!(rc = udfkit_read_file(req->links[l], &data)))
-            rc = copy_in(merged, outputs, out_dir, stem, ext + 1, NULL, req->links[l], &data, &art);
+        if (!known)
+            return udfkit_fail(UDFKIT_RC_INPUT, link, 0,
+                               "a LINK file must be .ltoir, .ptx, .cubin, .fatbin, .o or .a (compile .cu files first)");
+        udfkit_buf data = UDFKIT_BUF_INIT;
+        if (!(rc = udfkit_read_file(link, &data)))
+            rc = copy_in(m->merged, m->outputs, m->out_dir, m->stem, ext + 1, NULL, link, &data, &art);
         udfkit_buf_free(&data);
         if (rc)
-            goto done;
+            return rc;
         json_object_set_new(art, "role", json_string("link"));
     }
-    udfkit_buf text = UDFKIT_BUF_INIT;
-    udfkit_manifest_dump(merged, &text);
-    rc = udfkit_outputs_write(outputs, req->output, text.data, text.size);
-    udfkit_buf_free(&text);
+    return UDFKIT_RC_OK;
+}
+
+udfkit_rc udfkit_merge(const udfkit_merge_request *req)
+{
+    merge_state m = {
+        .req = req,
+        .specs = calloc(req->nfunctions + 1, sizeof *m.specs),
+        .manifests = calloc(req->ninputs + 1, sizeof *m.manifests),
+        .raw = calloc(req->ninputs + 1, sizeof *m.raw),
+        .list = UDFKIT_BUF_INIT,
+        .out_dir = udfkit_path_dirname(req->output),
+        .stem = udfkit_path_stem(req->output),
+        .merged = udfkit_manifest_new("udfs"),
+        .outputs = udfkit_outputs_new(),
+    };
+    udfkit_rc rc = udfkit_outputs_claim(m.outputs, req->output);
+    for (size_t i = 0; i < req->nfunctions && !rc; i++)
+        rc = udfkit_spec_parse(req->functions[i], &m.specs[i]);
     if (!rc)
-        rc = udfkit_outputs_commit(outputs);
-done:
+        rc = udfkit_specs_check_unique(m.specs, req->nfunctions);
+    if (!rc)
+        rc = load_inputs(&m);
+    if (!rc)
+        rc = merge_functions(&m);
+    if (!rc) {
+        merge_compiled_artifacts(&m);
+        rc = copy_code(&m);
+    }
+    if (!rc) {
+        udfkit_buf text = UDFKIT_BUF_INIT;
+        udfkit_manifest_dump(m.merged, &text);
+        rc = udfkit_outputs_write(m.outputs, req->output, text.data, text.size);
+        udfkit_buf_free(&text);
+    }
+    if (!rc)
+        rc = udfkit_outputs_commit(m.outputs);
     for (size_t i = 0; i < req->nfunctions; i++)
-        udfkit_spec_free(&specs[i]);
-    for (size_t i = 0; i < nmanifests; i++)
-        udfkit_manifest_free(&manifests[i]);
-    for (size_t i = 0; i < nraw; i++)
-        udfkit_buf_free(&raw[i].data);
-    free(specs);
-    free(manifests);
-    free(raw);
-    free(out_dir);
-    free(stem);
-    json_decref(merged);
-    udfkit_buf_free(&list);
-    udfkit_outputs_free(outputs);
+        udfkit_spec_free(&m.specs[i]);
+    for (size_t i = 0; i < m.nmanifests; i++)
+        udfkit_manifest_free(&m.manifests[i]);
+    for (size_t i = 0; i < m.nraw; i++)
+        udfkit_buf_free(&m.raw[i].data);
+    free(m.specs);
+    free(m.manifests);
+    free(m.raw);
+    free(m.out_dir);
+    free(m.stem);
+    json_decref(m.merged);
+    udfkit_buf_free(&m.list);
+    udfkit_outputs_free(m.outputs);
     return rc;
 }
