@@ -110,8 +110,38 @@ static void kernel_names(const char *kernel, udfkit_kernel_template tpl, udfkit_
         udfkit_buf_printf(out, "    \"%s%s\",\n", kernel, suffixes[tpl][i]);
 }
 
-udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, const char *header_include,
-                                const udfkit_kernel_entry *entries, size_t count, udfkit_kernels_text *out)
+/* What the entries add up to, section by section of the generated files. */
+typedef struct render_parts {
+    const char *name;       /* the library's */
+    const char *upper;      /* the same in capitals */
+    char scan_index[32];    /* the filters' shared scan kernel in the name table */
+    udfkit_buf protos;      /* device prototypes of the UDFs the kernels call */
+    udfkit_buf kernels;     /* CUDA C kernels */
+    udfkit_buf names;       /* the name table */
+    udfkit_buf markers;     /* machine-readable lines, one per launcher */
+    udfkit_buf decls;       /* launcher declarations for the header */
+    udfkit_buf launchers;   /* launcher definitions */
+} render_parts;
+
+/* The UDF's C-ABI prototype for device code, once per function. */
+static void declare_udf(const udfkit_kernel_entry *e, udfkit_buf *protos)
+{
+    const udfkit_signature *s = &e->fn->sig;
+    udfkit_buf_puts(protos, "__device__ ");
+    udfkit_exporter_abi_type(s->ret, protos);
+    udfkit_buf_printf(protos, " %s(", e->c_name);
+    for (size_t p = 0; p < s->nparams; p++) {
+        udfkit_buf_puts(protos, p ? ", " : "");
+        udfkit_exporter_abi_type(s->params[p], protos);
+        udfkit_buf_printf(protos, " a%zu", p);
+    }
+    /* Every template passes at least one argument. */
+    udfkit_buf_puts(protos, ");\n");
+}
+
+/* One entry's kernels, launcher, name table lines, marker and declaration; `index` is its
+ * first kernel's place in the name table. */
+static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, size_t index)
 {
     const char *cuda_tpl[] = {
         [UDFKIT_KERNEL_MAP] = udfkit_tpl_kernel_map,
@@ -123,18 +153,56 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         [UDFKIT_KERNEL_FILTER] = udfkit_tpl_launcher_filter,
         [UDFKIT_KERNEL_REDUCE] = udfkit_tpl_launcher_reduce,
     };
-    udfkit_rc rc = UDFKIT_RC_OK;
-    udfkit_buf protos = UDFKIT_BUF_INIT, kernels = UDFKIT_BUF_INIT, names = UDFKIT_BUF_INIT, markers = UDFKIT_BUF_INIT;
-    udfkit_buf decls = UDFKIT_BUF_INIT, launchers = UDFKIT_BUF_INIT, common = UDFKIT_BUF_INIT;
+    const udfkit_signature *s = &e->fn->sig;
+    const char *tpl_name = udfkit_kernel_template_name(e->tpl);
     udfkit_buf kernel = UDFKIT_BUF_INIT, params = UDFKIT_BUF_INIT, args = UDFKIT_BUF_INIT, ptrs = UDFKIT_BUF_INIT;
-    udfkit_buf ret = UDFKIT_BUF_INIT, proto = UDFKIT_BUF_INIT, sig = UDFKIT_BUF_INIT, guard = UDFKIT_BUF_INIT;
-    char block[16], abi[16], index[32], scan_index[32], nkernels_text[32];
+    udfkit_buf ret = UDFKIT_BUF_INIT, proto = UDFKIT_BUF_INIT, sig = UDFKIT_BUF_INIT;
+    char index_text[32];
+    udfkit_buf_printf(&kernel, "udfkit_%s_%s_%s", r->name, tpl_name, e->c_name);
+    array_params(s, true, &params);
+    element_args(s, &args);
+    arg_pointers(s, &ptrs);
+    udfkit_exporter_abi_type(s->ret, &ret);
+    launcher_prototype(r->name, e, &proto);
+    udfkit_signature_format(s, &sig);
+    snprintf(index_text, sizeof index_text, "%zu", index);
+    const udfkit_template_var vars[] = {
+        {"NAME", r->name},       {"UPPER_NAME", r->upper}, {"FN", e->c_name},      {"KERNEL", kernel.data},
+        {"PARAMS", params.data}, {"ARGS", args.data},      {"RET", ret.data},      {"T", ret.data},
+        {"PROTOTYPE", proto.data}, {"INDEX", index_text},  {"SCAN_INDEX", r->scan_index},
+        {"ARG_POINTERS", ptrs.data},
+    };
+    size_t nvars = sizeof vars / sizeof *vars;
+    udfkit_rc rc = udfkit_template_render(cuda_tpl[e->tpl], vars, nvars, &r->kernels);
+    if (!rc)
+        rc = udfkit_template_render(c_tpl[e->tpl], vars, nvars, &r->launchers);
+    if (!rc) {
+        kernel_names(kernel.data, e->tpl, &r->names);
+        udfkit_buf_printf(&r->markers, " *   udfkit-kernel %s %s %s %s_%s_%s\n", tpl_name, e->c_name, sig.data, r->name,
+                          tpl_name, e->c_name);
+        udfkit_buf_puts(&r->decls, "\n");
+        launcher_doc(e, &r->decls);
+        udfkit_buf_printf(&r->decls, "%s;\n", proto.data);
+    }
+    udfkit_buf *bufs[] = {&kernel, &params, &args, &ptrs, &ret, &proto, &sig};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        udfkit_buf_free(bufs[i]);
+    return rc;
+}
+
+udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, const char *header_include,
+                                const udfkit_kernel_entry *entries, size_t count, udfkit_kernels_text *out)
+{
+    udfkit_rc rc = UDFKIT_RC_OK;
+    udfkit_buf common = UDFKIT_BUF_INIT, guard = UDFKIT_BUF_INIT;
+    char block[16], abi[16], nkernels_text[32];
     snprintf(block, sizeof block, "%d", UDFKIT_KERNEL_BLOCK);
     snprintf(abi, sizeof abi, "%d", UDFKIT_RUNTIME_ABI_VERSION);
     char *upper = strdup(name);
     for (char *p = upper; *p; p++)
         *p = (char)toupper((unsigned char)*p);
     udfkit_buf_printf(&guard, "UDFKIT_LIBRARY_%s_H", name);
+    render_parts r = {.name = name, .upper = upper};
 
     /* The name table: each entry's kernels in order, then the one scan all filters share. */
     size_t nkernels = 0;
@@ -144,71 +212,34 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         chunked |= entries[i].tpl != UDFKIT_KERNEL_MAP;
         filters |= entries[i].tpl == UDFKIT_KERNEL_FILTER;
     }
-    snprintf(scan_index, sizeof scan_index, "%zu", nkernels);
+    snprintf(r.scan_index, sizeof r.scan_index, "%zu", nkernels);
     snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters);
 
     size_t next = 0;
     for (size_t i = 0; i < count && !rc; i++) {
-        const udfkit_kernel_entry *e = &entries[i];
-        const udfkit_signature *s = &e->fn->sig;
         bool declared = false;
         for (size_t j = 0; j < i; j++)
-            declared |= strcmp(entries[j].c_name, e->c_name) == 0;
-        if (!declared) {
-            udfkit_buf_puts(&protos, "__device__ ");
-            udfkit_exporter_abi_type(s->ret, &protos);
-            udfkit_buf_printf(&protos, " %s(", e->c_name);
-            for (size_t p = 0; p < s->nparams; p++) {
-                udfkit_buf_puts(&protos, p ? ", " : "");
-                udfkit_exporter_abi_type(s->params[p], &protos);
-                udfkit_buf_printf(&protos, " a%zu", p);
-            }
-            /* Every template passes at least one argument. */
-            udfkit_buf_puts(&protos, ");\n");
-        }
-        kernel.size = params.size = args.size = ptrs.size = ret.size = proto.size = sig.size = 0;
-        udfkit_buf_printf(&kernel, "udfkit_%s_%s_%s", name, udfkit_kernel_template_name(e->tpl), e->c_name);
-        array_params(s, true, &params);
-        element_args(s, &args);
-        arg_pointers(s, &ptrs);
-        udfkit_exporter_abi_type(s->ret, &ret);
-        launcher_prototype(name, e, &proto);
-        udfkit_signature_format(s, &sig);
-        snprintf(index, sizeof index, "%zu", next);
-        next += e->tpl == UDFKIT_KERNEL_MAP ? 1 : 2;
-        const udfkit_template_var vars[] = {
-            {"NAME", name},          {"UPPER_NAME", upper},   {"FN", e->c_name},      {"KERNEL", kernel.data},
-            {"PARAMS", params.data}, {"ARGS", args.data},     {"RET", ret.data},      {"T", ret.data},
-            {"PROTOTYPE", proto.data}, {"INDEX", index},      {"SCAN_INDEX", scan_index},
-            {"ARG_POINTERS", ptrs.data},
-        };
-        size_t nvars = sizeof vars / sizeof *vars;
-        if ((rc = udfkit_template_render(cuda_tpl[e->tpl], vars, nvars, &kernels)))
-            break;
-        if ((rc = udfkit_template_render(c_tpl[e->tpl], vars, nvars, &launchers)))
-            break;
-        kernel_names(kernel.data, e->tpl, &names);
-        udfkit_buf_printf(&markers, " *   udfkit-kernel %s %s %s %s_%s_%s\n", udfkit_kernel_template_name(e->tpl),
-                          e->c_name, sig.data, name, udfkit_kernel_template_name(e->tpl), e->c_name);
-        udfkit_buf_puts(&decls, "\n");
-        launcher_doc(e, &decls);
-        udfkit_buf_printf(&decls, "%s;\n", proto.data);
+            declared |= strcmp(entries[j].c_name, entries[i].c_name) == 0;
+        if (!declared)
+            declare_udf(&entries[i], &r.protos);
+        rc = render_entry(&r, &entries[i], next);
+        next += entries[i].tpl == UDFKIT_KERNEL_MAP ? 1 : 2;
     }
     const udfkit_template_var helper_vars[] = {{"NAME", name}, {"UPPER_NAME", upper}, {"BLOCK", block}};
     size_t nhelper_vars = sizeof helper_vars / sizeof *helper_vars;
     if (!rc && filters) {
-        rc = udfkit_template_render(udfkit_tpl_kernel_filter_scan, helper_vars, nhelper_vars, &kernels);
-        udfkit_buf_printf(&names, "    \"udfkit_%s_filter_scan\",\n", name);
+        rc = udfkit_template_render(udfkit_tpl_kernel_filter_scan, helper_vars, nhelper_vars, &r.kernels);
+        udfkit_buf_printf(&r.names, "    \"udfkit_%s_filter_scan\",\n", name);
     }
     /* Helpers only where a launcher uses them: an unused static function is a warning. */
     if (!rc && count)
         rc = udfkit_template_render(udfkit_tpl_launcher_common, helper_vars, nhelper_vars, &common);
     if (!rc && chunked)
         rc = udfkit_template_render(udfkit_tpl_launcher_chunks, helper_vars, nhelper_vars, &common);
-    udfkit_buf_puts(&common, launchers.data ? launchers.data : "");
+    udfkit_buf_puts(&common, r.launchers.data ? r.launchers.data : "");
     /* The template breaks the line after the last marker. */
-    while (markers.size && markers.data[markers.size - 1] == '\n')
-        markers.data[--markers.size] = '\0';
+    while (r.markers.size && r.markers.data[r.markers.size - 1] == '\n')
+        r.markers.data[--r.markers.size] = '\0';
     const udfkit_template_var vars[] = {
         {"VERSION", UDFKIT_VERSION_STRING},
         {"NAME", name},
@@ -218,23 +249,22 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         {"HEADER_NAME", udfkit_path_basename(header_include)},
         {"HEADER_INCLUDE", header_include},
         {"GUARD", guard.data},
-        {"PROTOTYPES", protos.data ? protos.data : ""},
-        {"KERNEL_NAMES", names.data ? names.data : ""},
+        {"PROTOTYPES", r.protos.data ? r.protos.data : ""},
+        {"KERNEL_NAMES", r.names.data ? r.names.data : ""},
         {"KERNEL_COUNT", nkernels_text},
-        {"MARKERS", markers.data ? markers.data : " *   (none)"},
+        {"MARKERS", r.markers.data ? r.markers.data : " *   (none)"},
         {"C_LAUNCHERS", common.data},
-        {"LAUNCHER_DECLARATIONS", decls.data ? decls.data : ""},
+        {"LAUNCHER_DECLARATIONS", r.decls.data ? r.decls.data : ""},
     };
     size_t nvars = sizeof vars / sizeof *vars;
     if (!rc && !(rc = udfkit_template_render(udfkit_tpl_kernel_prelude, vars, nvars, &out->cuda)))
-        udfkit_buf_puts(&out->cuda, kernels.data ? kernels.data : "");
+        udfkit_buf_puts(&out->cuda, r.kernels.data ? r.kernels.data : "");
     if (!rc)
         rc = udfkit_template_render(udfkit_tpl_kernel_launchers, vars, nvars, &out->c);
     if (!rc)
         rc = udfkit_template_render(udfkit_tpl_kernel_library_h, vars, nvars, &out->header);
     free(upper);
-    udfkit_buf *bufs[] = {&protos, &kernels, &names, &markers, &decls, &launchers, &common,
-                          &kernel, &params, &args, &ptrs, &ret, &proto, &sig, &guard};
+    udfkit_buf *bufs[] = {&r.protos, &r.kernels, &r.names, &r.markers, &r.decls, &r.launchers, &common, &guard};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
     return rc;
