@@ -111,6 +111,10 @@ typedef struct scanner {
     scope stack[128];
     size_t depth;
     udfkit_cxx_defs *out;
+    /* What the declaration being read has said so far. */
+    bool decl_extern_c, decl_template;
+    const char *qualifier; /* "Class::" of an out-of-line member, without the "::" */
+    size_t qlen;
 } scanner;
 
 static void advance(scanner *s)
@@ -194,6 +198,135 @@ static size_t skip_params(scanner *s, bool *empty)
     return commas + 1;
 }
 
+/* At `open`: skips to just past its matching `close`. */
+static void skip_balanced(scanner *s, const char *open, const char *close)
+{
+    int depth = 0;
+    do {
+        if (tok_is(&s->tok[0], open))
+            depth++;
+        else if (tok_is(&s->tok[0], close))
+            depth--;
+        advance(s);
+    } while (depth > 0 && s->tok[0].kind != TOK_END);
+}
+
+/* After `extern "C"`: a block, or one declaration with C linkage. */
+static void scan_extern_c(scanner *s)
+{
+    advance(s);
+    advance(s);
+    if (tok_is(&s->tok[0], "{")) {
+        push(s, NULL, 0, true, false);
+        advance(s);
+    } else {
+        s->decl_extern_c = true;
+    }
+}
+
+static void scan_namespace(scanner *s)
+{
+    advance(s);
+    udfkit_buf name = UDFKIT_BUF_INIT;
+    while (s->tok[0].kind == TOK_IDENT || s->tok[0].kind == TOK_SCOPE) {
+        udfkit_buf_append(&name, s->tok[0].text, s->tok[0].len);
+        advance(s);
+    }
+    if (tok_is(&s->tok[0], "{")) {
+        push(s, name.size ? name.data : NULL, name.size, false, false);
+        advance(s);
+    }
+    udfkit_buf_free(&name);
+}
+
+/* A class body is opaque; "struct S f() {" is still a function. */
+static void scan_class_head(scanner *s)
+{
+    advance(s);
+    while (s->tok[0].kind == TOK_IDENT || s->tok[0].kind == TOK_SCOPE)
+        advance(s);
+    if (tok_is(&s->tok[0], "{") || tok_is(&s->tok[0], ":")) {
+        while (!tok_is(&s->tok[0], "{") && s->tok[0].kind != TOK_END && !tok_is(&s->tok[0], ";"))
+            advance(s);
+    }
+}
+
+/* Initializers can hold braces and parentheses that are not declarations. */
+static void skip_initializer(scanner *s)
+{
+    while (!tok_is(&s->tok[0], ";") && s->tok[0].kind != TOK_END) {
+        if (tok_is(&s->tok[0], "{"))
+            skip_balanced(s, "{", "}");
+        else
+            advance(s);
+    }
+}
+
+/* Out-of-line "Class::member(" definitions keep their qualifier. */
+static void scan_qualified_name(scanner *s)
+{
+    const char *begin = s->tok[0].text;
+    while (s->tok[0].kind == TOK_IDENT && s->tok[1].kind == TOK_SCOPE && s->tok[2].kind == TOK_IDENT) {
+        advance(s);
+        advance(s);
+    }
+    if (tok_is(&s->tok[1], "(")) {
+        s->qualifier = begin;
+        s->qlen = (size_t)(s->tok[0].text - begin) - 2;
+    }
+}
+
+/* At "name(": a function whose body follows is a definition. */
+static void scan_function(scanner *s)
+{
+    token name = s->tok[0];
+    advance(s);
+    bool empty = false;
+    size_t nparams = skip_params(s, &empty);
+    /* Between ')' and '{' only qualifiers, attributes, noexcept(...) or a trailing return. */
+    while (s->tok[0].kind != TOK_END && !tok_is(&s->tok[0], "{") && !tok_is(&s->tok[0], ";") &&
+           !tok_is(&s->tok[0], "=") && !tok_is(&s->tok[0], ",") && !tok_is(&s->tok[0], "}") &&
+           !(s->tok[0].kind == TOK_IDENT && tok_is(&s->tok[1], "(") && !tok_is(&s->tok[0], "noexcept") &&
+             !tok_is(&s->tok[0], "__attribute__") && !tok_is(&s->tok[0], "decltype"))) {
+        if (tok_is(&s->tok[0], "(")) {
+            bool ignored;
+            skip_params(s, &ignored);
+        } else {
+            advance(s);
+        }
+    }
+    if (tok_is(&s->tok[0], "{"))
+        record(s, &name, s->qualifier, s->qlen, empty ? 0 : nparams, s->decl_extern_c || in_extern_c(s),
+               s->decl_template);
+    s->qualifier = NULL;
+}
+
+/* One step at the current token; false where it is not one the scanner reads. */
+static bool scan_token(scanner *s)
+{
+    token *t = &s->tok[0];
+    if (tok_is(t, "extern") && s->tok[1].kind == TOK_STRING && strncmp(s->tok[1].text, "\"C\"", 3) == 0)
+        scan_extern_c(s);
+    else if (tok_is(t, "namespace"))
+        scan_namespace(s);
+    else if (tok_is(t, "template")) {
+        s->decl_template = true;
+        advance(s);
+        if (tok_is(&s->tok[0], "<"))
+            skip_balanced(s, "<", ">");
+    } else if (tok_is(t, "class") || tok_is(t, "struct") || tok_is(t, "union") || tok_is(t, "enum"))
+        scan_class_head(s);
+    else if (tok_is(t, "="))
+        skip_initializer(s);
+    else if (t->kind == TOK_IDENT && s->tok[1].kind == TOK_SCOPE && s->tok[2].kind == TOK_IDENT)
+        scan_qualified_name(s);
+    else if (t->kind == TOK_IDENT && tok_is(&s->tok[1], "("))
+        scan_function(s);
+    else
+        return false;
+    return true;
+}
+
 void udfkit_cxx_scan(const char *text, udfkit_cxx_defs *out)
 {
     scanner *s = calloc(1, sizeof *s);
@@ -204,140 +337,25 @@ void udfkit_cxx_scan(const char *text, udfkit_cxx_defs *out)
     for (int i = 0; i < 4; i++)
         s->tok[i] = next_token(&s->lx);
 
-    bool decl_extern_c = false, decl_template = false;
-    const char *qualifier = NULL;
-    size_t qlen = 0;
     while (s->tok[0].kind != TOK_END) {
         token *t = &s->tok[0];
         bool opaque = in_opaque(s);
-        if (tok_is(t, "{")) {
-            push(s, NULL, 0, false, true);
+        if (tok_is(t, "{") || tok_is(t, "}")) {
+            if (tok_is(t, "{"))
+                push(s, NULL, 0, false, true);
+            else
+                pop(s);
             advance(s);
-            decl_extern_c = decl_template = false;
-            continue;
-        }
-        if (tok_is(t, "}")) {
-            pop(s);
+            s->decl_extern_c = s->decl_template = false;
+        } else if (opaque) {
             advance(s);
-            decl_extern_c = decl_template = false;
-            continue;
-        }
-        if (opaque) {
+        } else if (tok_is(t, ";")) {
+            s->decl_extern_c = s->decl_template = false;
+            s->qualifier = NULL;
             advance(s);
-            continue;
-        }
-        if (tok_is(t, ";")) {
-            decl_extern_c = decl_template = false;
-            qualifier = NULL;
+        } else if (!scan_token(s)) {
             advance(s);
-            continue;
         }
-        if (tok_is(t, "extern") && s->tok[1].kind == TOK_STRING && strncmp(s->tok[1].text, "\"C\"", 3) == 0) {
-            advance(s);
-            advance(s);
-            if (tok_is(&s->tok[0], "{")) {
-                push(s, NULL, 0, true, false);
-                advance(s);
-            } else {
-                decl_extern_c = true;
-            }
-            continue;
-        }
-        if (tok_is(t, "namespace")) {
-            advance(s);
-            udfkit_buf name = UDFKIT_BUF_INIT;
-            while (s->tok[0].kind == TOK_IDENT || s->tok[0].kind == TOK_SCOPE) {
-                udfkit_buf_append(&name, s->tok[0].text, s->tok[0].len);
-                advance(s);
-            }
-            if (tok_is(&s->tok[0], "{")) {
-                push(s, name.size ? name.data : NULL, name.size, false, false);
-                advance(s);
-            }
-            udfkit_buf_free(&name);
-            continue;
-        }
-        if (tok_is(t, "template")) {
-            decl_template = true;
-            advance(s);
-            if (tok_is(&s->tok[0], "<")) {
-                int depth = 0;
-                do {
-                    if (tok_is(&s->tok[0], "<"))
-                        depth++;
-                    else if (tok_is(&s->tok[0], ">"))
-                        depth--;
-                    advance(s);
-                } while (depth > 0 && s->tok[0].kind != TOK_END);
-            }
-            continue;
-        }
-        if ((tok_is(t, "class") || tok_is(t, "struct") || tok_is(t, "union") || tok_is(t, "enum"))) {
-            /* A class body is opaque; "struct S f() {" is still a function. */
-            advance(s);
-            while (s->tok[0].kind == TOK_IDENT || s->tok[0].kind == TOK_SCOPE)
-                advance(s);
-            if (tok_is(&s->tok[0], "{") || tok_is(&s->tok[0], ":")) {
-                while (!tok_is(&s->tok[0], "{") && s->tok[0].kind != TOK_END && !tok_is(&s->tok[0], ";"))
-                    advance(s);
-            }
-            continue;
-        }
-        if (tok_is(t, "=")) {
-            /* Initializers can hold braces and parentheses that are not declarations. */
-            while (!tok_is(&s->tok[0], ";") && s->tok[0].kind != TOK_END) {
-                if (tok_is(&s->tok[0], "{")) {
-                    int depth = 0;
-                    do {
-                        if (tok_is(&s->tok[0], "{"))
-                            depth++;
-                        else if (tok_is(&s->tok[0], "}"))
-                            depth--;
-                        advance(s);
-                    } while (depth > 0 && s->tok[0].kind != TOK_END);
-                    continue;
-                }
-                advance(s);
-            }
-            continue;
-        }
-        if (t->kind == TOK_IDENT && s->tok[1].kind == TOK_SCOPE && s->tok[2].kind == TOK_IDENT) {
-            /* Out-of-line "Class::member(" definitions keep their qualifier. */
-            const char *begin = t->text;
-            while (s->tok[0].kind == TOK_IDENT && s->tok[1].kind == TOK_SCOPE && s->tok[2].kind == TOK_IDENT) {
-                advance(s);
-                advance(s);
-            }
-            if (tok_is(&s->tok[1], "(")) {
-                qualifier = begin;
-                qlen = (size_t)(s->tok[0].text - begin) - 2;
-            }
-            continue;
-        }
-        if (t->kind == TOK_IDENT && tok_is(&s->tok[1], "(")) {
-            token name = *t;
-            advance(s);
-            bool empty = false;
-            size_t nparams = skip_params(s, &empty);
-            /* Between ')' and '{' only qualifiers, attributes, noexcept(...) or a trailing return. */
-            while (s->tok[0].kind != TOK_END && !tok_is(&s->tok[0], "{") && !tok_is(&s->tok[0], ";") &&
-                   !tok_is(&s->tok[0], "=") && !tok_is(&s->tok[0], ",") && !tok_is(&s->tok[0], "}") &&
-                   !(s->tok[0].kind == TOK_IDENT && tok_is(&s->tok[1], "(") && !tok_is(&s->tok[0], "noexcept") &&
-                     !tok_is(&s->tok[0], "__attribute__") && !tok_is(&s->tok[0], "decltype"))) {
-                if (tok_is(&s->tok[0], "(")) {
-                    bool ignored;
-                    skip_params(s, &ignored);
-                } else {
-                    advance(s);
-                }
-            }
-            if (tok_is(&s->tok[0], "{"))
-                record(s, &name, qualifier, qlen, empty ? 0 : nparams, decl_extern_c || in_extern_c(s),
-                       decl_template);
-            qualifier = NULL;
-            continue;
-        }
-        advance(s);
     }
     while (s->depth)
         pop(s);
