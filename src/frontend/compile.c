@@ -1,5 +1,7 @@
-#include "frontend/cuda_compile.h"
+#include "frontend/compile.h"
+
 #include "base/fs.h"
+#include "frontend/cuda_compile.h"
 #include "frontend/python_compile.h"
 
 #include <string.h>

@@ -3,6 +3,7 @@
 #include "artifact/manifest.h"
 #include "base/arch.h"
 #include "base/fs.h"
+#include "base/spec.h"
 #include "cache/cache.h"
 #include "frontend/cxx_scan.h"
 #include "frontend/depfile.h"

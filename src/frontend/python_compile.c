@@ -4,6 +4,7 @@
 #include "base/arch.h"
 #include "base/fs.h"
 #include "base/hash.h"
+#include "base/spec.h"
 #include "base/templates.h"
 #include "cache/cache.h"
 #include "frontend/depfile.h"

@@ -4,7 +4,7 @@
 #ifndef UDFKIT_PYTHON_COMPILE_H
 #define UDFKIT_PYTHON_COMPILE_H
 
-#include "frontend/cuda_compile.h"
+#include "frontend/compile.h"
 
 udfkit_rc udfkit_python_compile(const udfkit_compile_request *req);
 
