@@ -3,33 +3,7 @@
 #define UDFKIT_COMPILE_H
 
 #include "base/diag.h"
-#include "nvidia/nvrtc_wrap.h"
-
-#include <stdbool.h>
-#include <stddef.h>
-
-typedef struct udfkit_compile_request {
-    const char *const *sources;
-    size_t nsources;
-    const char *const *functions; /* spec texts */
-    size_t nfunctions;
-    const char *arch;             /* CMake syntax; NULL: the default */
-    udfkit_code_kind emit;
-    const char *const *include_dirs;
-    size_t ninclude_dirs;
-    const char *const *defines;   /* NAME or NAME=VALUE */
-    size_t ndefines;
-    const char *std;              /* "c++17" where NULL */
-    const char *const *extra_options; /* passed to NVRTC as they are */
-    size_t nextra_options;
-    const char *output;           /* OUT.json (manifest) or, for one artifact, the artifact */
-    const char *depfile;          /* or NULL */
-    const char *depfile_target;   /* the target the depfile names; NULL: the output, absolute */
-    const char *cuda_include_dir; /* NULL: the one found at build time */
-    const char *python;           /* interpreter for Python sources; NULL: the default */
-    bool skip_absent;             /* specs of functions no source here defines are left out, for
-                                     build systems that compile a target's sources one by one */
-} udfkit_compile_request;
+#include "frontend/request.h"
 
 /* Compiles CUDA C++ sources or Python sources (not both in one call). */
 udfkit_rc udfkit_compile(const udfkit_compile_request *req);

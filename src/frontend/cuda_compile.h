@@ -3,7 +3,8 @@
 #ifndef UDFKIT_CUDA_COMPILE_H
 #define UDFKIT_CUDA_COMPILE_H
 
-#include "frontend/compile.h"
+#include "base/diag.h"
+#include "frontend/request.h"
 
 udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req);
 

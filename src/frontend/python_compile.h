@@ -4,7 +4,8 @@
 #ifndef UDFKIT_PYTHON_COMPILE_H
 #define UDFKIT_PYTHON_COMPILE_H
 
-#include "frontend/compile.h"
+#include "base/diag.h"
+#include "frontend/request.h"
 
 udfkit_rc udfkit_python_compile(const udfkit_compile_request *req);
 

@@ -1,0 +1,34 @@
+/* What `udfkit compile` is asked to do: sources, function specs, targets and outputs. Each
+ * frontend (cuda_compile.h, python_compile.h) takes it; compile.h picks the frontend. */
+#ifndef UDFKIT_REQUEST_H
+#define UDFKIT_REQUEST_H
+
+#include "nvidia/nvrtc_wrap.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct udfkit_compile_request {
+    const char *const *sources;
+    size_t nsources;
+    const char *const *functions; /* spec texts */
+    size_t nfunctions;
+    const char *arch;             /* CMake syntax; NULL: the default */
+    udfkit_code_kind emit;
+    const char *const *include_dirs;
+    size_t ninclude_dirs;
+    const char *const *defines;   /* NAME or NAME=VALUE */
+    size_t ndefines;
+    const char *std;              /* "c++17" where NULL */
+    const char *const *extra_options; /* passed to NVRTC as they are */
+    size_t nextra_options;
+    const char *output;           /* OUT.json (manifest) or, for one artifact, the artifact */
+    const char *depfile;          /* or NULL */
+    const char *depfile_target;   /* the target the depfile names; NULL: the output, absolute */
+    const char *cuda_include_dir; /* NULL: the one found at build time */
+    const char *python;           /* interpreter for Python sources; NULL: the default */
+    bool skip_absent;             /* specs of functions no source here defines are left out, for
+                                     build systems that compile a target's sources one by one */
+} udfkit_compile_request;
+
+#endif
