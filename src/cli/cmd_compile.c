@@ -1,5 +1,5 @@
 #include "commands.h"
-#include "frontend/cuda_compile.h"
+#include "frontend/compile.h"
 #include "options.h"
 
 #include <string.h>
