@@ -1,12 +1,15 @@
 #include "base/buf.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 bool udfkit_buf_reserve(udfkit_buf *b, size_t extra)
 {
+    if (extra > SIZE_MAX / 2 - b->size)
+        return false; /* a length read from a file, not a real need */
     if (b->size + extra + 1 <= b->cap)
         return true;
     size_t cap = b->cap ? b->cap : 256;

@@ -3,36 +3,115 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-udfkit_rc udfkit_read_file(const char *path, udfkit_buf *out)
+/* Every regular file this process has read as an input, by device and inode: no output
+ * may replace or remove one of them, whatever name it is given. */
+typedef struct file_id {
+    dev_t dev;
+    ino_t ino;
+} file_id;
+
+static struct {
+    pthread_mutex_t lock;
+    file_id *ids;
+    size_t count, cap;
+} inputs_read = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
+
+static void remember_input(const struct stat *st)
 {
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return udfkit_fail(UDFKIT_RC_INPUT, path, 0, "is a directory, not a file");
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return udfkit_fail(UDFKIT_RC_INPUT, path, 0, "cannot read: %s", strerror(errno));
-    out->size = 0;
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (!udfkit_buf_append(out, chunk, n)) {
-            fclose(f);
-            return udfkit_fail(UDFKIT_RC_INTERNAL, path, 0, "out of memory");
+    pthread_mutex_lock(&inputs_read.lock);
+    bool known = false;
+    for (size_t i = 0; i < inputs_read.count && !known; i++)
+        known = inputs_read.ids[i].dev == st->st_dev && inputs_read.ids[i].ino == st->st_ino;
+    if (!known && inputs_read.count == inputs_read.cap) {
+        size_t cap = inputs_read.cap ? 2 * inputs_read.cap : 64;
+        file_id *ids = realloc(inputs_read.ids, cap * sizeof *ids);
+        if (ids) {
+            inputs_read.ids = ids;
+            inputs_read.cap = cap;
         }
     }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad)
-        return udfkit_fail(UDFKIT_RC_INPUT, path, 0, "read failed");
-    if (!out->data)
+    if (!known && inputs_read.count < inputs_read.cap)
+        inputs_read.ids[inputs_read.count++] = (file_id){st->st_dev, st->st_ino};
+    pthread_mutex_unlock(&inputs_read.lock);
+}
+
+static bool was_read(const struct stat *st)
+{
+    pthread_mutex_lock(&inputs_read.lock);
+    bool known = false;
+    for (size_t i = 0; i < inputs_read.count && !known; i++)
+        known = inputs_read.ids[i].dev == st->st_dev && inputs_read.ids[i].ino == st->st_ino;
+    pthread_mutex_unlock(&inputs_read.lock);
+    return known;
+}
+
+static const char *file_kind(mode_t mode)
+{
+    return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device"
+         : S_ISBLK(mode) ? "a block device" : S_ISSOCK(mode) ? "a socket" : "not a regular file";
+}
+
+static udfkit_rc read_regular(const char *path, udfkit_buf *out, bool remember)
+{
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return udfkit_fail(UDFKIT_RC_INPUT, path, 0, "cannot read: %s", strerror(errno));
+    struct stat st;
+    udfkit_rc rc = UDFKIT_RC_OK;
+    if (fstat(fd, &st) != 0)
+        rc = udfkit_fail(UDFKIT_RC_INPUT, path, 0, "cannot read: %s", strerror(errno));
+    else if (S_ISDIR(st.st_mode))
+        rc = udfkit_fail(UDFKIT_RC_INPUT, path, 0, "is a directory, not a file");
+    else if (!S_ISREG(st.st_mode))
+        rc = udfkit_fail(UDFKIT_RC_INPUT, path, 0, "is %s; udfkit reads only regular files", file_kind(st.st_mode));
+    else if ((uint64_t)st.st_size > UDFKIT_MAX_INPUT_SIZE)
+        rc = udfkit_fail(UDFKIT_RC_INPUT, path, 0, "is %.1f GiB; udfkit reads files of at most %d GiB",
+                         (double)st.st_size / (1 << 30), (int)(UDFKIT_MAX_INPUT_SIZE >> 30));
+    if (rc) {
+        close(fd);
+        return rc;
+    }
+    if (remember)
+        remember_input(&st);
+    out->size = 0;
+    char chunk[65536];
+    ssize_t n;
+    while ((n = read(fd, chunk, sizeof chunk)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = udfkit_fail(UDFKIT_RC_INPUT, path, 0, "read failed: %s", strerror(errno));
+            break;
+        }
+        /* A file that grows while it is read is still bounded. */
+        if (out->size + (size_t)n > UDFKIT_MAX_INPUT_SIZE) {
+            rc = udfkit_fail(UDFKIT_RC_INPUT, path, 0, "grew past %d GiB while it was read",
+                             (int)(UDFKIT_MAX_INPUT_SIZE >> 30));
+            break;
+        }
+        if (!udfkit_buf_append(out, chunk, (size_t)n)) {
+            rc = udfkit_fail(UDFKIT_RC_INTERNAL, path, 0, "out of memory");
+            break;
+        }
+    }
+    close(fd);
+    if (!rc && !out->data)
         udfkit_buf_append(out, "", 0);
-    return UDFKIT_RC_OK;
+    return rc;
+}
+
+udfkit_rc udfkit_read_file(const char *path, udfkit_buf *out)
+{
+    return read_regular(path, out, true);
 }
 
 bool udfkit_file_exists(const char *path)
@@ -128,6 +207,38 @@ const char *udfkit_path_extension(const char *path)
     return dot && dot != base ? dot : "";
 }
 
+bool udfkit_path_stays_inside(const char *rel)
+{
+    if (!rel || !*rel || rel[0] == '/')
+        return false;
+    long depth = 0;
+    for (const char *p = rel; *p;) {
+        const char *end = strchr(p, '/');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == 2 && p[0] == '.' && p[1] == '.')
+            depth--;
+        else if (len && !(len == 1 && p[0] == '.'))
+            depth++;
+        if (depth < 0)
+            return false;
+        p += len;
+        while (*p == '/')
+            p++;
+    }
+    return true;
+}
+
+bool udfkit_path_resolves_inside(const char *path, const char *dir)
+{
+    char *real = realpath(path, NULL), *real_dir = realpath(dir, NULL);
+    size_t n = real_dir ? strlen(real_dir) : 0;
+    bool inside = real && real_dir &&
+                  (strcmp(real_dir, "/") == 0 || (strncmp(real, real_dir, n) == 0 && real[n] == '/'));
+    free(real);
+    free(real_dir);
+    return inside;
+}
+
 bool udfkit_source_matches(const char *file, const char *source)
 {
     char *a = udfkit_path_absolute(file), *b = udfkit_path_absolute(source);
@@ -144,11 +255,23 @@ bool udfkit_source_matches(const char *file, const char *source)
 typedef struct output {
     char *final;
     char *temp;
+    bool through;   /* an existing FIFO or device: written into at commit, never replaced or removed */
+    bool written;
+    udfkit_buf data; /* a through output's bytes, until commit */
 } output;
+
+typedef struct named_input {
+    file_id id;
+    char *path;
+} named_input;
 
 struct udfkit_outputs {
     output *items;
     size_t count;
+    named_input *inputs; /* declared with udfkit_outputs_input */
+    size_t ninputs;
+    char **made_dirs;    /* directories created for outputs, outermost first */
+    size_t nmade;
     bool committed;
 };
 
@@ -181,42 +304,129 @@ static output *find_output(udfkit_outputs *o, const char *path)
     return NULL;
 }
 
+/* The input that `st` is, if it is one: declared, or read by this process (NULL path). */
+static bool is_input(const udfkit_outputs *o, const struct stat *st, const char **name)
+{
+    *name = NULL;
+    for (size_t i = 0; i < o->ninputs; i++)
+        if (o->inputs[i].id.dev == st->st_dev && o->inputs[i].id.ino == st->st_ino) {
+            *name = o->inputs[i].path;
+            return true;
+        }
+    return was_read(st);
+}
+
+static udfkit_rc refuse_input(const char *path, const char *input)
+{
+    if (input && strcmp(input, path) != 0)
+        return udfkit_fail(UDFKIT_RC_USAGE, path, 0,
+                           "is the same file as the input %s; udfkit never writes over its inputs: name another "
+                           "output",
+                           input);
+    return udfkit_fail(UDFKIT_RC_USAGE, path, 0,
+                       "is an input of this command; udfkit never writes over its inputs: name another output");
+}
+
 udfkit_rc udfkit_outputs_claim(udfkit_outputs *o, const char *path)
 {
     if (find_output(o, path))
         return UDFKIT_RC_OK;
+    struct stat st;
+    bool exists = stat(path, &st) == 0;
+    const char *input;
+    if (exists && S_ISDIR(st.st_mode))
+        return udfkit_fail(UDFKIT_RC_USAGE, path, 0, "is a directory; name a file to write");
+    if (exists && S_ISREG(st.st_mode) && is_input(o, &st, &input))
+        return refuse_input(path, input);
     output *items = realloc(o->items, (o->count + 1) * sizeof *items);
     if (!items)
         return udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "out of memory");
     o->items = items;
-    o->items[o->count].final = strdup(path);
-    o->items[o->count].temp = NULL;
+    o->items[o->count] = (output){.final = strdup(path), .through = exists && !S_ISREG(st.st_mode),
+                                  .data = UDFKIT_BUF_INIT};
     o->count++;
     return UDFKIT_RC_OK;
 }
 
-bool udfkit_make_dirs(const char *dir)
+udfkit_rc udfkit_outputs_input(udfkit_outputs *o, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return UDFKIT_RC_OK; /* reading it will say what is wrong */
+    /* Known before the check, so that the abort after a refusal leaves it alone. */
+    named_input *inputs = realloc(o->inputs, (o->ninputs + 1) * sizeof *inputs);
+    if (!inputs)
+        return udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "out of memory");
+    o->inputs = inputs;
+    o->inputs[o->ninputs++] = (named_input){{st.st_dev, st.st_ino}, strdup(path)};
+    for (size_t i = 0; i < o->count; i++) {
+        struct stat out;
+        if (stat(o->items[i].final, &out) == 0 && out.st_dev == st.st_dev && out.st_ino == st.st_ino)
+            return refuse_input(o->items[i].final, path);
+    }
+    return UDFKIT_RC_OK;
+}
+
+udfkit_rc udfkit_outputs_inputs(udfkit_outputs *o, const char *const *paths, size_t count)
+{
+    udfkit_rc rc = UDFKIT_RC_OK;
+    for (size_t i = 0; i < count && !rc; i++)
+        rc = udfkit_outputs_input(o, paths[i]);
+    return rc;
+}
+
+/* mkdir -p, remembering each directory it creates (recorded: non-NULL). */
+static bool make_dirs(const char *dir, udfkit_outputs *recorded)
 {
     char *copy = strdup(dir);
-    for (char *p = copy + 1; *p; p++) {
-        if (*p != '/')
+    bool ok = true;
+    for (char *p = copy + 1;; p++) {
+        if (*p != '/' && *p != '\0')
             continue;
+        char end = *p;
         *p = '\0';
-        mkdir(copy, 0777);
-        *p = '/';
+        if (mkdir(copy, 0777) == 0) {
+            char **made = recorded ? realloc(recorded->made_dirs, (recorded->nmade + 1) * sizeof *made) : NULL;
+            if (made) {
+                recorded->made_dirs = made;
+                made[recorded->nmade++] = strdup(copy);
+            }
+        } else if (end == '\0') {
+            ok = errno == EEXIST;
+        }
+        *p = end;
+        if (end == '\0')
+            break;
     }
-    bool ok = mkdir(copy, 0777) == 0 || errno == EEXIST;
     free(copy);
     return ok;
+}
+
+bool udfkit_make_dirs(const char *dir)
+{
+    return make_dirs(dir, NULL);
 }
 
 udfkit_rc udfkit_outputs_write(udfkit_outputs *o, const char *path, const void *data, size_t size)
 {
     output *existing = find_output(o, path);
-    if (existing && existing->temp)
+    if (existing && existing->written)
         return udfkit_fail(UDFKIT_RC_USAGE, path, 0, "would be written twice by one command");
+    if (!existing) {
+        udfkit_rc rc = udfkit_outputs_claim(o, path);
+        if (rc)
+            return rc;
+        existing = find_output(o, path);
+    }
+    if (existing->through) {
+        existing->data.size = 0;
+        if (!udfkit_buf_append(&existing->data, data, size))
+            return udfkit_fail(UDFKIT_RC_INTERNAL, path, 0, "out of memory");
+        existing->written = true;
+        return UDFKIT_RC_OK;
+    }
     char *dir = udfkit_path_dirname(path);
-    udfkit_make_dirs(dir); /* outputs may go to directories that do not exist yet */
+    make_dirs(dir, o); /* outputs may go to directories that do not exist yet */
     udfkit_buf temp = UDFKIT_BUF_INIT;
     udfkit_buf_printf(&temp, "%s/.%s.udfkit-XXXXXX", dir, udfkit_path_basename(path));
     free(dir);
@@ -233,16 +443,13 @@ udfkit_rc udfkit_outputs_write(udfkit_outputs *o, const char *path, const void *
     fchmod(fd, 0666 & ~mask);
     if (close(fd) != 0 && rc == UDFKIT_RC_OK)
         rc = udfkit_fail(UDFKIT_RC_ENV, path, 0, "cannot write: %s", strerror(errno));
-    if (rc == UDFKIT_RC_OK && !existing) {
-        rc = udfkit_outputs_claim(o, path);
-        existing = rc == UDFKIT_RC_OK ? find_output(o, path) : NULL;
-    }
     if (rc != UDFKIT_RC_OK) {
         unlink(temp.data);
         udfkit_buf_free(&temp);
         return rc;
     }
     existing->temp = udfkit_buf_detach(&temp);
+    existing->written = true;
     return UDFKIT_RC_OK;
 }
 
@@ -252,7 +459,7 @@ static bool same_contents(const char *a, const char *b)
     if (stat(a, &sa) != 0 || stat(b, &sb) != 0 || sa.st_size != sb.st_size)
         return false;
     udfkit_buf x = UDFKIT_BUF_INIT, y = UDFKIT_BUF_INIT;
-    bool same = udfkit_read_file(a, &x) == UDFKIT_RC_OK && udfkit_read_file(b, &y) == UDFKIT_RC_OK &&
+    bool same = read_regular(a, &x, false) == UDFKIT_RC_OK && read_regular(b, &y, false) == UDFKIT_RC_OK &&
                 x.size == y.size && memcmp(x.data, y.data, x.size) == 0;
     udfkit_diag_clear();
     udfkit_buf_free(&x);
@@ -260,29 +467,51 @@ static bool same_contents(const char *a, const char *b)
     return same;
 }
 
+/* A FIFO or device named as an output gets the bytes as a shell redirection would. */
+static udfkit_rc write_through(output *out)
+{
+    int fd = open(out->final, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return udfkit_fail(UDFKIT_RC_ENV, out->final, 0, "cannot write: %s", strerror(errno));
+    udfkit_rc rc = write_all(fd, out->final, out->data.data, out->data.size);
+    if (close(fd) != 0 && !rc)
+        rc = udfkit_fail(UDFKIT_RC_ENV, out->final, 0, "cannot write: %s", strerror(errno));
+    return rc;
+}
+
+/* Puts one output in place; an input found there now is refused, and left as it is. */
+static udfkit_rc commit_one(udfkit_outputs *o, output *out)
+{
+    if (out->through)
+        return out->written ? write_through(out) : UDFKIT_RC_OK;
+    if (!out->temp)
+        return UDFKIT_RC_OK;
+    struct stat st;
+    const char *input;
+    if (stat(out->final, &st) == 0 && S_ISREG(st.st_mode) && is_input(o, &st, &input))
+        return refuse_input(out->final, input);
+    /* An output whose bytes did not change keeps its file and time stamp: build systems
+     * that re-check outputs (Ninja's restat) then rebuild nothing after it. */
+    if (same_contents(out->temp, out->final)) {
+        unlink(out->temp);
+    } else if (rename(out->temp, out->final) != 0) {
+        return udfkit_fail(UDFKIT_RC_ENV, out->final, 0, "cannot write: %s", strerror(errno));
+    }
+    free(out->temp);
+    out->temp = NULL;
+    return UDFKIT_RC_OK;
+}
+
 udfkit_rc udfkit_outputs_commit(udfkit_outputs *o)
 {
     /* The first output is the one build systems watch (the manifest), so it goes last:
      * once it is in place every artifact it names already is. */
     for (size_t k = 0; k < o->count; k++) {
-        size_t i = (k + 1) % o->count;
-        if (!o->items[i].temp)
-            continue;
-        /* An output whose bytes did not change keeps its file and time stamp: build
-         * systems that re-check outputs (Ninja's restat) then rebuild nothing after it. */
-        if (same_contents(o->items[i].temp, o->items[i].final)) {
-            unlink(o->items[i].temp);
-            free(o->items[i].temp);
-            o->items[i].temp = NULL;
-            continue;
-        }
-        if (rename(o->items[i].temp, o->items[i].final) != 0) {
-            udfkit_rc rc = udfkit_fail(UDFKIT_RC_ENV, o->items[i].final, 0, "cannot write: %s", strerror(errno));
+        udfkit_rc rc = commit_one(o, &o->items[(k + 1) % o->count]);
+        if (rc) {
             udfkit_outputs_abort(o);
             return rc;
         }
-        free(o->items[i].temp);
-        o->items[i].temp = NULL;
     }
     o->committed = true;
     return UDFKIT_RC_OK;
@@ -291,13 +520,25 @@ udfkit_rc udfkit_outputs_commit(udfkit_outputs *o)
 void udfkit_outputs_abort(udfkit_outputs *o)
 {
     for (size_t i = 0; i < o->count; i++) {
-        if (o->items[i].temp) {
-            unlink(o->items[i].temp);
-            free(o->items[i].temp);
-            o->items[i].temp = NULL;
+        output *out = &o->items[i];
+        if (out->temp) {
+            unlink(out->temp);
+            free(out->temp);
+            out->temp = NULL;
         }
-        unlink(o->items[i].final);
+        /* An older output goes too; never a FIFO, a device or an input. */
+        struct stat st;
+        const char *input;
+        if (!out->through && lstat(out->final, &st) == 0 && !S_ISDIR(st.st_mode) &&
+            !(stat(out->final, &st) == 0 && S_ISREG(st.st_mode) && is_input(o, &st, &input)))
+            unlink(out->final);
     }
+    /* Directories made for the outputs go too, innermost first, where they are empty. */
+    for (size_t i = o->nmade; i-- > 0;) {
+        rmdir(o->made_dirs[i]);
+        free(o->made_dirs[i]);
+    }
+    o->nmade = 0;
     o->committed = false;
 }
 
@@ -310,7 +551,14 @@ void udfkit_outputs_free(udfkit_outputs *o)
     for (size_t i = 0; i < o->count; i++) {
         free(o->items[i].final);
         free(o->items[i].temp);
+        udfkit_buf_free(&o->items[i].data);
     }
+    for (size_t i = 0; i < o->ninputs; i++)
+        free(o->inputs[i].path);
+    for (size_t i = 0; i < o->nmade; i++)
+        free(o->made_dirs[i]);
+    free(o->made_dirs);
+    free(o->inputs);
     free(o->items);
     free(o);
 }
