@@ -60,7 +60,7 @@ static void half_wrapper(const udfkit_spec *s, udfkit_buf *out)
             udfkit_buf_puts(out, "__half");
         else
             udfkit_type_c(sig->params[i], out);
-        udfkit_buf_printf(out, " a%zu", i);
+        udfkit_buf_printf(out, " __udfkit_a%zu", i); /* reserved: no user macro can take it */
     }
     udfkit_buf_puts(out, ")\n{\n    ");
     bool is_void = sig->ret.scalar == UDFKIT_VOID && !sig->ret.pointer;
@@ -69,7 +69,7 @@ static void half_wrapper(const udfkit_spec *s, udfkit_buf *out)
     udfkit_buf_printf(out, "::%s(", s->c_name);
     for (size_t i = 0; i < sig->nparams; i++) {
         bool h = sig->params[i].scalar == UDFKIT_FLOAT16 && !sig->params[i].pointer;
-        udfkit_buf_printf(out, "%s%s%s%zu%s", i ? ", " : "", h ? "__half_as_ushort(" : "", "a", i, h ? ")" : "");
+        udfkit_buf_printf(out, "%s%s%s%zu%s", i ? ", " : "", h ? "__half_as_ushort(" : "", "__udfkit_a", i, h ? ")" : "");
     }
     udfkit_buf_puts(out, half_ret ? "));\n}\n" : ");\n}\n");
 }
@@ -83,7 +83,7 @@ udfkit_rc udfkit_header_generate(const char *const *manifests, size_t count, con
     size_t nseen = 0;
     udfkit_outputs *outputs = udfkit_outputs_new();
     char *ident = NULL, *guard = NULL;
-    if ((rc = udfkit_outputs_claim(outputs, output)))
+    if ((rc = udfkit_outputs_claim(outputs, output)) || (rc = udfkit_outputs_inputs(outputs, manifests, count)))
         goto done;
     if (name && !udfkit_is_c_identifier(name)) {
         rc = udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "--name '%s' is not a C identifier", name);

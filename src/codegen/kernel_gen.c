@@ -401,6 +401,8 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
         const char *paths[] = {req->cuda_output, req->c_output, req->header_output};
         for (size_t i = 0; i < 3 && !rc; i++)
             rc = udfkit_outputs_claim(outputs, paths[i]);
+        if (!rc)
+            rc = udfkit_outputs_inputs(outputs, req->manifests, req->nmanifests);
     }
     if (rc || (rc = check_name(req->name)))
         goto done;

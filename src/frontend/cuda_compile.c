@@ -27,10 +27,6 @@ typedef struct source_unit {
     udfkit_export *exports;
     udfkit_log_export *log_exports;
     size_t nexports;
-    const char **header_texts;
-    const char **header_names;
-    size_t nheaders;
-    udfkit_buf *header_bufs;
     char key[UDFKIT_CACHE_KEY_SIZE]; /* everything this source's compiles read */
 } source_unit;
 
@@ -54,17 +50,13 @@ typedef struct job_queue {
     udfkit_cache *cache;
 } job_queue;
 
-/* The source text (with its forwarders), the headers NVRTC gets in memory, and every file
- * the includes reach, CUDA's own headers too. */
+/* The source text (with its forwarders) and every file the includes reach, CUDA's own
+ * headers too. */
 static void unit_key(source_unit *u)
 {
-    udfkit_hasher *h = udfkit_hasher_new("nvrtc-unit");
+    udfkit_hasher *h = udfkit_hasher_new("nvrtc-unit-2");
     udfkit_hasher_add_str(h, u->path);
     udfkit_hasher_add(h, u->text.data, u->text.size);
-    for (size_t i = 0; i < u->nheaders; i++) {
-        udfkit_hasher_add_str(h, u->header_names[i]);
-        udfkit_hasher_add_str(h, u->header_texts[i]);
-    }
     for (size_t i = 0; i < u->includes.nfiles; i++)
         udfkit_hasher_add_file(h, u->includes.files[i].path);
     udfkit_hasher_finish(h, u->key);
@@ -115,9 +107,9 @@ static void *worker(void *arg)
                                j->unit->path,
                                j->options,
                                j->noptions,
-                               j->unit->header_texts,
-                               j->unit->header_names,
-                               j->unit->nheaders,
+                               NULL,
+                               NULL,
+                               0,
                                j->kind};
         j->rc = udfkit_nvrtc_compile(&nj, &j->code, &j->log);
         if (j->rc && !j->log.size)
@@ -191,21 +183,9 @@ static udfkit_rc load_unit(source_unit *u, const udfkit_compile_request *req, co
         }
         udfkit_buf_free(&text);
     }
-    /* User headers go to NVRTC in memory, so it compiles exactly what the depfile lists. */
-    u->header_texts = calloc(u->includes.nnames + 1, sizeof *u->header_texts);
-    u->header_names = calloc(u->includes.nnames + 1, sizeof *u->header_names);
-    u->header_bufs = calloc(u->includes.nnames + 1, sizeof *u->header_bufs);
-    for (size_t i = 0; i < u->includes.nnames; i++) {
-        if (!u->includes.names[i].path)
-            continue;
-        if (udfkit_read_file(u->includes.names[i].path, &u->header_bufs[u->nheaders]) != UDFKIT_RC_OK) {
-            udfkit_diag_clear();
-            continue;
-        }
-        u->header_texts[u->nheaders] = u->header_bufs[u->nheaders].data;
-        u->header_names[u->nheaders] = u->includes.names[i].name;
-        u->nheaders++;
-    }
+    /* NVRTC reads the user's headers itself, from disk, resolving every include relative to
+     * the file that names it, as nvcc does; the include follower resolves them the same way
+     * for the depfile. */
     return UDFKIT_RC_OK;
 }
 
@@ -217,11 +197,6 @@ static void free_unit(source_unit *u)
     free(u->def_files);
     free(u->exports);
     free(u->log_exports);
-    for (size_t i = 0; i < u->nheaders; i++)
-        udfkit_buf_free(&u->header_bufs[i]);
-    free(u->header_bufs);
-    free(u->header_texts);
-    free(u->header_names);
 }
 
 /* Finds the source that defines spec's function: its @file, or the one source whose
@@ -673,6 +648,8 @@ udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req)
         if (!rc && req->depfile)
             rc = udfkit_outputs_claim(b.outputs, req->depfile);
     }
+    if (!rc)
+        rc = udfkit_outputs_inputs(b.outputs, req->sources, req->nsources);
     if (!rc)
         rc = parse_specs(&b);
     if (!rc)

@@ -13,6 +13,7 @@
 #include "nvidia/toolchain.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,9 +133,19 @@ static udfkit_rc worker_error(const udfkit_compile_request *req, const json_t *a
     return rc;
 }
 
+/* Whether `name` can only name a file directly inside the scratch directory. Names come
+ * from the frontend's answer and from cache entries, which are data, never paths. */
+static bool plain_file_name(const char *name)
+{
+    return name && *name && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
 /* Reads a file the worker wrote into its scratch directory. */
 static udfkit_rc scratch_file(const char *dir, const char *name, udfkit_buf *data)
 {
+    if (!plain_file_name(name))
+        return udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "the Python frontend named a file '%s' outside its directory",
+                           name ? name : "(none)");
     char *path = udfkit_path_join(dir, name);
     udfkit_rc rc = udfkit_read_file(path, data);
     free(path);
@@ -146,7 +157,7 @@ static udfkit_rc scratch_file(const char *dir, const char *name, udfkit_buf *dat
 static void python_key(const json_t *request, const udfkit_compile_request *req, const char *python,
                        char key[UDFKIT_CACHE_KEY_SIZE])
 {
-    udfkit_hasher *h = udfkit_hasher_new("python-compile");
+    udfkit_hasher *h = udfkit_hasher_new("python-compile-2");
     json_t *stable = json_deep_copy(request);
     json_object_set_new(stable, "outdir", json_string(""));
     char *text = json_dumps(stable, JSON_COMPACT | JSON_SORT_KEYS);
@@ -206,8 +217,56 @@ static bool dependencies_unchanged(const udfkit_buf *deps)
     return same;
 }
 
+static bool is_string(const json_t *o, const char *key)
+{
+    return json_is_string(json_object_get(o, key));
+}
+
+/* Whether an answer holds what the rest of this file reads, of the right types, and names
+ * only plain files in the scratch directory (a fresh answer's links read from their
+ * declared paths are copied there first: keep_link_files). Answers come from the frontend
+ * or from the cache, whose entries are data, never paths. */
+static bool answer_well_formed(const json_t *answer, const udfkit_spec *specs, size_t nspecs)
+{
+    if (!json_is_object(answer) || !json_is_array(json_object_get(answer, "functions")) ||
+        !json_is_array(json_object_get(answer, "depends")))
+        return false;
+    size_t i, k;
+    json_t *fn, *a, *link, *dep;
+    json_array_foreach(json_object_get(answer, "functions"), i, fn)
+    {
+        const char *c_name = json_string_value(json_object_get(fn, "c_name"));
+        bool known = false;
+        for (size_t n = 0; c_name && n < nspecs; n++)
+            known |= strcmp(specs[n].c_name, c_name) == 0;
+        json_t *ret = json_object_get(fn, "ret");
+        if (!known || !is_string(fn, "source") || !json_is_integer(json_object_get(fn, "line")) ||
+            !(json_is_null(ret) || json_is_string(ret)) || !json_is_array(json_object_get(fn, "artifacts")))
+            return false;
+        json_array_foreach(json_object_get(fn, "artifacts"), k, a)
+        {
+            if (!plain_file_name(json_string_value(json_object_get(a, "file"))) || !is_string(a, "kind") ||
+                !is_string(a, "role"))
+                return false;
+        }
+    }
+    json_array_foreach(json_object_get(answer, "links"), i, link)
+    {
+        bool copied = json_is_true(json_object_get(link, "copied"));
+        if (!plain_file_name(json_string_value(json_object_get(link, "file"))) || !is_string(link, "path") ||
+            (!copied && !is_string(link, "kind")))
+            return false;
+    }
+    json_array_foreach(json_object_get(answer, "depends"), i, dep)
+    {
+        if (!json_is_string(dep))
+            return false;
+    }
+    return true;
+}
+
 /* A hit puts the worker's files back into the scratch directory and returns its answer. */
-static json_t *replay(const udfkit_cache_entry *e, const char *scratch)
+static json_t *replay(const udfkit_cache_entry *e, const char *scratch, const udfkit_spec *specs, size_t nspecs)
 {
     const udfkit_buf *answer = udfkit_cache_entry_find(e, "answer"), *deps = udfkit_cache_entry_find(e, "deps");
     if (!answer || !deps || !dependencies_unchanged(deps))
@@ -215,6 +274,11 @@ static json_t *replay(const udfkit_cache_entry *e, const char *scratch)
     for (size_t i = 0; i < e->count; i++) {
         if (strncmp(e->blobs[i].name, "file:", 5) != 0)
             continue;
+        if (!plain_file_name(e->blobs[i].name + 5)) {
+            udfkit_warn("a cached Python frontend answer names a file '%s' outside its directory; it is not used",
+                        e->blobs[i].name + 5);
+            return NULL;
+        }
         char *path = udfkit_path_join(scratch, e->blobs[i].name + 5);
         FILE *f = fopen(path, "wb");
         bool ok = f && fwrite(e->blobs[i].data.data, 1, e->blobs[i].data.size, f) == e->blobs[i].data.size;
@@ -224,7 +288,14 @@ static json_t *replay(const udfkit_cache_entry *e, const char *scratch)
         if (!ok)
             return NULL;
     }
-    return json_loadb(answer->data, answer->size, 0, NULL);
+    json_t *loaded = json_loadb(answer->data, answer->size, 0, NULL);
+    if (!answer_well_formed(loaded, specs, nspecs)) {
+        udfkit_warn("a cached Python frontend answer is malformed or names files outside its directory; it is not "
+                    "used");
+        json_decref(loaded);
+        return NULL;
+    }
+    return loaded;
 }
 
 static void remember(udfkit_cache *cache, const char *key, const json_t *answer, const char *scratch)
@@ -455,6 +526,42 @@ done:
     return rc;
 }
 
+/* Link files a module declares that the frontend did not compile are read from their
+ * paths once, now, and kept in the scratch directory beside the rest, so a cache entry
+ * holds their bytes: a cached answer is data, never a path to read. */
+static udfkit_rc keep_link_files(python_build *b)
+{
+    size_t i;
+    json_t *link;
+    json_array_foreach(json_object_get(b->answer, "links"), i, link)
+    {
+        if (json_object_get(link, "file"))
+            continue;
+        const char *original = json_string_value(json_object_get(link, "path"));
+        udfkit_buf data = UDFKIT_BUF_INIT, name = UDFKIT_BUF_INIT;
+        udfkit_rc rc = original ? udfkit_read_file(original, &data)
+                                : udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "the Python frontend named no link file");
+        if (!rc) {
+            udfkit_buf_printf(&name, "copy.%zu%s", i, udfkit_path_extension(original));
+            char *path = udfkit_path_join(b->scratch, name.data);
+            FILE *f = fopen(path, "wb");
+            bool ok = f && fwrite(data.data, 1, data.size, f) == data.size;
+            if (f)
+                ok = fclose(f) == 0 && ok;
+            if (!ok)
+                rc = udfkit_fail(UDFKIT_RC_ENV, path, 0, "cannot write: %s", strerror(errno));
+            free(path);
+            json_object_set_new(link, "file", json_string(name.data));
+            json_object_set_new(link, "copied", json_true());
+        }
+        udfkit_buf_free(&data);
+        udfkit_buf_free(&name);
+        if (rc)
+            return rc;
+    }
+    return UDFKIT_RC_OK;
+}
+
 /* The frontend's answer, from the cache where it has one that still holds. */
 static udfkit_rc compile_functions(python_build *b)
 {
@@ -469,7 +576,7 @@ static udfkit_rc compile_functions(python_build *b)
         udfkit_cache_entry hit = {0};
         python_key(request, b->req, python, key);
         if (udfkit_cache_get(cache, key, &hit))
-            b->answer = replay(&hit, b->scratch);
+            b->answer = replay(&hit, b->scratch, b->specs, b->req->nfunctions);
         udfkit_cache_record(cache, b->answer != NULL);
         udfkit_cache_entry_free(&hit);
     }
@@ -477,6 +584,10 @@ static udfkit_rc compile_functions(python_build *b)
         char *request_text = json_dumps(request, JSON_COMPACT);
         rc = run_frontend(b, python, request_text);
         free(request_text);
+        if (!rc)
+            rc = keep_link_files(b);
+        if (!rc && !answer_well_formed(b->answer, b->specs, b->req->nfunctions))
+            rc = udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "the Python frontend's answer is malformed");
         if (!rc && cache)
             remember(cache, key, b->answer, b->scratch);
     }
@@ -525,18 +636,20 @@ static udfkit_rc write_link(python_build *b, const json_t *link)
 {
     const char *scratch_name = json_string_value(json_object_get(link, "file"));
     const char *original = json_string_value(json_object_get(link, "path"));
+    /* Compiled by the frontend (from .cu), or the declared file as it is. */
+    bool compiled = !json_is_true(json_object_get(link, "copied"));
     udfkit_buf data = UDFKIT_BUF_INIT;
-    udfkit_rc rc = scratch_name ? scratch_file(b->scratch, scratch_name, &data) : udfkit_read_file(original, &data);
+    udfkit_rc rc = scratch_file(b->scratch, scratch_name, &data);
     if (rc) {
         udfkit_buf_free(&data);
         return rc;
     }
-    const char *kind = scratch_name ? json_string_value(json_object_get(link, "kind")) : udfkit_path_extension(original) + 1;
+    const char *kind = compiled ? json_string_value(json_object_get(link, "kind")) : udfkit_path_extension(original) + 1;
     char hash[UDFKIT_HASH_HEX_SIZE];
     udfkit_hash_hex(data.data, data.size, hash);
     udfkit_buf name = UDFKIT_BUF_INIT;
     udfkit_buf_printf(&name, "%s.link-%.12s.%s", b->stem, hash, kind);
-    bool code_kind = strcmp(kind, "ltoir") == 0 || (strcmp(kind, "ptx") == 0 && scratch_name);
+    bool code_kind = strcmp(kind, "ltoir") == 0 || (strcmp(kind, "ptx") == 0 && compiled);
     char *source = udfkit_path_relative(original, b->dir);
     json_t *art = udfkit_manifest_add_artifact(b->manifest, kind, code_kind ? b->arch : NULL, name.data, source,
                                                data.data, data.size);
@@ -643,6 +756,8 @@ udfkit_rc udfkit_python_compile(const udfkit_compile_request *req)
         rc = udfkit_outputs_claim(b.outputs, req->output);
     if (!rc && req->depfile)
         rc = udfkit_outputs_claim(b.outputs, req->depfile);
+    if (!rc)
+        rc = udfkit_outputs_inputs(b.outputs, req->sources, req->nsources);
     if (!rc)
         rc = check_request(&b);
     if (!rc)

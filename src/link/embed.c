@@ -33,6 +33,8 @@ udfkit_rc udfkit_embed(const char *input, const char *symbol, const char *output
     udfkit_rc rc = udfkit_outputs_claim(outputs, output_c);
     if (!rc && output_h)
         rc = udfkit_outputs_claim(outputs, output_h);
+    if (!rc)
+        rc = udfkit_outputs_input(outputs, input);
     if (rc)
         goto done;
     if (!udfkit_is_c_identifier(symbol)) {
