@@ -2,50 +2,37 @@
 
 #include "base/buf.h"
 #include "base/fs.h"
+#include "base/strset.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A file to read: where it was found, and whether it is one of CUDA's headers. */
+typedef struct pending {
+    char *path;
+    bool system;
+} pending;
 
 typedef struct walker {
     const char *const *dirs;
     size_t ndirs;
     const char *cuda_dir;
     udfkit_include_set *out;
-    char **visited; /* absolute paths, the source included */
-    size_t nvisited;
+    udfkit_strset visited; /* real paths of the files read, the source's included */
+    pending *stack; /* files found but not read yet, the next on top */
+    size_t depth, cap;
 } walker;
 
-static bool visited(walker *w, const char *abs)
+/* Whether the file at `path` was read already; notes it if not. */
+static bool visited(walker *w, const char *path)
 {
-    for (size_t i = 0; i < w->nvisited; i++)
-        if (strcmp(w->visited[i], abs) == 0)
-            return true;
-    char **v = realloc(w->visited, (w->nvisited + 1) * sizeof *v);
-    if (!v)
-        return true;
-    w->visited = v;
-    w->visited[w->nvisited++] = strdup(abs);
-    return false;
-}
-
-static void note_name(walker *w, const char *name, const char *path)
-{
-    udfkit_include_set *o = w->out;
-    for (size_t i = 0; i < o->nnames; i++) {
-        if (strcmp(o->names[i].name, name) != 0)
-            continue;
-        if (o->names[i].path && strcmp(o->names[i].path, path) != 0) {
-            free(o->names[i].path);
-            o->names[i].path = NULL; /* ambiguous: NVRTC resolves it itself */
-        }
-        return;
-    }
-    udfkit_include_name *n = realloc(o->names, (o->nnames + 1) * sizeof *n);
-    if (!n)
-        return;
-    o->names = n;
-    o->names[o->nnames++] = (udfkit_include_name){strdup(name), strdup(path)};
+    char *real = realpath(path, NULL);
+    if (!real)
+        real = udfkit_path_absolute(path);
+    bool added = udfkit_strset_add(&w->visited, real);
+    free(real);
+    return !added;
 }
 
 /* Resolves like a compiler: quoted names first beside the includer, then -I, then CUDA. */
@@ -77,68 +64,91 @@ static char *resolve(walker *w, const char *includer_dir, const char *name, bool
     return NULL;
 }
 
-static void walk(walker *w, const char *path, bool system);
+/* The name of an #include "name" or <name> directive on the line [q, end), or NULL
+ * (computed includes cannot be followed). */
+static char *directive_name(const char *q, const char *end, bool *quoted)
+{
+    while (q < end && (*q == ' ' || *q == '\t'))
+        q++;
+    if (q == end || *q != '#')
+        return NULL;
+    q++;
+    while (q < end && (*q == ' ' || *q == '\t'))
+        q++;
+    if ((size_t)(end - q) < 7 || strncmp(q, "include", 7) != 0)
+        return NULL;
+    q += 7;
+    while (q < end && (*q == ' ' || *q == '\t'))
+        q++;
+    if (q == end || (*q != '"' && *q != '<'))
+        return NULL;
+    char close = *q == '"' ? '"' : '>';
+    const char *name_begin = ++q;
+    while (q < end && *q != close)
+        q++;
+    if (q == end)
+        return NULL;
+    *quoted = close == '"';
+    return strndup(name_begin, (size_t)(q - name_begin));
+}
 
+static void push(walker *w, char *path, bool system)
+{
+    if (w->depth == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 32;
+        pending *grown = realloc(w->stack, cap * sizeof *grown);
+        if (!grown) {
+            free(path);
+            return;
+        }
+        w->stack = grown;
+        w->cap = cap;
+    }
+    w->stack[w->depth++] = (pending){path, system};
+}
+
+/* Finds the files `text` includes and puts them on the stack so that the first is read
+ * next: depth first, in the order of the directives, as a compile reads them. */
 static void scan_text(walker *w, const char *path, const char *text, bool system)
 {
     char *dir = udfkit_path_dirname(path);
-    const char *p = text;
-    while (*p) {
+    size_t first = w->depth;
+    for (const char *p = text; *p;) {
         const char *line = p;
         while (*p && *p != '\n')
             p++;
         const char *end = p;
         if (*p)
             p++;
-        const char *q = line;
-        while (q < end && (*q == ' ' || *q == '\t'))
-            q++;
-        if (q == end || *q != '#')
+        bool quoted;
+        char *name = directive_name(line, end, &quoted);
+        if (!name)
             continue;
-        q++;
-        while (q < end && (*q == ' ' || *q == '\t'))
-            q++;
-        if ((size_t)(end - q) < 7 || strncmp(q, "include", 7) != 0)
-            continue;
-        q += 7;
-        while (q < end && (*q == ' ' || *q == '\t'))
-            q++;
-        if (q == end || (*q != '"' && *q != '<'))
-            continue; /* computed includes cannot be followed */
-        char close = *q == '"' ? '"' : '>';
-        const char *name_begin = ++q;
-        while (q < end && *q != close)
-            q++;
-        if (q == end)
-            continue;
-        char *name = strndup(name_begin, (size_t)(q - name_begin));
         bool found_system;
-        char *found = resolve(w, dir, name, close == '"', &found_system);
-        if (found) {
-            found_system |= system;
-            if (!found_system)
-                note_name(w, name, found);
-            walk(w, found, found_system);
-            free(found);
-        }
+        char *found = resolve(w, dir, name, quoted, &found_system);
+        if (found)
+            push(w, found, found_system || system);
         free(name);
+    }
+    for (size_t i = first, j = w->depth; i + 1 < j; i++, j--) {
+        pending t = w->stack[i];
+        w->stack[i] = w->stack[j - 1];
+        w->stack[j - 1] = t;
     }
     free(dir);
 }
 
-static void walk(walker *w, const char *path, bool system)
+/* Reads one file, lists it (the source itself is not listed), and finds what it includes. */
+static void read_one(walker *w, const char *path, bool system, bool is_source)
 {
-    char *abs = udfkit_path_absolute(path);
-    bool seen = visited(w, abs);
-    free(abs);
-    if (seen)
+    if (visited(w, path))
         return;
     udfkit_buf text = UDFKIT_BUF_INIT;
     if (udfkit_read_file(path, &text) != UDFKIT_RC_OK) {
         udfkit_diag_clear();
         return;
     }
-    if (w->nvisited > 1) {
+    if (!is_source) {
         udfkit_include_set *o = w->out;
         udfkit_include_file *f = realloc(o->files, (o->nfiles + 1) * sizeof *f);
         if (f) {
@@ -154,11 +164,15 @@ udfkit_rc udfkit_includes_follow(const char *source, const char *const *dirs, si
                                  udfkit_include_set *out)
 {
     memset(out, 0, sizeof *out);
-    walker w = {dirs, ndirs, cuda_dir, out, NULL, 0};
-    walk(&w, source, false);
-    for (size_t i = 0; i < w.nvisited; i++)
-        free(w.visited[i]);
-    free(w.visited);
+    walker w = {.dirs = dirs, .ndirs = ndirs, .cuda_dir = cuda_dir, .out = out};
+    read_one(&w, source, false, true);
+    while (w.depth) {
+        pending next = w.stack[--w.depth];
+        read_one(&w, next.path, next.system, false);
+        free(next.path);
+    }
+    udfkit_strset_free(&w.visited);
+    free(w.stack);
     return UDFKIT_RC_OK;
 }
 
@@ -166,11 +180,6 @@ void udfkit_include_set_free(udfkit_include_set *s)
 {
     for (size_t i = 0; i < s->nfiles; i++)
         free(s->files[i].path);
-    for (size_t i = 0; i < s->nnames; i++) {
-        free(s->names[i].name);
-        free(s->names[i].path);
-    }
     free(s->files);
-    free(s->names);
     memset(s, 0, sizeof *s);
 }

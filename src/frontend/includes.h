@@ -14,23 +14,16 @@ typedef struct udfkit_include_file {
     bool system;    /* found in the CUDA include directory */
 } udfkit_include_file;
 
-/* An include name as written, mapped to the one file it resolved to everywhere it was
- * written (names that resolve to different files from different includers are left
- * out and found by NVRTC through -I). */
-typedef struct udfkit_include_name {
-    char *name;
-    char *path;
-} udfkit_include_name;
-
 typedef struct udfkit_include_set {
-    udfkit_include_file *files;
+    udfkit_include_file *files; /* each file once, in the order a compile first reads them */
     size_t nfiles;
-    udfkit_include_name *names;
-    size_t nnames;
 } udfkit_include_set;
 
-/* Follows includes of `source` (itself not listed). `dirs` are the -I directories in
- * order, `cuda_dir` the CUDA headers' directory (may be NULL). */
+/* Follows includes of `source` (itself not listed), by the rules nvcc and NVRTC follow: a
+ * quoted name first beside the file that includes it, then in the -I directories `dirs` in
+ * order, then in `cuda_dir` (the CUDA headers' directory; may be NULL). Files are told apart
+ * by their real paths, so no spelling of a path ("x/../y/../a.h") makes a cycle, and no
+ * depth of includes grows the stack. */
 udfkit_rc udfkit_includes_follow(const char *source, const char *const *dirs, size_t ndirs, const char *cuda_dir,
                                  udfkit_include_set *out);
 void udfkit_include_set_free(udfkit_include_set *s);
