@@ -126,6 +126,12 @@ udfkit_rc udfkit_manifest_load(const char *path, udfkit_manifest *out)
             return invalid(path, "an artifact lacks its kind or path");
         if (arch && !udfkit_target_parse_name(arch, &t))
             return invalid(path, "an artifact's arch is not sm_NN or compute_NN");
+        const char *rel = json_string_value(json_object_get(item, "path"));
+        if (!udfkit_path_stays_inside(rel))
+            return udfkit_fail(UDFKIT_RC_INPUT, path, 0,
+                               "names the artifact '%s', which is not inside the manifest's directory; a manifest "
+                               "names only files beside it",
+                               rel);
     }
     json_array_foreach(json_object_get(root, "functions"), i, item)
     {
@@ -143,11 +149,28 @@ void udfkit_manifest_free(udfkit_manifest *m)
     memset(m, 0, sizeof *m);
 }
 
+udfkit_rc udfkit_manifest_resolve(const udfkit_manifest *m, const char *rel, char **path)
+{
+    *path = NULL;
+    if (!udfkit_path_stays_inside(rel))
+        return udfkit_fail(UDFKIT_RC_INPUT, m->path, 0,
+                           "names the file '%s', which is not inside the manifest's directory; a manifest names only "
+                           "files beside it",
+                           rel ? rel : "");
+    *path = udfkit_path_join(m->dir, rel);
+    if (udfkit_file_exists(*path) && !udfkit_path_resolves_inside(*path, m->dir))
+        return udfkit_fail(UDFKIT_RC_INPUT, m->path, 0,
+                           "names the file '%s', a symbolic link that leads out of the manifest's directory", rel);
+    return UDFKIT_RC_OK;
+}
+
 udfkit_rc udfkit_manifest_read_artifact(const udfkit_manifest *m, const json_t *artifact, char **path,
                                         udfkit_buf *data)
 {
-    *path = udfkit_path_join(m->dir, json_string_value(json_object_get(artifact, "path")));
-    udfkit_rc rc = udfkit_read_file(*path, data);
+    udfkit_rc rc = udfkit_manifest_resolve(m, json_string_value(json_object_get(artifact, "path")), path);
+    if (rc)
+        return rc;
+    rc = udfkit_read_file(*path, data);
     if (rc)
         return udfkit_fail(rc, m->path, 0, "names artifact '%s', which cannot be read: %s", *path,
                            udfkit_diag_message());

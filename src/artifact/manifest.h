@@ -43,6 +43,11 @@ void udfkit_manifest_free(udfkit_manifest *m);
 /* Whether the bytes look like a manifest (a JSON object with "udfkit_manifest"). */
 bool udfkit_manifest_sniff(const void *data, size_t size);
 
+/* A file a manifest names, relative to the manifest: refused (UDFKIT_RC_INPUT, naming the
+ * manifest) where it is absolute or leaves the manifest's directory, as written or through
+ * a symbolic link. A manifest may come from someone else; it names only its own files. */
+udfkit_rc udfkit_manifest_resolve(const udfkit_manifest *m, const char *rel, char **path);
+
 /* Reads an artifact a manifest names (path relative to the manifest) and checks its hash. */
 udfkit_rc udfkit_manifest_read_artifact(const udfkit_manifest *m, const json_t *artifact, char **path,
                                         udfkit_buf *data);

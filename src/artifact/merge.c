@@ -215,9 +215,40 @@ static udfkit_rc merge_functions(merge_state *m)
     return UDFKIT_RC_OK;
 }
 
-/* Artifacts of the compiles (rebased to the output's directory), their link records and
- * producers. */
-static void merge_compiled_artifacts(merge_state *m)
+/* An artifact of a compile outside the output's directory is copied beside the output: a
+ * manifest names only files beside it. Its link record, if any, follows it. */
+static udfkit_rc copy_outside(merge_state *m, const udfkit_manifest *in, const json_t *a, json_t *copy)
+{
+    char *from;
+    udfkit_buf data = UDFKIT_BUF_INIT, name = UDFKIT_BUF_INIT;
+    udfkit_rc rc = udfkit_manifest_read_artifact(in, a, &from, &data);
+    if (!rc) {
+        char hash[UDFKIT_HASH_HEX_SIZE];
+        udfkit_hash_hex(data.data, data.size, hash);
+        udfkit_buf_printf(&name, "%s.%.12s.%s", m->stem, hash, udfkit_path_basename(from));
+        char *to = udfkit_path_join(m->out_dir, name.data);
+        rc = udfkit_outputs_write(m->outputs, to, data.data, data.size);
+        free(to);
+        const char *old = json_string_value(json_object_get(a, "path"));
+        size_t i;
+        json_t *record;
+        json_array_foreach(json_object_get(in->root, "link"), i, record)
+        {
+            if (json_is_string(json_object_get(record, "artifact")) &&
+                strcmp(json_string_value(json_object_get(record, "artifact")), old) == 0)
+                json_object_set_new(record, "artifact", json_string(name.data));
+        }
+        json_object_set_new(copy, "path", json_string(name.data));
+    }
+    free(from);
+    udfkit_buf_free(&data);
+    udfkit_buf_free(&name);
+    return rc;
+}
+
+/* Artifacts of the compiles (rebased to the output's directory, or copied beside it),
+ * their link records and producers. */
+static udfkit_rc merge_compiled_artifacts(merge_state *m)
 {
     for (size_t k = 0; k < m->nmanifests; k++) {
         const udfkit_manifest *in = &m->manifests[k];
@@ -228,7 +259,12 @@ static void merge_compiled_artifacts(merge_state *m)
             json_t *copy = json_deep_copy(a);
             char *path = rebase(in->dir, json_string_value(json_object_get(a, "path")), m->out_dir);
             json_object_set_new(copy, "path", json_string(path));
+            udfkit_rc rc = udfkit_path_stays_inside(path) ? UDFKIT_RC_OK : copy_outside(m, in, a, copy);
             free(path);
+            if (rc) {
+                json_decref(copy);
+                return rc;
+            }
             const char *source = json_string_value(json_object_get(a, "source"));
             if (source) {
                 char *rel = rebase(in->dir, source, m->out_dir);
@@ -250,6 +286,7 @@ static void merge_compiled_artifacts(merge_state *m)
                 json_object_set(json_object_get(m->merged, "producers"), key, value);
         }
     }
+    return UDFKIT_RC_OK;
 }
 
 /* Precompiled code that defines a function, and LINK files, copied beside the output. */
@@ -301,6 +338,10 @@ udfkit_rc udfkit_merge(const udfkit_merge_request *req)
         .outputs = udfkit_outputs_new(),
     };
     udfkit_rc rc = udfkit_outputs_claim(m.outputs, req->output);
+    if (!rc)
+        rc = udfkit_outputs_inputs(m.outputs, req->inputs, req->ninputs);
+    if (!rc)
+        rc = udfkit_outputs_inputs(m.outputs, req->links, req->nlinks);
     for (size_t i = 0; i < req->nfunctions && !rc; i++)
         rc = udfkit_spec_parse(req->functions[i], &m.specs[i]);
     if (!rc)
@@ -309,10 +350,10 @@ udfkit_rc udfkit_merge(const udfkit_merge_request *req)
         rc = load_inputs(&m);
     if (!rc)
         rc = merge_functions(&m);
-    if (!rc) {
-        merge_compiled_artifacts(&m);
+    if (!rc)
+        rc = merge_compiled_artifacts(&m);
+    if (!rc)
         rc = copy_code(&m);
-    }
     if (!rc) {
         udfkit_buf text = UDFKIT_BUF_INIT;
         udfkit_manifest_dump(m.merged, &text);

@@ -35,7 +35,12 @@ typedef struct link_set {
     json_t *producers;
     char **groups;
     size_t ngroups;
+    unsigned depth; /* manifests being read, each named by the link list of the one before */
 } link_set;
+
+/* A manifest's link list may name another manifest; a chain longer than this is a cycle
+ * or a mistake, and no stack grows with what a file says. */
+#define MAX_MANIFEST_DEPTH 8
 
 static piece *add_piece(link_set *s)
 {
@@ -93,31 +98,38 @@ static bool classify(const char *path, const udfkit_buf *data, udfkit_input_kind
     return true;
 }
 
-/* Objects, archives and fatbins may carry LTO-IR (nvcc -dlto); asking for -lto without
- * any makes nvJitLink fail, so look inside. */
-static bool holds_ltoir(const piece *p)
+/* Binary inputs are read through before nvJitLink sees them: it crashes or spins on some
+ * malformed fatbins, and links truncated cubins and malformed host objects without a word.
+ * Also notes whether the piece carries LTO-IR (nvcc -dlto): asking for -lto without any
+ * makes nvJitLink fail. */
+static udfkit_rc examine(piece *p)
 {
-    if (p->kind == UDFKIT_INPUT_LTOIR)
-        return true;
-    if (p->kind == UDFKIT_INPUT_CUBIN || p->kind == UDFKIT_INPUT_PTX)
-        return false;
+    p->has_ltoir = p->kind == UDFKIT_INPUT_LTOIR;
+    if (p->kind == UDFKIT_INPUT_LTOIR || p->kind == UDFKIT_INPUT_PTX)
+        return UDFKIT_RC_OK;
+    static const char *const expected[] = {[UDFKIT_INPUT_CUBIN] = "cubin", [UDFKIT_INPUT_FATBIN] = "fatbin",
+                                           [UDFKIT_INPUT_OBJECT] = "object", [UDFKIT_INPUT_LIBRARY] = "archive"};
     json_t *desc = NULL;
-    bool found = false;
-    if (udfkit_inspect_data(p->data.data, p->data.size, p->path, &desc) == UDFKIT_RC_OK) {
-        size_t i;
-        json_t *e;
-        json_array_foreach(json_object_get(desc, "entries"), i, e)
-        {
-            const char *kind = json_string_value(json_object_get(e, "kind"));
-            found |= kind && strcmp(kind, "ltoir") == 0;
-        }
+    udfkit_rc rc = udfkit_inspect_data(p->data.data, p->data.size, p->path, &desc);
+    if (rc)
+        return rc;
+    const char *kind = json_string_value(json_object_get(desc, "kind"));
+    if (!kind || strcmp(kind, expected[p->kind]) != 0)
+        rc = udfkit_fail(UDFKIT_RC_INPUT, p->path, 0, "is not a valid %s (it reads as %s)", expected[p->kind],
+                         kind ? kind : "nothing udfkit knows");
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(desc, "entries"), i, e)
+    {
+        const char *entry_kind = json_string_value(json_object_get(e, "kind"));
+        p->has_ltoir |= entry_kind && strcmp(entry_kind, "ltoir") == 0;
     }
-    udfkit_diag_clear();
     json_decref(desc);
-    return found;
+    return rc;
 }
 
 static udfkit_rc add_file(link_set *s, const char *path, const udfkit_toolchain *tc);
+static udfkit_rc add_manifest_at_depth(link_set *s, const char *path, const udfkit_toolchain *tc);
 
 static bool kind_of_artifact(const char *kind, udfkit_input_kind *out)
 {
@@ -135,6 +147,18 @@ static bool kind_of_artifact(const char *kind, udfkit_input_kind *out)
 }
 
 static udfkit_rc add_manifest(link_set *s, const char *path, const udfkit_toolchain *tc)
+{
+    if (s->depth >= MAX_MANIFEST_DEPTH)
+        return udfkit_fail(UDFKIT_RC_INPUT, path, 0,
+                           "is named by a chain of %d manifests' link lists (a cycle?); at most %d are followed",
+                           MAX_MANIFEST_DEPTH, MAX_MANIFEST_DEPTH);
+    s->depth++;
+    udfkit_rc rc = add_manifest_at_depth(s, path, tc);
+    s->depth--;
+    return rc;
+}
+
+static udfkit_rc add_manifest_at_depth(link_set *s, const char *path, const udfkit_toolchain *tc)
 {
     udfkit_manifest m;
     udfkit_rc rc = udfkit_manifest_load(path, &m);
@@ -170,7 +194,8 @@ static udfkit_rc add_manifest(link_set *s, const char *path, const udfkit_toolch
             rc = udfkit_fail(UDFKIT_RC_INPUT, path, 0, "artifact '%s' has an unknown kind", p->path);
             goto done;
         }
-        p->has_ltoir = holds_ltoir(p);
+        if ((rc = examine(p)))
+            goto done;
         const char *arch = json_string_value(json_object_get(a, "arch"));
         p->has_arch = arch && udfkit_target_parse_name(arch, &p->arch) && !p->arch.sass &&
                       (p->kind == UDFKIT_INPUT_LTOIR || p->kind == UDFKIT_INPUT_PTX);
@@ -214,8 +239,9 @@ static udfkit_rc add_manifest(link_set *s, const char *path, const udfkit_toolch
         const char *rel = json_is_string(a) ? json_string_value(a) : json_string_value(json_object_get(a, "path"));
         if (!rel)
             continue;
-        char *file = udfkit_path_join(m.dir, rel);
-        rc = add_file(s, file, tc);
+        char *file;
+        if (!(rc = udfkit_manifest_resolve(&m, rel, &file)))
+            rc = add_file(s, file, tc);
         free(file);
         if (rc)
             goto done;
@@ -249,9 +275,8 @@ static udfkit_rc add_file(link_set *s, const char *path, const udfkit_toolchain 
     p->kind = kind;
     p->path = strdup(path);
     p->data = data;
-    p->has_ltoir = holds_ltoir(p);
     p->group = intern_group(s, path);
-    return UDFKIT_RC_OK;
+    return examine(p);
 }
 
 typedef struct link_job {
@@ -568,6 +593,8 @@ udfkit_rc udfkit_link(const udfkit_link_request *req)
     char *manifest_path = udfkit_link_manifest_path(req->output);
     if (!rc && req->emit == UDFKIT_LINK_FATBIN)
         rc = udfkit_outputs_claim(outputs, manifest_path);
+    if (!rc)
+        rc = udfkit_outputs_inputs(outputs, req->inputs, req->ninputs);
     if (rc)
         goto done;
     if (!req->ninputs) {
