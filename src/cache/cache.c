@@ -273,6 +273,7 @@ typedef struct aged {
     char *path;
     struct timespec used; /* nanoseconds: entries of one build are used within a second */
     uint64_t size;
+    bool orphan;          /* a store's temporary file, left by a store that was killed */
 } aged;
 
 static int by_age(const void *a, const void *b)
@@ -283,12 +284,18 @@ static int by_age(const void *a, const void *b)
     return x->used.tv_nsec < y->used.tv_nsec ? -1 : x->used.tv_nsec > y->used.tv_nsec;
 }
 
-/* Lists every entry with its size and last use. */
-static size_t list_entries(const char *dir, const char *section, aged **out, uint64_t *total)
+/* A store writes "<sub>/.<key>.XXXXXX" and renames it into place within moments; one
+ * older than this was left by a store that was killed (SIGKILL, SIGINT, power loss). */
+#define ORPHAN_AGE_SECONDS 600
+
+/* Lists every entry with its size and last use, and the temporary files of stores: those
+ * older than ORPHAN_AGE_SECONDS, or all of them where `all_temporaries`. */
+static size_t list_entries(const char *dir, const char *section, bool all_temporaries, aged **out, uint64_t *total)
 {
     size_t n = 0, cap = 0;
     *out = NULL;
     *total = 0;
+    time_t now = time(NULL);
     char *root = udfkit_path_join(dir, section);
     DIR *d = opendir(root);
     struct dirent *e;
@@ -299,11 +306,13 @@ static size_t list_entries(const char *dir, const char *section, aged **out, uin
         DIR *s = opendir(sub);
         struct dirent *f;
         while (s && (f = readdir(s))) {
-            if (f->d_name[0] == '.')
+            if (strcmp(f->d_name, ".") == 0 || strcmp(f->d_name, "..") == 0)
                 continue;
             char *path = udfkit_path_join(sub, f->d_name);
             struct stat st;
-            if (stat(path, &st) != 0) {
+            bool temporary = f->d_name[0] == '.';
+            if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+                (temporary && !all_temporaries && now - st.st_mtime < ORPHAN_AGE_SECONDS)) {
                 free(path);
                 continue;
             }
@@ -311,7 +320,7 @@ static size_t list_entries(const char *dir, const char *section, aged **out, uin
                 cap = cap ? 2 * cap : 256;
                 *out = realloc(*out, cap * sizeof **out);
             }
-            (*out)[n++] = (aged){path, st.st_mtim, (uint64_t)st.st_size};
+            (*out)[n++] = (aged){path, st.st_mtim, (uint64_t)st.st_size, temporary};
             *total += (uint64_t)st.st_size;
         }
         if (s)
@@ -324,17 +333,21 @@ static size_t list_entries(const char *dir, const char *section, aged **out, uin
     return n;
 }
 
-/* Lists every entry and removes the least recently used down to 90% of the limit, so
- * that eviction does not run on every store; returns the size left. */
+/* Lists every entry and removes orphaned temporary files, then the least recently used
+ * entries down to 90% of the limit, so that eviction does not run on every store;
+ * returns the size left. */
 static uint64_t evict(udfkit_cache *c)
 {
     aged *entries;
     uint64_t total;
-    size_t n = list_entries(c->dir, c->section, &entries, &total);
+    size_t n = list_entries(c->dir, c->section, false, &entries, &total);
+    for (size_t i = 0; i < n; i++)
+        if (entries[i].orphan && unlink(entries[i].path) == 0)
+            total -= entries[i].size;
     if (total > c->limit) {
         qsort(entries, n, sizeof *entries, by_age);
         for (size_t i = 0; i < n && total > c->limit / 10 * 9; i++)
-            if (unlink(entries[i].path) == 0)
+            if (!entries[i].orphan && unlink(entries[i].path) == 0)
                 total -= entries[i].size;
     }
     for (size_t i = 0; i < n; i++)
@@ -453,10 +466,21 @@ udfkit_rc udfkit_cache_print_stats(FILE *f)
         return udfkit_fail(UDFKIT_RC_ENV, NULL, 0, "no cache directory: set UDFKIT_CACHE_DIR or HOME");
     aged *entries;
     uint64_t total;
-    size_t n = list_entries(dir, "entries", &entries, &total);
+    size_t n = list_entries(dir, "entries", false, &entries, &total);
+    size_t orphans = 0;
+    uint64_t orphan_bytes = 0;
+    for (size_t i = 0; i < n; i++)
+        if (entries[i].orphan) {
+            orphans++;
+            orphan_bytes += entries[i].size;
+        }
     fprintf(f, "cache directory  %s%s\n", dir, off && strcmp(off, "0") == 0 ? " (turned off by UDFKIT_CACHE=0)" : "");
-    fprintf(f, "entries          %zu\n", n);
+    fprintf(f, "entries          %zu\n", n - orphans);
     fprintf(f, "size             %.1f MiB of %.1f MiB\n", (double)total / (1 << 20), (double)size_limit() / (1 << 20));
+    if (orphans)
+        fprintf(f, "orphaned files   %zu (%.1f MiB), left by interrupted stores; the next eviction or cache clear "
+                   "removes them\n",
+                orphans, (double)orphan_bytes / (1 << 20));
     fprintf(f, "hits             %lld\n", event_count(dir, "hits"));
     fprintf(f, "misses           %lld\n", event_count(dir, "misses"));
     for (size_t i = 0; i < n; i++)
@@ -475,7 +499,7 @@ udfkit_rc udfkit_cache_clear(void)
     for (const char *const *section = (const char *const[]){"entries", "toolchain", NULL}; *section; section++) {
         aged *entries;
         uint64_t total;
-        size_t n = list_entries(dir, *section, &entries, &total);
+        size_t n = list_entries(dir, *section, true, &entries, &total);
         for (size_t i = 0; i < n; i++) {
             if (unlink(entries[i].path) != 0 && errno != ENOENT && !rc)
                 rc = udfkit_fail(UDFKIT_RC_ENV, entries[i].path, 0, "cannot be removed: %s", strerror(errno));
