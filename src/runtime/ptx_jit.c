@@ -50,22 +50,36 @@ static int driver_ptx_isa(int cuda_version)
     return 78; /* CUDA 11.8 */
 }
 
+/* Reads up to three decimal digits at *p, before `end`; -1 where there is none. */
+static int read_number(const char **p, const char *end)
+{
+    int value = -1;
+    for (int digits = 0; *p < end && digits < 3 && **p >= '0' && **p <= '9'; digits++, (*p)++)
+        value = (value < 0 ? 0 : value * 10) + (**p - '0');
+    return value;
+}
+
+/* The ISA of PTX text, "major.minor" after ".version" near its start, as 10 * major +
+ * minor; 0 where there is none. Reads only the `size` bytes given: an image need not end
+ * in NUL. */
 static int ptx_version_of(const char *text, size_t size)
 {
-    const char *v = NULL;
-    for (size_t i = 0; i + 8 < size && i < 4096; i++)
+    const char *end = text + size, *v = NULL;
+    for (size_t i = 0; i + 8 <= size && i < 4096; i++)
         if (memcmp(text + i, ".version", 8) == 0) {
             v = text + i + 8;
             break;
         }
     if (!v)
         return 0;
-    int major = 0, minor = 0;
-    while (*v == ' ' || *v == '\t')
+    while (v < end && (*v == ' ' || *v == '\t'))
         v++;
-    if (sscanf(v, "%d.%d", &major, &minor) != 2)
+    int major = read_number(&v, end);
+    if (major < 0 || v >= end || *v != '.')
         return 0;
-    return major * 10 + minor;
+    v++;
+    int minor = read_number(&v, end);
+    return minor < 0 ? 0 : major * 10 + minor;
 }
 
 /* SASS runs on its own major architecture and newer minors; arch-specific SASS only on its own. */
@@ -159,6 +173,15 @@ udfkit_status udfkit_runtime_choose_code(const udfkit_driver *d, const void *ima
     } else if (size > 8 && ptx_version_of(image, size)) {
         ptx = image;
         ptx_size = size;
+        /* The driver reads PTX up to its NUL: an image without one is given a copy that has it. */
+        if (!memchr(image, '\0', size)) {
+            udfkit_buf_append(&out->ptx_text, image, size);
+            if (!out->ptx_text.data)
+                return udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory");
+            ptx = out->ptx_text.data;
+            out->code = out->ptx_text.data;
+            out->size = size + 1;
+        }
     } else {
         return udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "the image is not a fatbin, a cubin or PTX");
     }
@@ -200,4 +223,5 @@ udfkit_status udfkit_runtime_choose_code(const udfkit_driver *d, const void *ima
 void udfkit_code_choice_free(udfkit_code_choice *c)
 {
     udfkit_buf_free(&c->storage);
+    udfkit_buf_free(&c->ptx_text);
 }

@@ -11,6 +11,7 @@ typedef struct udfkit_code_choice {
     const void *code; /* what to load: the image, or storage's cubin */
     size_t size;
     udfkit_buf storage;
+    udfkit_buf ptx_text; /* a PTX image copied to end in NUL, where it did not */
     /* For messages where loading fails: the PTX the image offers and what the driver takes. */
     char ptx_isa[16];
     char driver_isa[16];
