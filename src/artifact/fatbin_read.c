@@ -38,6 +38,9 @@
 
 /* Untrusted headers could claim any size; no real entry comes near this. */
 #define MAX_UNCOMPRESSED ((uint64_t)1 << 30)
+/* An entry decompresses to at most MAX_RATIO times its compressed size (or 1 MiB). */
+#define MAX_RATIO 256u
+#define MIN_UNCOMPRESSED_LIMIT ((uint64_t)1 << 20)
 
 static uint16_t rd16(const unsigned char *p)
 {
@@ -293,9 +296,19 @@ udfkit_rc udfkit_fatbin_entry_code(const udfkit_fatbin_entry_info *e, const char
     }
     if (e->compression == UDFKIT_COMPRESSION_OPAQUE)
         return udfkit_fail(UDFKIT_RC_ENV, origin, 0, "a fatbin entry uses a compression udfkit cannot undo");
-    if (e->uncompressed_size > MAX_UNCOMPRESSED)
-        return udfkit_fail(UDFKIT_RC_INPUT, origin, 0, "a fatbin entry claims %llu bytes uncompressed, too many",
-                           (unsigned long long)e->uncompressed_size);
+    /* What an entry claims is allocated before it is checked: bound it by the payload too,
+     * so that a small file cannot make udfkit take a gigabyte. Real code compresses by a
+     * factor of 3 to 20. */
+    uint64_t limit = (uint64_t)e->payload_size * MAX_RATIO;
+    if (limit < MIN_UNCOMPRESSED_LIMIT)
+        limit = MIN_UNCOMPRESSED_LIMIT;
+    if (limit > MAX_UNCOMPRESSED)
+        limit = MAX_UNCOMPRESSED;
+    if (e->uncompressed_size > limit)
+        return udfkit_fail(UDFKIT_RC_INPUT, origin, 0,
+                           "a fatbin entry of %zu compressed bytes claims %llu bytes uncompressed, more than udfkit "
+                           "inflates (%llu)",
+                           e->payload_size, (unsigned long long)e->uncompressed_size, (unsigned long long)limit);
     size_t want = (size_t)e->uncompressed_size;
     storage->size = 0;
     if (!udfkit_buf_reserve(storage, want))

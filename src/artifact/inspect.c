@@ -6,6 +6,7 @@
 #include "base/arch.h"
 #include "base/buf.h"
 #include "base/fs.h"
+#include "base/strset.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -23,22 +24,29 @@ static const unsigned char ltoir_magic[4] = {0xed, 0x43, 0x4e, 0x7f};
 /* The LTO-IR format is NVIDIA's and undocumented; udfkit's manifests record what it exports. */
 #define LTOIR_NOTE "LTO-IR symbols are listed in the manifest"
 
-static void add_unique(json_t *list, const char *name)
+/* Names are collected as they come and made unique once, at the end (unique_names): a
+ * search per name would make a PTX of many thousand kernels cost quadratic time. */
+static void add_name(json_t *list, const char *name)
 {
+    json_array_append_new(list, json_string(name));
+}
+
+/* Keeps the first of each name, in order. */
+static void unique_names(json_t *list)
+{
+    udfkit_strset seen = UDFKIT_STRSET_INIT;
+    json_t *kept = json_array();
     size_t i;
     json_t *item;
     json_array_foreach(list, i, item)
     {
-        if (strcmp(json_string_value(item), name) == 0)
-            return;
+        if (udfkit_strset_add(&seen, json_string_value(item)))
+            json_array_append(kept, item);
     }
-    json_array_append_new(list, json_string(name));
-}
-
-static void merge_names(json_t *into, const json_t *from)
-{
-    for (size_t i = 0; i < json_array_size(from); i++)
-        add_unique(into, json_string_value(json_array_get(from, i)));
+    json_array_clear(list);
+    json_array_extend(list, kept);
+    json_decref(kept);
+    udfkit_strset_free(&seen);
 }
 
 /* ---- PTX ---- */
@@ -81,7 +89,7 @@ static void add_name_span(json_t *list, const char *p, const char *end)
     char name[4097];
     memcpy(name, p, (size_t)(q - p));
     name[q - p] = '\0';
-    add_unique(list, name);
+    add_name(list, name);
 }
 
 /* `.visible`/`.weak` functions are the ones another module can reach; `.extern` ones are
@@ -193,9 +201,9 @@ static udfkit_rc cubin_symbols(const unsigned char *code, size_t size, const cha
     if (rc)
         return rc;
     for (size_t i = 0; i < info.kernels.count; i++)
-        add_unique(json_object_get(entry, "kernels"), info.kernels.names[i]);
+        add_name(json_object_get(entry, "kernels"), info.kernels.names[i]);
     for (size_t i = 0; i < info.functions.count; i++)
-        add_unique(json_object_get(entry, "functions"), info.functions.names[i]);
+        add_name(json_object_get(entry, "functions"), info.functions.names[i]);
     if (sm)
         *sm = info.sm;
     udfkit_cubin_info_free(&info);
@@ -415,7 +423,7 @@ static udfkit_rc describe_manifest(const void *data, size_t size, const char *pa
     {
         json_t *name = json_object_get(item, "c_name");
         if (json_is_string(name))
-            add_unique(json_object_get(desc, "functions"), json_string_value(name));
+            add_name(json_object_get(desc, "functions"), json_string_value(name));
     }
     json_decref(m);
     return UDFKIT_RC_OK;
@@ -510,9 +518,13 @@ udfkit_rc udfkit_inspect_data(const void *data, size_t size, const char *path, j
         json_object_set_new(desc, "note", json_string("no device code (no .nv_fatbin or __nv_relfatbin section)"));
     for (size_t i = 0; i < json_array_size(entries); i++) {
         json_t *e = json_array_get(entries, i);
-        merge_names(json_object_get(desc, "kernels"), json_object_get(e, "kernels"));
-        merge_names(json_object_get(desc, "functions"), json_object_get(e, "functions"));
+        unique_names(json_object_get(e, "kernels"));
+        unique_names(json_object_get(e, "functions"));
+        json_array_extend(json_object_get(desc, "kernels"), json_object_get(e, "kernels"));
+        json_array_extend(json_object_get(desc, "functions"), json_object_get(e, "functions"));
     }
+    unique_names(json_object_get(desc, "kernels"));
+    unique_names(json_object_get(desc, "functions"));
     *out = desc;
     return UDFKIT_RC_OK;
 }
