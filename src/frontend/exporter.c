@@ -20,7 +20,7 @@ void udfkit_exporter_abi_type(udfkit_type t, udfkit_buf *out)
     udfkit_buf_printf(out, "%s%s", abi_spelling[t.scalar], t.pointer ? " *" : "");
 }
 
-/* Matches enum kind in templates/export_prelude.cuh. */
+/* Matches enum __udfkit_kind in templates/export_prelude.cuh. */
 static int kind_of(udfkit_type t)
 {
     return (int)t.scalar + 1 + (t.pointer ? 100 : 0);
@@ -31,9 +31,9 @@ static void emit_call(const udfkit_spec *s, udfkit_buf *out)
     const char *name = s->source_name;
     udfkit_buf_printf(out, "%s%s(", strncmp(name, "::", 2) == 0 ? "" : "::", name);
     for (size_t i = 0; i < s->sig.nparams; i++) {
-        udfkit_buf_printf(out, "%s__udfkit::arg<%d, %zu, ", i ? ", " : "", kind_of(s->sig.params[i]), i);
+        udfkit_buf_printf(out, "%s__udfkit::__udfkit_arg<%d, %zu, ", i ? ", " : "", kind_of(s->sig.params[i]), i);
         udfkit_exporter_abi_type(s->sig.params[i], out);
-        udfkit_buf_printf(out, ">{a%zu}", i);
+        udfkit_buf_printf(out, ">{__udfkit_a%zu}", i);
     }
     udfkit_buf_puts(out, ")");
 }
@@ -53,9 +53,9 @@ static void emit_one(const udfkit_export *e, udfkit_buf *out)
         if (i)
             udfkit_buf_puts(out, ", ");
         udfkit_exporter_abi_type(s->sig.params[i], out);
-        udfkit_buf_printf(out, " a%zu", i);
+        udfkit_buf_printf(out, " __udfkit_a%zu", i);
     }
-    udfkit_buf_printf(out, ")\n{\n    __udfkit::check_return<%d, decltype(", kind_of(s->sig.ret));
+    udfkit_buf_printf(out, ")\n{\n    __udfkit::__udfkit_check_return<%d, decltype(", kind_of(s->sig.ret));
     emit_call(s, out);
     udfkit_buf_puts(out, ")>();\n");
     if (!e->check_only) {
@@ -63,7 +63,7 @@ static void emit_one(const udfkit_export *e, udfkit_buf *out)
         if (is_void) {
             udfkit_buf_puts(out, "    ");
         } else {
-            udfkit_buf_puts(out, "    return __udfkit::bits<");
+            udfkit_buf_puts(out, "    return __udfkit::__udfkit_bits<");
             udfkit_exporter_abi_type(s->sig.ret, out);
             udfkit_buf_puts(out, ">(");
         }

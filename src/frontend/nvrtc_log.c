@@ -95,7 +95,7 @@ static char *quoted(const char *text, const char *after)
 /* "[with K=12, R=double]" -> "double" */
 static char *template_arg(const char *text, const char *name)
 {
-    char key[16];
+    char key[32];
     snprintf(key, sizeof key, " %s=", name);
     const char *p = text ? strstr(text, key) : NULL;
     if (!p)
@@ -149,7 +149,7 @@ static void describe_export_error(const diag *d, const diag *notes, size_t nnote
         udfkit_buf_printf(out, "function '%s' is not defined in %s", s->source_name, e->file);
     } else if (strstr(m, "no suitable conversion function from") && (from = quoted(m, "from")) &&
                (to = quoted(m, "to"))) {
-        /* from is "__udfkit::arg<KIND, INDEX, ABI>" */
+        /* from is "__udfkit::__udfkit_arg<KIND, INDEX, ABI>" */
         const char *comma = strchr(from, ',');
         long index = comma ? strtol(comma + 1, NULL, 10) : 0;
         udfkit_buf declared = UDFKIT_BUF_INIT;
@@ -175,7 +175,7 @@ static void describe_export_error(const diag *d, const diag *notes, size_t nnote
                           "signature %s: name one instantiation, e.g. %s<int>",
                           s->source_name, sig.data, s->source_name);
     } else if (strstr(m, "the return type does not match")) {
-        char *actual = template_arg(d->detail.data, "R");
+        char *actual = template_arg(d->detail.data, "__udfkit_R");
         udfkit_buf declared = UDFKIT_BUF_INIT;
         udfkit_type_name(s->sig.ret, &declared);
         udfkit_buf_printf(out, "'%s' does not match its declared signature %s: it returns '%s', declared %s",

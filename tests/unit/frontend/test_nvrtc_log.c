@@ -43,9 +43,9 @@ static void return_type_mismatch(void **state)
         "udfkit-export-prelude(59): error: static assertion failed with \"udfkit: the return type does not match the declared one\"\n"
         "      static_assert(traits<R>::kind == K, \"udfkit: the return type does not match the declared one\");\n"
         "      ^\n"
-        "          detected during instantiation of \"void __udfkit::check_return<K,R>() [with K=12, R=double]\" at line 3 of udfkit-export:retd\n\n"
+        "          detected during instantiation of \"void __udfkit::__udfkit_check_return<__udfkit_K,__udfkit_R>() [with __udfkit_K=12, __udfkit_R=double]\" at line 3 of udfkit-export:retd\n\n"
         "udfkit-export-prelude(47): error: static assertion failed with \"udfkit: ABI and source types differ in size\"\n"
-        "          detected during instantiation of \"To __udfkit::bits<To,From>(const From &) [with To=float, From=double]\" at line 4 of udfkit-export:retd\n\n";
+        "          detected during instantiation of \"__udfkit_To __udfkit::__udfkit_bits<__udfkit_To,__udfkit_From>(const __udfkit_From &) [with __udfkit_To=float, __udfkit_From=double]\" at line 4 of udfkit-export:retd\n\n";
     char *out = rewrite(log, "retd:float32(float32)", "bad.cu", 1, &error);
     assert_true(error);
     assert_string_equal(out, "bad.cu:1: error: 'retd' does not match its declared signature float32(float32): it "
@@ -56,7 +56,7 @@ static void parameter_mismatch(void **state)
 {
     (void)state;
     bool error;
-    const char *log = "udfkit-export:pint(3): error: no suitable conversion function from \"__udfkit::arg<12, 1, float>\" to \"int\" exists\n";
+    const char *log = "udfkit-export:pint(3): error: no suitable conversion function from \"__udfkit::__udfkit_arg<12, 1, float>\" to \"int\" exists\n";
     char *out = rewrite(log, "pint:float32(float32, float32)", "bad.cu", 2, &error);
     assert_string_equal(out, "bad.cu:2: error: 'pint' does not match its declared signature float32(float32, float32): "
                              "parameter 2 is 'int', declared float32\n");
@@ -67,7 +67,7 @@ static void overloads_listed(void **state)
     (void)state;
     bool error;
     const char *log = "udfkit-export:ov_f(3): error: no instance of overloaded function \"ov\" matches the argument list\n"
-                      "            argument types are: (__udfkit::arg<12, 0, float>)\n"
+                      "            argument types are: (__udfkit::__udfkit_arg<12, 0, float>)\n"
                       "bad.cu(4): note #3326-D: function \"ov(double)\" does not match because argument #1 does not match parameter\n"
                       "bad.cu(3): note #3326-D: function \"ov(int)\" does not match because argument #1 does not match parameter\n";
     char *out = rewrite(log, "ov_f=ov:float32(float32)", "bad.cu", 3, &error);
