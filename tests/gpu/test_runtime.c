@@ -6,6 +6,7 @@
  * UDFKIT_CACHE_DIR names the cache that `all` empties and `cached` expects to hit.
  * Exit 77 (skipped) where no GPU is visible. */
 #define _XOPEN_SOURCE 700
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "runtime_lib.h"
 
 #include <udfkit/runtime.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static int failures, passes;
@@ -413,6 +415,42 @@ static void test_ptx_paths(void)
     free(ptx);
 }
 
+/* `bytes` placed to end where a page no one may read begins: reading one byte past them faults. */
+static void *at_page_end(const void *bytes, size_t size, void **mapping, size_t *mapped)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = (size + page - 1) / page + 1;
+    char *m = mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED || mprotect(m + (pages - 1) * page, page, PROT_NONE) != 0)
+        exit(1);
+    char *at = m + (pages - 1) * page - size;
+    memcpy(at, bytes, size);
+    *mapping = m;
+    *mapped = pages * page;
+    return at;
+}
+
+/* PTX images need not end in NUL: the runtime reads only the bytes it is given. */
+static void test_ptx_without_nul(void)
+{
+    size_t size, mapped;
+    void *mapping;
+    char *ptx = read_file(rto, "plain.ptx", &size);
+    udfkit_library *lib = NULL;
+    const char *image = at_page_end(ptx, size, &mapping, &mapped);
+    CHECK(udfkit_library_load(image, size, &lib) == UDFKIT_OK, "PTX that does not end in NUL loads");
+    udfkit_kernel k;
+    CHECK(lib && udfkit_library_get_kernel(lib, "apply_udfs", &k) == UDFKIT_OK, "and its kernel is there");
+    udfkit_library_unload(lib);
+    munmap(mapping, mapped);
+    static const char cut[] = "// a comment, then the directive cut short\n.version";
+    image = at_page_end(cut, sizeof cut - 1, &mapping, &mapped);
+    lib = NULL;
+    udfkit_status s = udfkit_library_load(image, sizeof cut - 1, &lib);
+    CHECK(s == UDFKIT_ERROR_BAD_IMAGE && lib == NULL, "'.version' at the very end: %s", udfkit_status_string(s));
+    munmap(mapping, mapped);
+    free(ptx);
+}
+
 static void test_errors(void)
 {
     size_t size;
@@ -454,6 +492,7 @@ int main(int argc, char **argv)
         test_caller_context();
         test_link_first();
         test_ptx_paths();
+        test_ptx_without_nul();
         test_errors();
     }
     runtime_lib_unload();
