@@ -6,7 +6,6 @@
 #include "base/spec.h"
 #include "cache/cache.h"
 #include "frontend/cxx_scan.h"
-#include "frontend/depfile.h"
 #include "frontend/exporter.h"
 #include "frontend/includes.h"
 #include "frontend/nvrtc_log.h"
@@ -574,13 +573,7 @@ static udfkit_rc write_depfile(cuda_build *b)
         for (size_t f = 0; f < u->includes.nfiles; f++)
             deps[ndeps++] = u->includes.files[f].path;
     }
-    udfkit_buf text = UDFKIT_BUF_INIT;
-    const udfkit_compile_request *req = b->req;
-    char *target = req->depfile_target ? strdup(req->depfile_target) : udfkit_path_absolute(req->output);
-    udfkit_depfile_format(target, deps, ndeps, &text);
-    free(target);
-    udfkit_rc rc = udfkit_outputs_write(b->outputs, req->depfile, text.data, text.size);
-    udfkit_buf_free(&text);
+    udfkit_rc rc = udfkit_request_write_depfile(b->req, b->outputs, deps, ndeps);
     free(deps);
     return rc;
 }
@@ -643,13 +636,8 @@ udfkit_rc udfkit_cuda_compile(const udfkit_compile_request *req)
         .outputs = udfkit_outputs_new(),
     };
     udfkit_rc rc = udfkit_toolchain_query(&b.tc);
-    if (!rc && req->output) {
-        rc = udfkit_outputs_claim(b.outputs, req->output);
-        if (!rc && req->depfile)
-            rc = udfkit_outputs_claim(b.outputs, req->depfile);
-    }
     if (!rc)
-        rc = udfkit_outputs_inputs(b.outputs, req->sources, req->nsources);
+        rc = udfkit_request_claim_outputs(req, b.outputs);
     if (!rc)
         rc = parse_specs(&b);
     if (!rc)

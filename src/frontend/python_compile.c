@@ -7,7 +7,6 @@
 #include "base/spec.h"
 #include "base/templates.h"
 #include "cache/cache.h"
-#include "frontend/depfile.h"
 #include "frontend/python_server.h"
 #include "nvidia/nvrtc_wrap.h"
 #include "nvidia/toolchain.h"
@@ -680,12 +679,7 @@ static udfkit_rc write_depfile(python_build *b)
     size_t i;
     json_t *d;
     json_array_foreach(deps, i, d) list[i] = json_string_value(d);
-    udfkit_buf text = UDFKIT_BUF_INIT;
-    char *target = req->depfile_target ? strdup(req->depfile_target) : udfkit_path_absolute(req->output);
-    udfkit_depfile_format(target, list, json_array_size(deps), &text);
-    free(target);
-    udfkit_rc rc = udfkit_outputs_write(b->outputs, req->depfile, text.data, text.size);
-    udfkit_buf_free(&text);
+    udfkit_rc rc = udfkit_request_write_depfile(req, b->outputs, list, json_array_size(deps));
     free(list);
     return rc;
 }
@@ -753,11 +747,7 @@ udfkit_rc udfkit_python_compile(const udfkit_compile_request *req)
     };
     udfkit_rc rc = udfkit_toolchain_query(&b.tc);
     if (!rc)
-        rc = udfkit_outputs_claim(b.outputs, req->output);
-    if (!rc && req->depfile)
-        rc = udfkit_outputs_claim(b.outputs, req->depfile);
-    if (!rc)
-        rc = udfkit_outputs_inputs(b.outputs, req->sources, req->nsources);
+        rc = udfkit_request_claim_outputs(req, b.outputs);
     if (!rc)
         rc = check_request(&b);
     if (!rc)

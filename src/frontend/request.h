@@ -3,6 +3,8 @@
 #ifndef UDFKIT_REQUEST_H
 #define UDFKIT_REQUEST_H
 
+#include "base/diag.h"
+#include "base/fs.h"
 #include "nvidia/nvrtc_wrap.h"
 
 #include <stdbool.h>
@@ -30,5 +32,14 @@ typedef struct udfkit_compile_request {
     bool skip_absent;             /* specs of functions no source here defines are left out, for
                                      build systems that compile a target's sources one by one */
 } udfkit_compile_request;
+
+/* Claims the request's outputs (the output and its depfile) and declares its sources as
+ * inputs, so that an output naming a source is refused before any work. */
+udfkit_rc udfkit_request_claim_outputs(const udfkit_compile_request *req, udfkit_outputs *outputs);
+
+/* Writes the depfile: `deps` for the target --depfile-target names, else the absolute
+ * output (as Ninja reads it with CMP0116 OLD, and make as written). */
+udfkit_rc udfkit_request_write_depfile(const udfkit_compile_request *req, udfkit_outputs *outputs,
+                                       const char *const *deps, size_t ndeps);
 
 #endif
