@@ -106,8 +106,11 @@ int udfkit_cli_parse(const udfkit_cli_command *cmd, int argc, char **argv)
             *(bool *)o->target = true;
             continue;
         }
+        /* -Xnvrtc and -Xnvjitlink pass the next argument on as it is, as gcc's -Xlinker
+         * does: their values are options themselves. */
+        bool passes_on = strncmp(o->name, "-X", 2) == 0;
         if (!value) {
-            if (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1] != '\0'))
+            if (i + 1 >= argc || (!passes_on && argv[i + 1][0] == '-' && argv[i + 1][1] != '\0'))
                 return udfkit_cli_usage_error(cmd, "option '%s' needs a value (%s)", o->name, o->metavar);
             value = argv[++i];
         }

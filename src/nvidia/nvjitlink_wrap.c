@@ -96,6 +96,23 @@ static void copy_log(nvJitLinkHandle h, udfkit_buf *log)
     }
 }
 
+/* nvJitLink says that an option is unknown, not which: each is tried beside the first
+ * (the architecture), so the message names the one the user got wrong. */
+static udfkit_rc unrecognized_option(const char *const *options, size_t noptions)
+{
+    for (size_t i = 1; i < noptions; i++) {
+        const char *pair[] = {options[0], options[i]};
+        nvJitLinkHandle h = NULL;
+        nvJitLinkResult r = api.create(&h, 2, pair);
+        if (r == NVJITLINK_SUCCESS)
+            api.destroy(&h);
+        else if (r == NVJITLINK_ERROR_UNRECOGNIZED_OPTION)
+            return udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "nvJitLink does not recognize the option '%s'", options[i]);
+    }
+    return udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "nvJitLink does not recognize its options together: %s",
+                       options[0]);
+}
+
 udfkit_rc udfkit_jitlink_run(const char *const *options, size_t noptions, const udfkit_link_input *inputs,
                              size_t ninputs, bool ptx, udfkit_buf *out, udfkit_buf *log)
 {
@@ -104,9 +121,11 @@ udfkit_rc udfkit_jitlink_run(const char *const *options, size_t noptions, const 
         return rc;
     nvJitLinkHandle h = NULL;
     nvJitLinkResult r = api.create(&h, (uint32_t)noptions, (const char **)options);
+    if (r == NVJITLINK_ERROR_UNRECOGNIZED_OPTION)
+        return unrecognized_option(options, noptions);
     if (r != NVJITLINK_SUCCESS)
-        return udfkit_fail(r == NVJITLINK_ERROR_UNRECOGNIZED_OPTION ? UDFKIT_RC_USAGE : UDFKIT_RC_INTERNAL, NULL, 0,
-                           "nvJitLink refused the options (%s): %s", result_string(r), options[0]);
+        return udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "nvJitLink refused the options (%s): %s", result_string(r),
+                           options[0]);
     for (size_t i = 0; i < ninputs; i++) {
         r = api.add_data(h, input_type(inputs[i].kind), inputs[i].data, inputs[i].size, inputs[i].name);
         if (r != NVJITLINK_SUCCESS) {

@@ -91,6 +91,7 @@ CASES = [
     ("link-newer-producer", {}, "link-newer-producer", 3, r"made by NVRTC 13\.9, newer than this nvJitLink 13\.0"),
     ("link-no-usable-artifact", {}, "link-no-usable-artifact", 1, r"no artifact of .* can be used for sm_80"),
     ("link-cubin-one-arch", {}, "link-cubin-one-arch", 2, r"--emit cubin links one architecture"),
+    ("link-bad-xnvjitlink", {}, "link-bad-xnvjitlink", 2, r"^udfkit: error: nvJitLink does not recognize the option '-bogus'$"),
     ("header-injected-name", {}, "header-injected-name", 1, r"function c_name 'x\(\); evil' is not a valid exported C name"),
     ("embed-bad-symbol", {"d.bin": "x"}, ["embed", "d.bin", "--symbol", "not valid", "-o", "out/d.c"], 2,
      r"--symbol 'not valid' is not a C identifier"),
@@ -128,6 +129,10 @@ def scenario(name, work):
     if name == "link-no-usable-artifact":
         compiled_manifest(work, archs="90")
         return ["link", "m/udfs.json", "--arch", "80-real", "-o", "out/x.fatbin"]
+    if name == "link-bad-xnvjitlink":
+        compiled_manifest(work)
+        return ["link", "m/udfs.json", "--arch", "80-real", "-Xnvjitlink", "-lineinfo", "-Xnvjitlink", "-bogus", "-o",
+                "out/x.fatbin"]
     if name == "link-cubin-one-arch":
         compiled_manifest(work)
         return ["link", "m/udfs.json", "--arch", "80-real;90-real", "--emit", "cubin", "-o", "out/x.cubin"]

@@ -227,6 +227,17 @@ def test_functions_that_already_have_c_linkage(work):
     assert r.rc == 1 and "'twice_c' does not match its declared signature float32(float64): it returns 'double'" in r.err, r
 
 
+def test_tool_options_take_their_value_as_it_is(work):
+    """-Xnvrtc OPT and -Xnvjitlink OPT pass OPT on even where it starts with '-'."""
+    src = os.path.join(work, "s.cu")
+    with open(src, "w") as f:
+        f.write("__device__ float f(float x) { return x * SCALE; }\n")
+    out = os.path.join(work, "s.ltoir")
+    ok("compile", src, "-f", "f:float32(float32)", "--arch", "80", "-Xnvrtc", "-DSCALE=3", "-o", out)
+    ok("link", out, "--arch", "80-real", "--emit", "cubin", "-Xnvjitlink", "-lineinfo", "-o",
+       os.path.join(work, "s.cubin"))
+
+
 def test_link_takes_every_input_kind(work):
     """PTX, cubin, fatbin, LTO-IR, host objects and archives, in one link."""
     ok("compile", data("udfs.cu"), "-f", SPECS[1], "--arch", "80-virtual", "--emit", "ptx", "-o",
@@ -264,4 +275,5 @@ if __name__ == "__main__":
           test_fatbin_for_three_architectures, test_keep_ltoir_adds_lto_entries, test_emit_cubin_and_ptx,
           test_compile_ptx_and_cubin_directly, test_header_compiles_as_c_and_cxx,
           test_nvcc_kernel_links_against_udf_ltoir, test_embed_puts_bytes_under_symbol,
-          test_functions_that_already_have_c_linkage, test_link_takes_every_input_kind])
+          test_functions_that_already_have_c_linkage, test_tool_options_take_their_value_as_it_is,
+          test_link_takes_every_input_kind])
