@@ -308,11 +308,39 @@ static udfkit_rc describe_fatbin(const unsigned char *data, size_t size, const c
 
 /* nvcc puts whole-program device code in .nv_fatbin and relocatable device code (-rdc, -dc,
  * -dlto) in __nv_relfatbin; a linked program can have both. */
+/* Fatbins a program or library carries as data (`udfkit embed`, or a fatbin linked in by
+ * any other means) rather than in nvcc's sections: every 8-byte aligned container that
+ * reads whole. Their entries are marked "embedded", since nvJitLink does not link them. */
+static void describe_embedded(const unsigned char *data, size_t size, const char *origin, const char *member,
+                              json_t *entries)
+{
+    for (size_t at = 0; size >= 16 && at <= size - 16; at += 8) {
+        if (!udfkit_fatbin_sniff(data + at, size - at))
+            continue;
+        uint64_t header = (uint64_t)data[at + 6] | (uint64_t)data[at + 7] << 8, body = 0;
+        for (int k = 7; k >= 0; k--)
+            body = body << 8 | data[at + 8 + (size_t)k];
+        if (header < 16 || header > size - at || body > size - at - header)
+            continue;
+        size_t length = (size_t)(header + body), before = json_array_size(entries);
+        if (describe_fatbin(data + at, length, origin, member, entries) != UDFKIT_RC_OK) {
+            udfkit_diag_clear(); /* bytes that only look like a container */
+            continue;
+        }
+        for (size_t j = before; j < json_array_size(entries); j++) {
+            json_object_set_new(json_array_get(entries, j), "embedded", json_true());
+            json_object_set_new(json_array_get(entries, j), "offset", json_integer((json_int_t)at));
+        }
+        at += (length + 7) / 8 * 8 - 8;
+    }
+}
+
 static udfkit_rc describe_host_elf(const unsigned char *data, size_t size, const char *origin, const char *member,
                                    json_t *entries)
 {
     static const char *const sections[] = {".nv_fatbin", "__nv_relfatbin"};
     udfkit_rc rc = UDFKIT_RC_OK;
+    size_t first = json_array_size(entries);
     for (size_t i = 0; i < sizeof sections / sizeof *sections && !rc; i++) {
         bool found;
         const unsigned char *section;
@@ -323,6 +351,8 @@ static udfkit_rc describe_host_elf(const unsigned char *data, size_t size, const
         for (size_t j = before; j < json_array_size(entries); j++)
             json_object_set_new(json_array_get(entries, j), "section", json_string(sections[i]));
     }
+    if (!rc && json_array_size(entries) == first)
+        describe_embedded(data, size, origin, member, entries);
     return rc;
 }
 
@@ -606,6 +636,8 @@ void udfkit_inspect_print(const json_t *desc, FILE *f)
             fprintf(f, "  PTX ISA %s", str(e, "ptx_isa"));
         if (str(e, "member"))
             fprintf(f, "  in %s", str(e, "member"));
+        if (json_is_true(json_object_get(e, "embedded")))
+            fprintf(f, "  embedded at offset %lld", (long long)json_integer_value(json_object_get(e, "offset")));
         if (str(e, "path"))
             fprintf(f, "  %s", str(e, "path"));
         print_names(f, "kernels", json_object_get(e, "kernels"));

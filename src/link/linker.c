@@ -122,7 +122,8 @@ static udfkit_rc examine(piece *p)
     json_array_foreach(json_object_get(desc, "entries"), i, e)
     {
         const char *entry_kind = json_string_value(json_object_get(e, "kind"));
-        p->has_ltoir |= entry_kind && strcmp(entry_kind, "ltoir") == 0;
+        /* Fatbins carried as data are not what nvJitLink links from an object. */
+        p->has_ltoir |= entry_kind && strcmp(entry_kind, "ltoir") == 0 && !json_object_get(e, "embedded");
     }
     json_decref(desc);
     return rc;

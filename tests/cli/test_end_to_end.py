@@ -238,6 +238,28 @@ def test_tool_options_take_their_value_as_it_is(work):
        os.path.join(work, "s.cubin"))
 
 
+def test_inspect_finds_fatbins_embedded_in_programs(work):
+    """A fatbin carried as data (udfkit embed) is found in an object, an archive, a shared
+    library and an executable."""
+    manifest = compile_udfs(work, archs="80")
+    fatbin = os.path.join(work, "u.fatbin")
+    ok("link", manifest, "--arch", "80-real", "-o", fatbin)
+    src = os.path.join(work, "u.c")
+    ok("embed", fatbin, "--symbol", "u_fatbin", "-o", src)
+    main_c = os.path.join(work, "main.c")
+    with open(main_c, "w") as f:
+        f.write("extern const unsigned char u_fatbin[];\nint main(void) { return u_fatbin[0] == 0; }\n")
+    obj, lib, so, exe = (os.path.join(work, n) for n in ("u.o", "libu.a", "libu.so", "app"))
+    run(["cc", "-c", src, "-o", obj])
+    run(["ar", "rcs", lib, obj])
+    run(["cc", "-shared", "-fPIC", src, "-o", so])
+    run(["cc", main_c, src, "-o", exe])
+    expected = json.loads(ok("inspect", fatbin, "--json").out)["kernels"]
+    for path in (obj, lib, so, exe):
+        desc = json.loads(ok("inspect", path, "--json").out)
+        assert desc["kernels"] == expected and all(e["embedded"] for e in desc["entries"]), (path, desc)
+
+
 def test_link_takes_every_input_kind(work):
     """PTX, cubin, fatbin, LTO-IR, host objects and archives, in one link."""
     ok("compile", data("udfs.cu"), "-f", SPECS[1], "--arch", "80-virtual", "--emit", "ptx", "-o",
@@ -276,4 +298,5 @@ if __name__ == "__main__":
           test_compile_ptx_and_cubin_directly, test_header_compiles_as_c_and_cxx,
           test_nvcc_kernel_links_against_udf_ltoir, test_embed_puts_bytes_under_symbol,
           test_functions_that_already_have_c_linkage, test_tool_options_take_their_value_as_it_is,
+          test_inspect_finds_fatbins_embedded_in_programs,
           test_link_takes_every_input_kind])
