@@ -9,6 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
+/* This program's own file, as the kernel knows it. */
+static const char *self_path(char *out, size_t size)
+{
+    ssize_t n = readlink("/proc/self/exe", out, size - 1);
+    out[n > 0 ? n : 0] = '\0';
+    return out;
+}
+
 /* "Python frontend: /path/python (numba-cuda 0.30.4)", asked of the interpreter itself. */
 static void print_python_frontend(void)
 {
@@ -25,11 +33,11 @@ static void print_python_frontend(void)
     udfkit_buf out = UDFKIT_BUF_INIT;
     int status = 0;
     if (fd < 0 || udfkit_run_program(argv, NULL, 0, &out, err_path, &status) != UDFKIT_RC_OK || status != 0) {
-        printf("Python frontend %s (cannot be run)\n", python);
+        printf("%-19s%s (cannot be run)\n", "Python frontend", python);
         udfkit_diag_clear();
     } else {
         out.data[strcspn(out.data, "\n")] = '\0';
-        printf("Python frontend %s (%s)\n", python, out.data);
+        printf("%-19s%s (%s)\n", "Python frontend", python, out.data);
     }
     if (fd >= 0)
         unlink(err_path);
@@ -46,12 +54,26 @@ int udfkit_cmd_version(int argc, char **argv)
     udfkit_toolchain tc;
     if (udfkit_toolchain_query(&tc) != UDFKIT_RC_OK)
         return udfkit_cli_report(UDFKIT_RC_ENV);
-    printf("udfkit %s\n", UDFKIT_VERSION_STRING);
-    printf("NVRTC %d.%d\n", tc.nvrtc.major, tc.nvrtc.minor);
-    printf("nvJitLink %d.%d\n", tc.nvjitlink.major, tc.nvjitlink.minor);
-    printf("nvPTXCompiler %d.%d\n", tc.nvptxcompiler.major, tc.nvptxcompiler.minor);
-    printf("nvFatbin %d.%d\n", tc.nvfatbin.major, tc.nvfatbin.minor);
-    printf("CUDA headers %s\n", UDFKIT_CUDA_INCLUDE_DIR);
+    char path[4096], what[64];
+    snprintf(what, sizeof what, "udfkit %s", UDFKIT_VERSION_STRING);
+    printf("%-19s%s\n", what, self_path(path, sizeof path));
+    const struct {
+        const char *name;
+        udfkit_version v;
+        int part; /* -1: nvPTXCompiler, linked into the runtime */
+    } rows[] = {{"NVRTC", tc.nvrtc, UDFKIT_PART_NVRTC},
+                {"nvJitLink", tc.nvjitlink, UDFKIT_PART_NVJITLINK},
+                {"nvPTXCompiler", tc.nvptxcompiler, -1},
+                {"nvFatbin", tc.nvfatbin, UDFKIT_PART_NVFATBIN}};
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        snprintf(what, sizeof what, "%s %d.%d", rows[i].name, rows[i].v.major, rows[i].v.minor);
+        if (rows[i].part >= 0)
+            udfkit_cuda_part_location((udfkit_cuda_part)rows[i].part, path, sizeof path);
+        else
+            snprintf(path, sizeof path, "(linked statically into udfkit::runtime)");
+        printf("%-19s%s\n", what, path);
+    }
+    printf("%-19s%s\n", "CUDA headers", UDFKIT_CUDA_INCLUDE_DIR);
     print_python_frontend();
     return udfkit_cli_report(udfkit_toolchain_check(&tc));
 }

@@ -69,6 +69,16 @@ bool udfkit_cuda_part_stamp(udfkit_cuda_part part, char *out, size_t size)
     return true;
 }
 
+void udfkit_cuda_part_location(udfkit_cuda_part part, char *out, size_t size)
+{
+    const char *file = part_file(part);
+    char real[PATH_MAX];
+    if (file && strchr(file, '/') && realpath(file, real))
+        snprintf(out, size, "%s", real);
+    else
+        snprintf(out, size, "%s (the loader's search path)", file ? file : parts[part].soname);
+}
+
 static udfkit_rc load(udfkit_cuda_part part, const udfkit_symbol *symbols, size_t count, char *problem, size_t size)
 {
     const char *file = part_file(part);

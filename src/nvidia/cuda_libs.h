@@ -37,6 +37,10 @@ bool udfkit_cuda_part_stamp(udfkit_cuda_part part, char *out, size_t size);
 
 const char *udfkit_cuda_part_name(udfkit_cuda_part part);
 
+/* Where the part is loaded from: its library file's real path, or, where the loader's search
+ * finds it, the soname and "(the loader's search path)". */
+void udfkit_cuda_part_location(udfkit_cuda_part part, char *out, size_t size);
+
 /* The command that installs a consistent set, for messages. */
 #define UDFKIT_FIX_TOOLCHAIN_HINT \
     "install one consistent CUDA 13.0 set: python3 -m pip install -r requirements.txt (udfkit's pinned wheels)"

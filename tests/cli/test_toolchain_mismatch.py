@@ -55,6 +55,12 @@ def test_version_lists_every_part(work):
     assert r.rc == 0, r
     for part in ("udfkit ", "NVRTC 13.0", "nvJitLink 13.0", "nvPTXCompiler 13.0", "nvFatbin 13.0", "Python frontend "):
         assert part in r.out, r.out
+    # Each part says where it comes from: the file that is loaded.
+    lines = {line.split()[0]: line.split()[-1] for line in r.out.splitlines()}
+    for part in ("udfkit", "NVRTC", "nvJitLink", "nvFatbin"):
+        assert os.path.isabs(lines[part]) and os.path.isfile(lines[part]), (part, r.out)
+    env = dict(os.environ, UDFKIT_NVFATBIN_LIBRARY=lines["nvFatbin"])
+    assert lines["nvFatbin"] in udfkit("--version", env=env).out
 
 
 if __name__ == "__main__":
