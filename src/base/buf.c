@@ -39,6 +39,14 @@ bool udfkit_buf_puts(udfkit_buf *b, const char *s)
     return udfkit_buf_append(b, s, strlen(s));
 }
 
+bool udfkit_buf_join(udfkit_buf *b, const char *const *items, size_t count, const char *sep)
+{
+    bool ok = true;
+    for (size_t i = 0; i < count; i++)
+        ok = (!i || udfkit_buf_puts(b, sep)) && udfkit_buf_puts(b, items[i]) && ok;
+    return ok;
+}
+
 bool udfkit_buf_printf(udfkit_buf *b, const char *fmt, ...)
 {
     va_list ap;

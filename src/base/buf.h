@@ -16,6 +16,8 @@ typedef struct udfkit_buf {
 bool udfkit_buf_reserve(udfkit_buf *b, size_t extra);
 bool udfkit_buf_append(udfkit_buf *b, const void *data, size_t size);
 bool udfkit_buf_puts(udfkit_buf *b, const char *s);
+/* Appends the strings separated by `sep`. */
+bool udfkit_buf_join(udfkit_buf *b, const char *const *items, size_t count, const char *sep);
 bool udfkit_buf_printf(udfkit_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -1,8 +1,10 @@
 #include "base/diag.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static _Thread_local char *message;
 
@@ -87,6 +89,53 @@ const char *udfkit_diag_message(void)
 void udfkit_diag_clear(void)
 {
     set_message(NULL);
+}
+
+static atomic_bool verbose;
+
+void udfkit_verbose_set(bool on)
+{
+    atomic_store(&verbose, on);
+}
+
+bool udfkit_verbose(void)
+{
+    return atomic_load(&verbose);
+}
+
+/* One line, written with one call, so lines of parallel threads do not mix. */
+static void say(const char *fmt, va_list ap)
+{
+    char line[4096];
+    int n = snprintf(line, sizeof line, "udfkit: ");
+    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    strcat(line, "\n");
+    fputs(line, stderr);
+}
+
+void udfkit_note(const char *fmt, ...)
+{
+    if (!udfkit_verbose())
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    say(fmt, ap);
+    va_end(ap);
+}
+
+void udfkit_progress(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say(fmt, ap);
+    va_end(ap);
+}
+
+double udfkit_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 void udfkit_warn(const char *fmt, ...)

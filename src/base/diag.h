@@ -4,6 +4,7 @@
 #define UDFKIT_DIAG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 /* The exit statuses SPEC.md fixes, used as return codes throughout the core. */
 typedef enum udfkit_rc {
@@ -37,5 +38,14 @@ void udfkit_diag_clear(void);
 
 /* Warnings and progress go to stderr at once; they never change the result. */
 void udfkit_warn(const char *fmt, ...) UDFKIT_PRINTF(1, 2);
+
+/* -v / --verbose: every NVRTC, numba-cuda, nvJitLink and nvFatbin step is told on stderr
+ * with its options and where its result came from ("udfkit: ..."), one line a step. */
+void udfkit_verbose_set(bool on);
+bool udfkit_verbose(void);
+void udfkit_note(const char *fmt, ...) UDFKIT_PRINTF(1, 2); /* only when verbose */
+void udfkit_progress(const char *fmt, ...) UDFKIT_PRINTF(1, 2); /* always */
+/* Seconds on a monotonic clock, for timing steps. */
+double udfkit_seconds(void);
 
 #endif

@@ -30,12 +30,23 @@ static void usage(FILE *f)
     fprintf(f, "usage: udfkit <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n  udfkit --version        udfkit's and each CUDA part's version\n"
-               "  udfkit help <command>   a command's options\n");
+    fprintf(f, "\n  udfkit --version        udfkit's and each CUDA part's version, and where each comes from\n"
+               "  udfkit help <command>   a command's options\n"
+               "  udfkit -v <command>     tell each NVRTC, numba-cuda, nvJitLink and nvFatbin step (also -v after it)\n");
 }
 
 int main(int argc, char **argv)
 {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    /* udfkit -v <command> ...: as the command's own -v. */
+    while (argc >= 2 && (strcmp(argv[1], "-v") == 0 || strcmp(argv[1], "--verbose") == 0)) {
+        udfkit_verbose_set(true);
+        argv++;
+        argc--;
+    }
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -45,6 +45,7 @@ void udfkit_cli_help(const udfkit_cli_command *cmd)
                  o->metavar ? " " : "", o->metavar ? o->metavar : "");
         printf("  %-28s %s\n", left, o->help);
     }
+    printf("  %-28s %s\n", "-v, --verbose", "tell each NVRTC, numba-cuda, nvJitLink and nvFatbin step on stderr");
     printf("  %-28s %s\n", "-h, --help", "show this help");
 }
 
@@ -85,6 +86,10 @@ int udfkit_cli_parse(const udfkit_cli_command *cmd, int argc, char **argv)
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             udfkit_cli_help(cmd);
             return -1;
+        }
+        if (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0) {
+            udfkit_verbose_set(true);
+            continue;
         }
         if (arg[0] != '-' || arg[1] == '\0') {
             if (!cmd->positional)

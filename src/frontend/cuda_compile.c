@@ -72,6 +72,17 @@ static void job_key(const compile_job *j, char key[UDFKIT_CACHE_KEY_SIZE])
     udfkit_hasher_finish(h, key);
 }
 
+/* -v: "nvrtc udfs.cu --std=c++17 ... -arch=compute_80: 0.35 s" */
+static void note_job(const compile_job *j, const char *how)
+{
+    if (!udfkit_verbose())
+        return;
+    udfkit_buf opts = UDFKIT_BUF_INIT;
+    udfkit_buf_join(&opts, j->options, j->noptions, " ");
+    udfkit_note("nvrtc %s %s: %s", j->unit->path, opts.data ? opts.data : "", how);
+    udfkit_buf_free(&opts);
+}
+
 static void *worker(void *arg)
 {
     job_queue *q = arg;
@@ -84,6 +95,7 @@ static void *worker(void *arg)
             return NULL;
         }
         compile_job *j = &q->jobs[i];
+        double start = udfkit_seconds();
         char key[UDFKIT_CACHE_KEY_SIZE];
         udfkit_cache_entry hit = {0};
         if (q->cache) {
@@ -96,6 +108,7 @@ static void *worker(void *arg)
                     udfkit_buf_append(&j->log, log->data, log->size);
                     j->rc = UDFKIT_RC_OK;
                     udfkit_cache_entry_free(&hit);
+                    note_job(j, "from the cache");
                     continue;
                 }
                 udfkit_cache_entry_free(&hit);
@@ -111,6 +124,9 @@ static void *worker(void *arg)
                                0,
                                j->kind};
         j->rc = udfkit_nvrtc_compile(&nj, &j->code, &j->log);
+        char took[64];
+        snprintf(took, sizeof took, "%.2f s%s", udfkit_seconds() - start, j->rc ? ", failed" : "");
+        note_job(j, took);
         if (j->rc && !j->log.size)
             j->message = strdup(udfkit_diag_message());
         if (!j->rc && q->cache) {

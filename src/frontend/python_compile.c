@@ -561,6 +561,24 @@ static udfkit_rc keep_link_files(python_build *b)
     return UDFKIT_RC_OK;
 }
 
+/* -v: "numba-cuda udfs.py (add_f32, scale) for compute_80, ltoir, /venv/bin/python: 0.07 s" */
+static void note_frontend(const python_build *b, const json_t *request, const char *python, bool cached, double took)
+{
+    if (!udfkit_verbose())
+        return;
+    udfkit_buf line = UDFKIT_BUF_INIT;
+    udfkit_buf_join(&line, b->req->sources, b->req->nsources, " ");
+    for (size_t i = 0; i < b->req->nfunctions; i++)
+        udfkit_buf_printf(&line, "%s%s", i ? ", " : " (", b->specs[i].c_name);
+    udfkit_buf_printf(&line, "%s for %s, %s, %s", b->req->nfunctions ? ")" : "", b->arch,
+                      json_string_value(json_object_get(request, "output")), python);
+    if (cached)
+        udfkit_note("numba-cuda %s: from the cache", line.data);
+    else
+        udfkit_note("numba-cuda %s: %.2f s", line.data, took);
+    udfkit_buf_free(&line);
+}
+
 /* The frontend's answer, from the cache where it has one that still holds. */
 static udfkit_rc compile_functions(python_build *b)
 {
@@ -579,6 +597,8 @@ static udfkit_rc compile_functions(python_build *b)
         udfkit_cache_record(cache, b->answer != NULL);
         udfkit_cache_entry_free(&hit);
     }
+    double start = udfkit_seconds();
+    bool cached = b->answer != NULL;
     if (!b->answer) {
         char *request_text = json_dumps(request, JSON_COMPACT);
         rc = run_frontend(b, python, request_text);
@@ -591,6 +611,7 @@ static udfkit_rc compile_functions(python_build *b)
             remember(cache, key, b->answer, b->scratch);
     }
     udfkit_cache_close(cache);
+    note_frontend(b, request, python, cached, udfkit_seconds() - start);
     json_decref(request);
     if (rc)
         return rc;

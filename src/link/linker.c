@@ -280,8 +280,17 @@ static udfkit_rc add_file(link_set *s, const char *path, const udfkit_toolchain 
     return examine(p);
 }
 
+/* Links of several architectures run at once; one that takes long says how far it got. */
+typedef struct link_progress {
+    pthread_mutex_t lock;
+    size_t done, total;
+    double start;
+    double after; /* seconds before progress is told: UDFKIT_PROGRESS_SECONDS, default 1 */
+} link_progress;
+
 typedef struct link_job {
     udfkit_target target;
+    link_progress *progress;
     link_set *set;
     udfkit_cache *cache;
     const char *const *extra;
@@ -363,9 +372,33 @@ static void read_ptx_isa(const udfkit_buf *ptx, char *out, size_t size)
     out[n] = '\0';
 }
 
+/* -v: the step with its options and inputs; and "[2/5] sm_90" once a link has taken a second. */
+static void report_job(link_job *j, const char *name, const char *const *options, size_t noptions,
+                       const udfkit_link_input *inputs, size_t n, const char *how)
+{
+    if (udfkit_verbose() && noptions) {
+        udfkit_buf line = UDFKIT_BUF_INIT;
+        udfkit_buf_join(&line, options, noptions, " ");
+        for (size_t i = 0; i < n; i++)
+            udfkit_buf_printf(&line, " %s", udfkit_path_basename(inputs[i].name));
+        udfkit_note("nvjitlink %s: %s: %s", name, line.data ? line.data : "", how);
+        udfkit_buf_free(&line);
+    }
+    link_progress *p = j->progress;
+    pthread_mutex_lock(&p->lock);
+    size_t done = ++p->done;
+    double elapsed = udfkit_seconds() - p->start;
+    pthread_mutex_unlock(&p->lock);
+    if (p->total > 1 && elapsed > p->after && !j->rc)
+        udfkit_progress("[%zu/%zu] %s linked (%.1f s)", done, p->total, name, elapsed);
+}
+
 static void *link_one(void *arg)
 {
     link_job *j = arg;
+    double start = udfkit_seconds();
+    const char *how = "not linked";
+    char took[64];
     link_set *s = j->set;
     char name[32];
     udfkit_target_name(j->target, name, sizeof name);
@@ -421,6 +454,7 @@ static void *link_one(void *arg)
         bool found = udfkit_cache_get(j->cache, key, &hit) && (code = udfkit_cache_entry_find(&hit, "code"));
         udfkit_cache_record(j->cache, found);
         if (found) {
+            how = "from the cache";
             udfkit_buf_append(&j->out, code->data, code->size);
             udfkit_cache_entry_free(&hit);
             if (!j->target.sass)
@@ -430,6 +464,8 @@ static void *link_one(void *arg)
         udfkit_cache_entry_free(&hit);
     }
     j->rc = udfkit_jitlink_run(options, noptions, inputs, n, !j->target.sass, &j->out, &log);
+    snprintf(took, sizeof took, "%.2f s%s", udfkit_seconds() - start, j->rc ? ", failed" : "");
+    how = took;
     if (!j->rc && j->cache) {
         udfkit_cache_entry entry = {0};
         udfkit_cache_entry_add(&entry, "code", j->out.data, j->out.size);
@@ -449,6 +485,7 @@ static void *link_one(void *arg)
     if (!j->rc && !j->target.sass)
         read_ptx_isa(&j->out, j->ptx_isa, sizeof j->ptx_isa);
 done:
+    report_job(j, name, options, noptions, inputs, n, how);
     if (j->rc)
         j->message = strdup(udfkit_diag_message());
     udfkit_diag_clear(); /* the message lives in this thread, which ends here */
@@ -531,7 +568,9 @@ static udfkit_rc write_fatbin(const udfkit_link_request *req, link_set *set, lin
         free(hashes);
     }
     udfkit_buf fatbin = UDFKIT_BUF_INIT, text = UDFKIT_BUF_INIT;
+    double start = udfkit_seconds();
     udfkit_rc rc = udfkit_fatbin_build(entries, n, &fatbin);
+    udfkit_note("nvfatbin %zu entries -> %s: %zu bytes, %.2f s", n, req->output, fatbin.size, udfkit_seconds() - start);
     if (!rc)
         rc = udfkit_outputs_write(outputs, req->output, fatbin.data, fatbin.size);
     if (!rc) {
@@ -619,12 +658,15 @@ udfkit_rc udfkit_link(const udfkit_link_request *req)
 
     njobs = targets.count;
     jobs = calloc(njobs, sizeof *jobs);
+    const char *after = getenv("UDFKIT_PROGRESS_SECONDS");
+    link_progress progress = {PTHREAD_MUTEX_INITIALIZER, 0, njobs, udfkit_seconds(),
+                              after && *after ? strtod(after, NULL) : 1.0};
     cache = udfkit_cache_open();
     pthread_t *threads = calloc(njobs, sizeof *threads);
     bool *started = calloc(njobs, sizeof *started);
     for (size_t i = 0; i < njobs; i++) {
-        jobs[i] = (link_job){.target = targets.items[i], .set = &set, .cache = cache, .extra = req->extra_options,
-                             .nextra = req->nextra_options};
+        jobs[i] = (link_job){.target = targets.items[i], .progress = &progress, .set = &set, .cache = cache,
+                             .extra = req->extra_options, .nextra = req->nextra_options};
         started[i] = pthread_create(&threads[i], NULL, link_one, &jobs[i]) == 0;
         if (!started[i])
             link_one(&jobs[i]);

@@ -3,9 +3,10 @@ kernel that reaches the UDFs through the header."""
 import hashlib
 import json
 import os
+import re
 import shutil
 
-from harness import NVCC, data, main, ok, run
+from harness import NVCC, data, main, ok, run, udfkit
 
 SPECS = ["clamp_i32=ops::clamp<int>:int32(int32, int32, int32)", "scale:float32(float32, float32)",
          "mix64:int64(int64, int32)"]
@@ -260,6 +261,29 @@ def test_inspect_finds_fatbins_embedded_in_programs(work):
         assert desc["kernels"] == expected and all(e["embedded"] for e in desc["entries"]), (path, desc)
 
 
+def test_verbose_tells_each_step(work):
+    """-v tells every NVRTC and nvJitLink step with its options and where its result came
+    from; a link of several architectures that takes long says how far it got."""
+    manifest = compile_udfs(work, archs="80;90")
+    quiet = ok("compile", data("udfs.cu"), "--function", *SPECS, "--arch", "80;90", "-o", manifest)
+    assert quiet.err == "", quiet.err
+    r = ok("-v", "compile", data("udfs.cu"), "--function", *SPECS, "--arch", "80;90", "-o", manifest)
+    lines = r.err.splitlines()
+    for arch in ("compute_80", "compute_90"):
+        assert any(line.startswith("udfkit: nvrtc ") and f"-arch={arch}: from the cache" in line and "-dlto" in line
+                   for line in lines), r.err
+    env = dict(os.environ, UDFKIT_CACHE="0", UDFKIT_PROGRESS_SECONDS="0")
+    r = udfkit("link", manifest, "--arch", "80-real;90-real", "-o", os.path.join(work, "u.fatbin"), "--verbose",
+               env=env)
+    assert r.rc == 0, r
+    for arch in ("sm_80", "sm_90"):
+        assert re.search(rf"^udfkit: nvjitlink {arch}: -arch={arch} -lto .*udfs\.compute_\d0\.ltoir: [0-9.]+ s$", r.err,
+                         re.M), r.err
+    assert re.search(r"^udfkit: \[1/2\] sm_[89]0 linked \([0-9.]+ s\)$", r.err, re.M), r.err
+    assert re.search(r"^udfkit: \[2/2\] sm_[89]0 linked", r.err, re.M), r.err
+    assert re.search(r"^udfkit: nvfatbin 2 entries -> .*u\.fatbin: \d+ bytes", r.err, re.M), r.err
+
+
 def test_link_takes_every_input_kind(work):
     """PTX, cubin, fatbin, LTO-IR, host objects and archives, in one link."""
     ok("compile", data("udfs.cu"), "-f", SPECS[1], "--arch", "80-virtual", "--emit", "ptx", "-o",
@@ -298,5 +322,5 @@ if __name__ == "__main__":
           test_compile_ptx_and_cubin_directly, test_header_compiles_as_c_and_cxx,
           test_nvcc_kernel_links_against_udf_ltoir, test_embed_puts_bytes_under_symbol,
           test_functions_that_already_have_c_linkage, test_tool_options_take_their_value_as_it_is,
-          test_inspect_finds_fatbins_embedded_in_programs,
+          test_inspect_finds_fatbins_embedded_in_programs, test_verbose_tells_each_step,
           test_link_takes_every_input_kind])
