@@ -327,6 +327,16 @@ static udfkit_rc refuse_input(const char *path, const char *input)
                        "is an input of this command; udfkit never writes over its inputs: name another output");
 }
 
+void udfkit_remove_output(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+        return;
+    if (stat(path, &st) == 0 && (!S_ISREG(st.st_mode) || was_read(&st)))
+        return;
+    unlink(path);
+}
+
 udfkit_rc udfkit_outputs_claim(udfkit_outputs *o, const char *path)
 {
     if (find_output(o, path))

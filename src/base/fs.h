@@ -39,6 +39,10 @@ bool udfkit_path_resolves_inside(const char *path, const char *dir);
  * "/<file>" ("@blend.cu", "@one/udfs.py"). */
 bool udfkit_source_matches(const char *file, const char *source);
 
+/* Removes an output that a later step failed for: a regular file or a link, never a FIFO
+ * or device (-o /dev/null) or anything this process read as an input. */
+void udfkit_remove_output(const char *path);
+
 /* A set of outputs written beside their final names and renamed into place together.
  * Until commit nothing is visible; abort (or a failed commit) removes every file,
  * including an older version of an output, and the directories made for them, so a

@@ -569,8 +569,9 @@ static udfkit_rc write_fatbin(const udfkit_link_request *req, link_set *set, lin
     }
     udfkit_buf fatbin = UDFKIT_BUF_INIT, text = UDFKIT_BUF_INIT;
     double start = udfkit_seconds();
-    udfkit_rc rc = udfkit_fatbin_build(entries, n, &fatbin);
-    udfkit_note("nvfatbin %zu entries -> %s: %zu bytes, %.2f s", n, req->output, fatbin.size, udfkit_seconds() - start);
+    udfkit_rc rc = udfkit_fatbin_build(entries, n, req->compression, &fatbin);
+    udfkit_note("nvfatbin %zu entries, compression %s -> %s: %zu bytes, %.2f s", n,
+                udfkit_fatbin_compression_name(req->compression), req->output, fatbin.size, udfkit_seconds() - start);
     if (!rc)
         rc = udfkit_outputs_write(outputs, req->output, fatbin.data, fatbin.size);
     if (!rc) {

@@ -4,6 +4,7 @@
 #define UDFKIT_LINKER_H
 
 #include "base/diag.h"
+#include "nvidia/nvfatbin_wrap.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@ typedef struct udfkit_link_request {
     const char *arch;
     udfkit_link_emit emit;
     bool keep_ltoir;
+    udfkit_fatbin_compression compression; /* of a fatbin */
     const char *const *extra_options; /* passed to nvJitLink as they are */
     size_t nextra_options;
     const char *output;

@@ -2,6 +2,9 @@
 
 #include "nvidia/cuda_libs.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include <nvFatbin.h>
 
 /* nvFatbin's entry points, from the library loaded on first use (cuda_libs.h). */
@@ -38,16 +41,39 @@ static udfkit_rc fatbin_fail(nvFatbinResult r, const char *what, const char *nam
     return udfkit_fail(UDFKIT_RC_INPUT, name, 0, "nvFatbin: %s failed: %s", what, api.error_string(r));
 }
 
-udfkit_rc udfkit_fatbin_build(const udfkit_fatbin_entry *entries, size_t count, udfkit_buf *out)
+static const char *const compression_names[] = {
+    [UDFKIT_COMPRESS_NONE] = "none",
+    [UDFKIT_COMPRESS_SPEED] = "speed",
+    [UDFKIT_COMPRESS_BALANCE] = "balance",
+    [UDFKIT_COMPRESS_SIZE] = "size",
+};
+
+bool udfkit_fatbin_compression_parse(const char *text, udfkit_fatbin_compression *out)
 {
-    /* Compressing makes loads slower and packing slower; the libraries that embed these
-     * are shipped compressed by the package manager anyway. */
+    for (size_t i = 0; i < sizeof compression_names / sizeof *compression_names; i++)
+        if (text && strcmp(text, compression_names[i]) == 0) {
+            *out = (udfkit_fatbin_compression)i;
+            return true;
+        }
+    return false;
+}
+
+const char *udfkit_fatbin_compression_name(udfkit_fatbin_compression c)
+{
+    return compression_names[c];
+}
+
+udfkit_rc udfkit_fatbin_build(const udfkit_fatbin_entry *entries, size_t count, udfkit_fatbin_compression compression,
+                              udfkit_buf *out)
+{
     udfkit_rc rc = load_nvfatbin();
     if (rc)
         return rc;
-    const char *options[] = {"-compress=false"};
+    char mode[64];
+    snprintf(mode, sizeof mode, "-compress-mode=%s", compression_names[compression]);
+    const char *none[] = {"-compress=false"}, *some[] = {"-compress=true", "-compress-all", mode};
     nvFatbinHandle h = NULL;
-    nvFatbinResult r = api.create(&h, options, 1);
+    nvFatbinResult r = compression == UDFKIT_COMPRESS_NONE ? api.create(&h, none, 1) : api.create(&h, some, 3);
     if (r != NVFATBIN_SUCCESS)
         return fatbin_fail(r, "creating a fatbin", NULL);
     for (size_t i = 0; i < count && !rc; i++) {

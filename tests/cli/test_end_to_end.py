@@ -281,7 +281,23 @@ def test_verbose_tells_each_step(work):
                          re.M), r.err
     assert re.search(r"^udfkit: \[1/2\] sm_[89]0 linked \([0-9.]+ s\)$", r.err, re.M), r.err
     assert re.search(r"^udfkit: \[2/2\] sm_[89]0 linked", r.err, re.M), r.err
-    assert re.search(r"^udfkit: nvfatbin 2 entries -> .*u\.fatbin: \d+ bytes", r.err, re.M), r.err
+    assert re.search(r"^udfkit: nvfatbin 2 entries, compression none -> .*u\.fatbin: \d+ bytes", r.err, re.M), r.err
+
+
+def test_compressed_fatbin(work):
+    """--compress packs every entry compressed; inspect reads the kernels back."""
+    manifest = compile_udfs(work, archs="75;80")
+    plain, small = os.path.join(work, "plain.fatbin"), os.path.join(work, "small.fatbin")
+    ok("link", manifest, "--arch", "75-real;80", "-o", plain)
+    ok("link", manifest, "--arch", "75-real;80", "--compress", "size", "-o", small)
+    assert os.path.getsize(small) < os.path.getsize(plain) * 0.6
+    a, b = (json.loads(ok("inspect", f, "--json").out) for f in (plain, small))
+    assert a["kernels"] == b["kernels"] == ["apply_udfs"], (a, b)
+    assert all(e["compressed"] for e in b["entries"]) and not any(e.get("compressed") for e in a["entries"]), b
+    r = udfkit("link", manifest, "--arch", "80", "--compress", "size", "--keep-ltoir", "-o", plain)
+    assert r.rc == 2 and "--compress and --keep-ltoir do not go together" in r.err, r
+    r = udfkit("link", manifest, "--arch", "80", "--compress", "tiny", "-o", plain)
+    assert r.rc == 2 and "--compress takes none, speed, balance or size, not 'tiny'" in r.err, r
 
 
 def test_link_takes_every_input_kind(work):
@@ -322,5 +338,5 @@ if __name__ == "__main__":
           test_compile_ptx_and_cubin_directly, test_header_compiles_as_c_and_cxx,
           test_nvcc_kernel_links_against_udf_ltoir, test_embed_puts_bytes_under_symbol,
           test_functions_that_already_have_c_linkage, test_tool_options_take_their_value_as_it_is,
-          test_inspect_finds_fatbins_embedded_in_programs, test_verbose_tells_each_step,
+          test_inspect_finds_fatbins_embedded_in_programs, test_verbose_tells_each_step, test_compressed_fatbin,
           test_link_takes_every_input_kind])
