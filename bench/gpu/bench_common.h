@@ -21,6 +21,7 @@ extern "C" {
 int bench_map_main(int argc, char **argv);
 int bench_reduce_main(int argc, char **argv);
 int bench_load_main(int argc, char **argv);
+int bench_compress_main(int argc, char **argv);
 int bench_link_main(int argc, char **argv);
 #ifdef __cplusplus
 }

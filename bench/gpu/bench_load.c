@@ -93,3 +93,47 @@ int bench_load_main(int argc, char **argv)
         free(ms[m]);
     return 0;
 }
+
+/* compress: the same module packed plain and compressed (udfkit link --compress), for each
+ * label: sizes, and the median time of udfkit_library_load (SASS for this device, which the
+ * driver decompresses) over `repetitions` interleaved loads after one untimed load each.
+ * usage: udfkit_bench compress KERNEL REPETITIONS LABEL PLAIN.fatbin COMPRESSED.fatbin [LABEL PLAIN COMPRESSED]... */
+int bench_compress_main(int argc, char **argv)
+{
+    if (argc < 6 || (argc - 3) % 3 != 0 || atoi(argv[2]) < 1) {
+        fprintf(stderr, "usage: udfkit_bench compress KERNEL REPETITIONS LABEL PLAIN.fatbin COMPRESSED.fatbin...\n");
+        return 2;
+    }
+    const char *kernel = argv[1];
+    const int reps = atoi(argv[2]);
+    if (setenv("CUDA_CACHE_DISABLE", "1", 1) != 0)
+        return 1;
+    void *p = NULL;
+    udfkit_status s = udfkit_device_alloc(1, &p);
+    bench_skip_without_gpu(s);
+    bench_check_udfkit(s, "udfkit_device_alloc (context creation)");
+    bench_check_udfkit(udfkit_device_free(p), "udfkit_device_free");
+    for (int at = 3; at + 2 < argc; at += 3) {
+        size_t size[2];
+        const void *image[2] = {bench_read_file(argv[at + 1], &size[0]), bench_read_file(argv[at + 2], &size[1])};
+        double *ms[2] = {malloc((size_t)reps * sizeof(double)), malloc((size_t)reps * sizeof(double))};
+        if (!ms[0] || !ms[1])
+            return 1;
+        for (int k = 0; k < 2; k++)
+            load_once(SASS, image[k], size[k], kernel);
+        for (int r = 0; r < reps; r++)
+            for (int k = 0; k < 2; k++)
+                ms[k][r] = load_once(SASS, image[k], size[k], kernel);
+        double median[2] = {bench_median(ms[0], (size_t)reps), bench_median(ms[1], (size_t)reps)};
+        printf("compress_%s_files: %s, %s\n", argv[at], argv[at + 1], argv[at + 2]);
+        printf("compress_%s_size: plain %zu bytes, compressed %zu bytes: %.3f ratio\n", argv[at], size[0], size[1],
+               (double)size[1] / (double)size[0]);
+        printf("compress_%s_load: plain %.3f ms, compressed %.3f ms (median of %d): %.3f ratio\n", argv[at], median[0],
+               median[1], reps, median[1] / median[0]);
+        free(ms[0]);
+        free(ms[1]);
+        free((void *)image[0]);
+        free((void *)image[1]);
+    }
+    return 0;
+}

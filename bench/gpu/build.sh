@@ -79,6 +79,17 @@ run "$udfkit" link "$out/gen/loadlib_kernels.json" "$out/gen/udfs.json" --arch "
 run "$udfkit" link "$out/gen/loadlib_kernels.json" "$out/gen/udfs.json" --arch 90-virtual --emit ptx \
   -o "$out/loadlib.compute_90.ptx"
 
+# The same module for every architecture of two lists, packed plain and compressed, for
+# bench_compress: LTO-IR for compute_75 links to SASS for all of them.
+run "$udfkit" compile "$out/gen/loadlib_kernels.cu" --arch 75 -o "$out/gen/loadlib_kernels_75.json"
+run "$udfkit" compile "$here/udfs.cu" --function "${functions[@]}" --arch 75 -o "$out/gen/udfs_75.json"
+for set in "arch3=75-real;80-real;90" "allmajor=all-major"; do
+  for mode in none speed size; do
+    run "$udfkit" link "$out/gen/loadlib_kernels_75.json" "$out/gen/udfs_75.json" --arch "${set#*=}" --compress "$mode" \
+      -o "$out/loadlib.${set%%=*}.$mode.fatbin"
+  done
+done
+
 # Raw LTO-IR parts for udfkit_library_link: the kernel library and the UDFs, compute_90.
 run "$udfkit" compile "$out/gen/loadlib_kernels.cu" --arch 90 -o "$out/link/loadlib_kernels.ltoir"
 run "$udfkit" compile "$here/udfs.cu" --function "${functions[@]}" --arch 90 -o "$out/link/udfs.ltoir"
