@@ -2,6 +2,7 @@
 
 #include "artifact/elf_read.h"
 #include "artifact/fatbin_read.h"
+#include "artifact/ptx_isa.h"
 #include "nvidia/ptxcompiler_wrap.h"
 
 #include <ctype.h>
@@ -48,38 +49,6 @@ static int driver_ptx_isa(int cuda_version)
         return isa[minor < 10 ? minor : 9];
     }
     return 78; /* CUDA 11.8 */
-}
-
-/* Reads up to three decimal digits at *p, before `end`; -1 where there is none. */
-static int read_number(const char **p, const char *end)
-{
-    int value = -1;
-    for (int digits = 0; *p < end && digits < 3 && **p >= '0' && **p <= '9'; digits++, (*p)++)
-        value = (value < 0 ? 0 : value * 10) + (**p - '0');
-    return value;
-}
-
-/* The ISA of PTX text, "major.minor" after ".version" near its start, as 10 * major +
- * minor; 0 where there is none. Reads only the `size` bytes given: an image need not end
- * in NUL. */
-static int ptx_version_of(const char *text, size_t size)
-{
-    const char *end = text + size, *v = NULL;
-    for (size_t i = 0; i + 8 <= size && i < 4096; i++)
-        if (memcmp(text + i, ".version", 8) == 0) {
-            v = text + i + 8;
-            break;
-        }
-    if (!v)
-        return 0;
-    while (v < end && (*v == ' ' || *v == '\t'))
-        v++;
-    int major = read_number(&v, end);
-    if (major < 0 || v >= end || *v != '.')
-        return 0;
-    v++;
-    int minor = read_number(&v, end);
-    return minor < 0 ? 0 : major * 10 + minor;
 }
 
 /* SASS runs on its own major architecture and newer minors; arch-specific SASS only on its own. */
@@ -170,7 +139,7 @@ udfkit_status udfkit_runtime_choose_code(const udfkit_driver *d, const void *ima
             return udfkit_runtime_fail(UDFKIT_ERROR_NO_BINARY, "the image is a cubin for sm_%u, which this sm_%d device cannot run",
                                        t.number, arch);
         return UDFKIT_OK;
-    } else if (size > 8 && ptx_version_of(image, size)) {
+    } else if (size > 8 && udfkit_ptx_isa(image, size)) {
         ptx = image;
         ptx_size = size;
         /* The driver reads PTX up to its NUL: an image without one is given a copy that has it. */
@@ -187,7 +156,7 @@ udfkit_status udfkit_runtime_choose_code(const udfkit_driver *d, const void *ima
     }
     udfkit_status result = UDFKIT_OK;
     if (ptx) {
-        int isa = ptx_version_of(ptx, ptx_size);
+        int isa = udfkit_ptx_isa(ptx, ptx_size);
         isa_text(isa, out->ptx_isa, sizeof out->ptx_isa);
         ptx_mode mode = mode_from_env();
         if (mode == PTX_NEVER && isa > driver_isa)
