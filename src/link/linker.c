@@ -555,8 +555,8 @@ static udfkit_rc write_fatbin(const udfkit_link_request *req, link_set *set, lin
             while (group < set->ngroups && set->groups[group] != p->group)
                 group++;
             udfkit_buf_printf(&names[n], "%zu:%s", group, udfkit_path_basename(p->path));
-            entries[n++] = (udfkit_fatbin_entry){UDFKIT_FATBIN_LTOIR, p->data.data, p->data.size, archs[n - 1],
-                                                 names[n - 1].data};
+            entries[n] = (udfkit_fatbin_entry){UDFKIT_FATBIN_LTOIR, p->data.data, p->data.size, archs[n], names[n].data};
+            n++;
             char name[32];
             udfkit_target_name((udfkit_target){t.number, t.suffix, false}, name, sizeof name);
             json_t *e = json_object();
