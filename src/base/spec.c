@@ -101,9 +101,8 @@ static char *suggest_c_name(const char *source_name)
     return out;
 }
 
-udfkit_rc udfkit_spec_parse(const char *text, udfkit_spec *out)
+static udfkit_rc parse(const char *text, udfkit_spec *out)
 {
-    memset(out, 0, sizeof *out);
     out->text = strdup(text);
     const char *colon = find_signature_colon(text);
     if (!colon)
@@ -157,6 +156,15 @@ udfkit_rc udfkit_spec_parse(const char *text, udfkit_spec *out)
         return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "function spec '%s': c_name '%s' cannot be used: %s", text,
                            out->c_name, reserved);
     return UDFKIT_RC_OK;
+}
+
+udfkit_rc udfkit_spec_parse(const char *text, udfkit_spec *out)
+{
+    memset(out, 0, sizeof *out);
+    udfkit_rc rc = parse(text, out);
+    if (rc)
+        udfkit_spec_free(out); /* nothing is left to free after a failure */
+    return rc;
 }
 
 udfkit_rc udfkit_specs_check_unique(const udfkit_spec *specs, size_t count)

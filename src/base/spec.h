@@ -15,7 +15,8 @@ typedef struct udfkit_spec {
     udfkit_signature sig;
 } udfkit_spec;
 
-/* Parses and validates one spec; errors are input errors that quote the spec. */
+/* Parses and validates one spec; errors are input errors that quote the spec, and leave
+ * nothing in *out to free. */
 udfkit_rc udfkit_spec_parse(const char *text, udfkit_spec *out);
 void udfkit_spec_free(udfkit_spec *s);
 
