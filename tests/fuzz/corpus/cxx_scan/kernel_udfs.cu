@@ -1,0 +1,34 @@
+// UDFs for the kernel templates (udfkit kernels): a predicate for filter, ops for reduce,
+// and a map over a 1-byte type, for more than 2^31 rows.
+
+__device__ bool is_even(int x)
+{
+    return (x & 1) == 0;
+}
+
+__device__ long long add64(long long a, long long b)
+{
+    return a + b;
+}
+
+// Affine maps x -> hi * x + lo on 32-bit integers, packed as hi << 32 | lo, composed first
+// then second: associative but not commutative, so a reduce that combines rows out of order
+// gives another result.
+__device__ long long affine(long long first, long long second)
+{
+    unsigned long long f = (unsigned long long)first, s = (unsigned long long)second;
+    unsigned int fh = (unsigned int)(f >> 32), fl = (unsigned int)f;
+    unsigned int sh = (unsigned int)(s >> 32), sl = (unsigned int)s;
+    unsigned int hi = sh * fh, lo = sh * fl + sl;
+    return (long long)(((unsigned long long)hi << 32) | lo);
+}
+
+__device__ float max_f32(float a, float b)
+{
+    return a > b ? a : b;
+}
+
+__device__ signed char inc8(signed char x)
+{
+    return (signed char)(x + 1);
+}
