@@ -24,19 +24,33 @@ static int by_string(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The socket of the server for this interpreter, frontend and environment (the whole of
- * it: numba reads its settings from it at import). */
+/* Variables a shell sets that cannot change an answer: the working directory goes with
+ * each request, and the rest say where a shell has been. */
+static bool irrelevant(const char *var)
+{
+    static const char *const names[] = {"PWD=", "OLDPWD=", "_=", "SHLVL="};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strncmp(var, names[i], strlen(names[i])) == 0)
+            return true;
+    return false;
+}
+
+/* The socket of the server for this interpreter, frontend and environment (all of it but
+ * what cannot change an answer: numba reads its settings from it at import). */
 static bool socket_path(const char *python, char *out, size_t size)
 {
-    size_t n = 0;
-    while (environ[n])
-        n++;
-    const char **identity = malloc((n + 2) * sizeof *identity);
+    size_t count = 0;
+    while (environ[count])
+        count++;
+    const char **identity = malloc((count + 2) * sizeof *identity);
     if (!identity)
         return false;
     identity[0] = python;
     identity[1] = udfkit_py_worker;
-    memcpy(identity + 2, environ, n * sizeof *identity);
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++)
+        if (!irrelevant(environ[i]))
+            identity[2 + n++] = environ[i];
     qsort(identity + 2, n, sizeof *identity, by_string);
     bool ok = udfkit_server_socket("py", identity, n + 2, out, size);
     free(identity);

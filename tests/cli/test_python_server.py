@@ -97,6 +97,29 @@ def test_no_request_sees_another_requests_modules(work):
     assert after == artifacts(os.path.join(work, "worker", "a.json"))
 
 
+def test_one_server_for_every_working_directory(work):
+    """Builds in different directories (a shell sets PWD, OLDPWD and _ for each) share one
+    server per interpreter and environment."""
+    base = env_for(work)
+    outputs = []
+    for k, cwd in enumerate(("a", "b/c", "d")):
+        os.makedirs(os.path.join(work, cwd), exist_ok=True)
+        src, _ = module(work, k)
+        env = dict(base, PWD=os.path.join(work, cwd), OLDPWD=os.path.join(work, "elsewhere", str(k)), _=f"/bin/x{k}",
+                   SHLVL=str(k + 1))
+        out = os.path.join(work, cwd, "out.json")
+        r = udfkit("compile", os.path.relpath(src, os.path.join(work, cwd)), "-f", f"f{k}:float32(float32)", "-o",
+                   "out.json", cwd=os.path.join(work, cwd), env=env)
+        assert r.rc == 0, r
+        outputs.append(out)
+    assert len(sockets(work)) == 1, sockets(work)
+    # A variable that can change an answer still gets a server of its own.
+    r = udfkit("compile", module(work, 0)[0], "-f", "f0:float32(float32)", "-o", os.path.join(work, "e.json"),
+               env=dict(base, NUMBA_OPT="1"))
+    assert r.rc == 0, r
+    assert len(sockets(work)) == 2, sockets(work)
+
+
 def test_errors_are_located_through_the_server(work):
     env = env_for(work)
     bad = write(os.path.join(work, "bad", "udfs.py"), "def f(x):\n    return x.nope\n")
@@ -180,6 +203,7 @@ def test_command_does_not_wait_for_the_server(work):
 
 if __name__ == "__main__":
     main([test_many_processes_get_a_workers_bytes, test_no_request_sees_another_requests_modules,
+          test_one_server_for_every_working_directory,
           test_errors_are_located_through_the_server, test_printing_modules_and_new_directories,
           test_upgraded_toolchain_is_noticed, test_idle_server_goes_away,
           test_command_does_not_wait_for_the_server])
