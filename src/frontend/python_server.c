@@ -5,12 +5,15 @@
 #include "base/templates.h"
 #include "frontend/server.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,6 +99,72 @@ static int server_connection(const char *python, const char *path, long idle)
     return -1;
 }
 
+/* Seconds a server has to say that a child took a request: one that does not is stopped or
+ * wedged. UDFKIT_SERVER_TIMEOUT, default 10. */
+static double ack_timeout(void)
+{
+    const char *env = getenv("UDFKIT_SERVER_TIMEOUT");
+    double s = env && *env ? strtod(env, NULL) : 10.0;
+    return s > 0 ? s : 10.0;
+}
+
+/* Whether process `pid` is stopped (SIGSTOP, a debugger) or gone. */
+static bool stopped_or_gone(long pid)
+{
+    char path[64], text[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return true;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *close = strrchr(text, ')'); /* the name may hold anything; the state follows it */
+    return !close || close[1] != ' ' || close[2] == 'T' || close[2] == 't' || close[2] == 'Z' || close[2] == 'X';
+}
+
+/* Reads the answer. The server's child first says who it is ("udfkit-child <pid>\n") and
+ * then answers, however long the compile takes, while it lives and runs; a server that says
+ * nothing within ack_timeout(), or a child that stops or dies, gives no answer (false). A
+ * message without the line (a stale server's) is the answer itself. */
+static bool receive_answer(int fd, udfkit_buf *out)
+{
+    double deadline = now_seconds() + ack_timeout();
+    long child = 0;
+    for (;;) {
+        int wait_ms = child ? 1000 : (int)((deadline - now_seconds()) * 1000);
+        if (!child && wait_ms <= 0)
+            return false;
+        struct pollfd p = {fd, POLLIN, 0};
+        int ready = poll(&p, 1, wait_ms);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready < 0)
+            return false;
+        if (ready == 0) {
+            if (child && stopped_or_gone(child))
+                return false;
+            continue;
+        }
+        char chunk[65536];
+        ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return false;
+        if (n == 0)
+            return true;
+        udfkit_buf_append(out, chunk, (size_t)n);
+        const char *line_end = child ? NULL : memchr(out->data, '\n', out->size);
+        if (line_end && strncmp(out->data, "udfkit-child ", 13) == 0) {
+            child = strtol(out->data + 13, NULL, 10);
+            size_t header = (size_t)(line_end + 1 - out->data);
+            memmove(out->data, out->data + header, out->size - header + 1);
+            out->size -= header;
+        }
+    }
+}
+
 /* One request through the server; false (and nothing in output) where it gave no answer. */
 static bool ask_server(int fd, const char *request, const char *stderr_path, udfkit_buf *output)
 {
@@ -117,8 +186,11 @@ static bool ask_server(int fd, const char *request, const char *stderr_path, udf
     free(stderr_text);
     json_decref(cwd_json);
     json_decref(stderr_json);
+    /* A stopped server would never take a large request off the socket. */
+    struct timeval limit = {(time_t)ack_timeout(), 0};
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
     bool ok = udfkit_server_send(fd, message.data, message.size) && shutdown(fd, SHUT_WR) == 0 &&
-              udfkit_server_receive(fd, output);
+              receive_answer(fd, output);
     udfkit_buf_free(&message);
     json_t *answer = ok ? json_loadb(output->data, output->size, 0, NULL) : NULL;
     const char *kind = json_string_value(json_object_get(answer, "kind"));

@@ -130,18 +130,3 @@ bool udfkit_server_send(int fd, const void *data, size_t size)
     }
     return true;
 }
-
-bool udfkit_server_receive(int fd, udfkit_buf *out)
-{
-    for (;;) {
-        char chunk[65536];
-        ssize_t n = recv(fd, chunk, sizeof chunk, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return false;
-        if (n == 0)
-            return true;
-        udfkit_buf_append(out, chunk, (size_t)n);
-    }
-}

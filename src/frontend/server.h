@@ -12,8 +12,6 @@
 #ifndef UDFKIT_SERVER_H
 #define UDFKIT_SERVER_H
 
-#include "base/buf.h"
-
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -36,8 +34,8 @@ pid_t udfkit_server_spawn(char *const argv[]);
  * server takes it with flock before it starts). */
 bool udfkit_server_busy(const char *path);
 
-/* Whole-message I/O on a stream socket. */
+/* Whole-message output on a stream socket (the answer is read by the server's client,
+ * which knows what its server says first: python_server.c). */
 bool udfkit_server_send(int fd, const void *data, size_t size);
-bool udfkit_server_receive(int fd, udfkit_buf *out); /* until the peer shuts down writing */
 
 #endif

@@ -430,7 +430,10 @@ def warm_up():
 
 
 def serve_one(conn):
-    """In a forked child: one request on `conn`, answered on it."""
+    """In a forked child: one request on `conn`, answered on it. The child says at once that
+    it has the request and who it is, so that udfkit can tell a stopped or wedged server
+    (no word) and a child that stops while it works from a long compile."""
+    conn.sendall(f"udfkit-child {os.getpid()}\n".encode())
     chunks = []
     while True:
         chunk = conn.recv(1 << 16)

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -120,6 +121,57 @@ def test_one_server_for_every_working_directory(work):
     assert len(sockets(work)) == 2, sockets(work)
 
 
+def server_pids(work):
+    """The server processes of this test's runtime directory (their command line names the socket)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = open(f"/proc/{entry}/cmdline", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if b"--serve" in cmdline and runtime_dir(work).encode() in b" ".join(cmdline):
+            pids.append(int(entry))
+    return pids
+
+
+def test_stopped_server_is_not_waited_for(work):
+    """A server that is stopped (SIGSTOP) takes no request: the command gives up on it after
+    UDFKIT_SERVER_TIMEOUT and its own worker answers, with the same bytes."""
+    env = env_for(work, UDFKIT_SERVER_TIMEOUT="3")
+    assert compile_module(work, 1, env, os.path.join(work, "first", "x.json")).rc == 0
+    (server,) = server_pids(work)
+    os.kill(server, signal.SIGSTOP)
+    try:
+        start = time.time()
+        r = compile_module(work, 1, env, os.path.join(work, "second", "x.json"))
+        assert r.rc == 0 and time.time() - start < 60, r
+        assert artifacts(os.path.join(work, "first", "x.json")) == artifacts(os.path.join(work, "second", "x.json"))
+    finally:
+        os.kill(server, signal.SIGKILL)
+
+
+def test_stopped_request_is_answered_by_a_worker(work):
+    """A server child that stops while it compiles (here: a module that stops itself, only
+    inside the server) is noticed; a worker of the command's own answers."""
+    src = write(os.path.join(work, "stop", "udfs.py"),
+                "import os, signal, sys\nif '--serve' in sys.argv:\n    os.kill(os.getpid(), signal.SIGSTOP)\n\n\n"
+                "def h(x):\n    return x + 1.0\n")
+    env = env_for(work)
+    assert compile_module(work, 1, env, os.path.join(work, "warm.json")).rc == 0  # a server runs
+    before = set(server_pids(work))
+    start = time.time()
+    r = udfkit("compile", src, "-f", "h:float32(float32)", "-o", os.path.join(work, "server", "h.json"), env=env)
+    assert r.rc == 0 and time.time() - start < 60, r
+    alone = udfkit("compile", src, "-f", "h:float32(float32)", "-o", os.path.join(work, "worker", "h.json"),
+                   env=env_for(work, UDFKIT_SERVER_IDLE="0"))
+    assert alone.rc == 0, alone
+    assert artifacts(os.path.join(work, "server", "h.json")) == artifacts(os.path.join(work, "worker", "h.json"))
+    for pid in set(server_pids(work)) - before:  # the stopped child
+        os.kill(pid, signal.SIGKILL)
+
+
 def test_errors_are_located_through_the_server(work):
     env = env_for(work)
     bad = write(os.path.join(work, "bad", "udfs.py"), "def f(x):\n    return x.nope\n")
@@ -203,7 +255,8 @@ def test_command_does_not_wait_for_the_server(work):
 
 if __name__ == "__main__":
     main([test_many_processes_get_a_workers_bytes, test_no_request_sees_another_requests_modules,
-          test_one_server_for_every_working_directory,
+          test_one_server_for_every_working_directory, test_stopped_server_is_not_waited_for,
+          test_stopped_request_is_answered_by_a_worker,
           test_errors_are_located_through_the_server, test_printing_modules_and_new_directories,
           test_upgraded_toolchain_is_noticed, test_idle_server_goes_away,
           test_command_does_not_wait_for_the_server])
