@@ -39,7 +39,14 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
   CUDA headers and declares ``<target>_load``, ``<target>_unload``, ``<target>_library``
   and the launchers.
 
-The library type defaults to ``STATIC``. It links ``udfkit::runtime`` publicly.
+The library type defaults to ``STATIC``; more than one of ``STATIC``, ``SHARED`` and
+``OBJECT`` is an error. It links ``udfkit::runtime`` publicly.
+
+Checked at configure time: a function exported by two ``UDFS`` targets (a c_name must be
+unique across everything linked together), and C identifiers the library defines
+(``<target>_load``, ..., each launcher) that another ``add_jit_library`` of the project
+defines too, as two target names do that are the same C identifier (``my-lib``,
+``my_lib``), or a prefix and a launcher that spell the same name.
 #]=======================================================================]
 include_guard(GLOBAL)
 # udfkit's depfiles name absolute paths, which Ninja can read as they are: under CMP0116
@@ -56,12 +63,22 @@ function(add_jit_library target)
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "add_jit_library: unknown arguments for target '${target}': ${arg_UNPARSED_ARGUMENTS}")
   endif()
-  set(_type STATIC)
-  foreach(_kind IN ITEMS SHARED OBJECT)
+  set(_types)
+  foreach(_kind IN ITEMS STATIC SHARED OBJECT)
     if(arg_${_kind})
-      set(_type ${_kind})
+      list(APPEND _types ${_kind})
     endif()
   endforeach()
+  list(LENGTH _types _ntypes)
+  if(_ntypes GREATER 1)
+    list(JOIN _types " and " _types)
+    message(FATAL_ERROR "add_jit_library: target '${target}' is given ${_types}; a library is one of STATIC, "
+                        "SHARED or OBJECT")
+  endif()
+  set(_type STATIC)
+  if(_types)
+    set(_type ${_types})
+  endif()
   set(_header "${target}.h")
   if(arg_HEADER)
     set(_header "${arg_HEADER}")
@@ -70,17 +87,36 @@ function(add_jit_library target)
   _udfkit_tool(_udfkit _udfkit_now)
   _udfkit_kernel_entries(add_jit_library "${target}" _kernels ${arg_KERNELS})
   string(MAKE_C_IDENTIFIER "${target}" _ident)
+  set(_ids "${_ident}_load|the library" "${_ident}_unload|the library" "${_ident}_library|the library"
+           "${_ident}_fatbin|the library")
+  foreach(_entry IN LISTS _kernels)
+    string(REGEX REPLACE "^([A-Za-z_0-9]+)\\(([A-Za-z_0-9]+)\\)$" "\\1_\\2" _launcher "${_entry}")
+    list(APPEND _ids "${_ident}_${_launcher}|KERNELS entry '${_entry}'")
+  endforeach()
+  _udfkit_claim_identifiers(add_jit_library "${target}" ${_ids})
 
   set(_dir "${CMAKE_CURRENT_BINARY_DIR}/${target}.udfkit")
   set(_include "${_dir}/include")
   set(_manifests)
   set(_udf_includes)
   set(_specs)
+  set(_exported) # "c_name|udf target", to find a function two UDFS targets export
   foreach(_udf IN LISTS arg_UDFS)
     _udfkit_udf_manifest(add_jit_library "${target}" "${_udf}" _manifest)
     list(APPEND _manifests "${_manifest}")
     get_target_property(_functions ${_udf} UDFKIT_FUNCTIONS)
     list(APPEND _specs ${_functions})
+    foreach(_spec IN LISTS _functions)
+      _udfkit_spec_c_name("${_spec}" _c_name)
+      foreach(_seen IN LISTS _exported)
+        if(_c_name AND _seen MATCHES "^${_c_name}\\|(.*)$")
+          message(FATAL_ERROR "add_jit_library: UDFS of target '${target}': function '${_c_name}' is exported by both "
+                              "'${CMAKE_MATCH_1}' and '${_udf}'; a c_name must be unique across everything linked "
+                              "together")
+        endif()
+      endforeach()
+      list(APPEND _exported "${_c_name}|${_udf}")
+    endforeach()
     # Relative to this build directory (where the compiles run), so that the compile of the
     # generated kernels is the same in every build directory and hits udfkit's cache.
     get_filename_component(_udf_include "${_manifest}" DIRECTORY)

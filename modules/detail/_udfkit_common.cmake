@@ -83,3 +83,36 @@ function(_udfkit_depfile_args out var)
   endif()
   set(${var} "${_args}" PARENT_SCOPE)
 endfunction()
+
+# The exported C name of a function spec: the c_name before '=', else the source name
+# where it is a C identifier (a spec whose source name is not needs a c_name).
+function(_udfkit_spec_c_name spec out_var)
+  set(_name "")
+  if(spec MATCHES "^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=")
+    set(_name "${CMAKE_MATCH_1}")
+  elseif(spec MATCHES "^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*[@:]")
+    set(_name "${CMAKE_MATCH_1}")
+  endif()
+  set(${out_var} "${_name}" PARENT_SCOPE)
+endfunction()
+
+# Claims C identifiers that a target's generated code defines, for the whole project: two
+# targets defining one (a target name that becomes another's identifier once made a C
+# identifier, or a launcher name that another library's prefix and entry spell too) would
+# fail only at link time, or not at all. Each id is "identifier|what makes it".
+function(_udfkit_claim_identifiers fn target)
+  get_property(_claimed GLOBAL PROPERTY UDFKIT_C_IDENTIFIERS)
+  foreach(_pair IN LISTS ARGN)
+    string(REPLACE "|" ";" _pair "${_pair}")
+    list(GET _pair 0 _id)
+    list(GET _pair 1 _what)
+    foreach(_other IN LISTS _claimed)
+      if(_other MATCHES "^${_id}\\|(.*)$")
+        message(FATAL_ERROR "${fn}: ${_what} of target '${target}' defines the C identifier '${_id}', which "
+                            "${CMAKE_MATCH_1} defines too; rename one of the two")
+      endif()
+    endforeach()
+    list(APPEND _claimed "${_id}|${_what} of target '${target}'")
+  endforeach()
+  set_property(GLOBAL PROPERTY UDFKIT_C_IDENTIFIERS "${_claimed}")
+endfunction()

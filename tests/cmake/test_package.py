@@ -240,6 +240,60 @@ def test_udf_errors(work):
     assert "no usable numba-cuda" in text and "pip install" in text
 
 
+CONFIGURE_ERRORS = [
+    ("missing-source", 'add_ptx_udf(u SOURCES gone.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)',
+     r"add_ptx_udf: SOURCES entry 'gone\.cu' of target 'u' does not exist \(.*/gone\.cu\), and no rule of this "
+     r"directory generates it"),
+    ("static-and-shared", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)\n'
+                          'add_jit_library(lib STATIC SHARED UDFS u KERNELS map(f) ARCHITECTURES 80-real)',
+     r"add_jit_library: target 'lib' is given STATIC and SHARED; a library is one of STATIC, SHARED or OBJECT"),
+    ("function-twice", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" "f=g:float32(float32)")',
+     r"add_ptx_udf: FUNCTIONS of target 'u' export 'f' twice; each c_name must be unique"),
+    ("udf-in-two-targets", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)\n'
+                           'add_ptx_udf(v SOURCES g.cu FUNCTIONS "f=g:float32(float32)" ARCHITECTURES 80-real)\n'
+                           'add_jit_library(lib UDFS u v KERNELS map(f) ARCHITECTURES 80-real)',
+     r"add_jit_library: UDFS of target 'lib': function 'f' is exported by both 'u' and 'v'; a c_name must be "
+     r"unique across everything linked together"),
+    ("same-identifier", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)\n'
+                        'add_jit_library(my-lib UDFS u KERNELS map(f) ARCHITECTURES 80-real)\n'
+                        'add_jit_library(my_lib UDFS u KERNELS map(f) ARCHITECTURES 80-real)',
+     r"add_jit_library: the library of target 'my_lib' defines the C identifier 'my_lib_load', which the library "
+     r"of target 'my-lib' defines too; rename one of the two"),
+    ("launcher-names-meet", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" "map_f=f:float32(float32)"'
+                            ' ARCHITECTURES 80-real)\n'
+                            'add_jit_library(a_filter UDFS u KERNELS map(f) ARCHITECTURES 80-real)\n'
+                            'add_jit_library(a UDFS u KERNELS filter(map_f) ARCHITECTURES 80-real)',
+     r"add_jit_library: KERNELS entry 'filter\(map_f\)' of target 'a' defines the C identifier 'a_filter_map_f', "
+     r"which KERNELS entry 'map\(f\)' of target 'a_filter' defines too"),
+]
+
+
+def test_configure_time_errors(work):
+    """Mistakes that once passed configure and failed at build or link time are errors at
+    configure time, naming the function and the keyword; a generated source is accepted."""
+    prefix = install(os.path.join(work, "prefix"))
+    for name, body, pattern in CONFIGURE_ERRORS + [("generated-source", None, None)]:
+        src = os.path.join(work, name)
+        os.makedirs(src)
+        for f in ("f", "g"):
+            with open(os.path.join(src, f"{f}.cu"), "w") as out:
+                out.write(f"__device__ float {f}(float x) {{ return x + 1.0f; }}\n")
+        if body is None:  # a source another rule of the directory writes
+            body = ('add_custom_command(OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/made.cu" COMMAND "${CMAKE_COMMAND}" -E '
+                    'copy "${CMAKE_CURRENT_SOURCE_DIR}/f.cu" "${CMAKE_CURRENT_BINARY_DIR}/made.cu" VERBATIM)\n'
+                    'add_ptx_udf(u SOURCES "${CMAKE_CURRENT_BINARY_DIR}/made.cu" FUNCTIONS "f:float32(float32)" '
+                    'ARCHITECTURES 80-real)')
+        with open(os.path.join(src, "CMakeLists.txt"), "w") as f:
+            f.write(f"cmake_minimum_required(VERSION 3.25)\nproject(p LANGUAGES C)\n"
+                    f"find_package(udfkit CONFIG REQUIRED)\n{body}\n")
+        r = configure(src, os.path.join(work, name + "-build"), prefix, "Ninja", check=False)
+        if pattern is None:
+            assert r.returncode == 0, (name, r.stderr)
+        else:
+            assert r.returncode != 0, (name, r.stdout)
+            assert re.search(pattern, " ".join(r.stderr.split())), (name, r.stderr)
+
+
 def test_inferred_signature_checked_at_build_time(work):
     r = error_project(work, 'FUNCTIONS "pair:(float32)"', "KERNELS map(pair)")
     assert r.returncode == 0, r.stderr
@@ -251,4 +305,5 @@ def test_inferred_signature_checked_at_build_time(work):
 if __name__ == "__main__":
     main([test_ninja_build_and_incremental_rebuilds, test_makefiles_and_library_types, test_moved_prefix,
           test_build_tree_package, test_udf_package_installed_and_consumed, test_add_subdirectory,
-          *[make_error_case(*c) for c in ERRORS], test_udf_errors, test_inferred_signature_checked_at_build_time])
+          *[make_error_case(*c) for c in ERRORS], test_udf_errors, test_configure_time_errors,
+          test_inferred_signature_checked_at_build_time])
