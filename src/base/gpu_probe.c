@@ -21,10 +21,10 @@ bool udfkit_gpu_probe_capability(int *major, int *minor, char *why, size_t why_s
     cu_init_fn init = (cu_init_fn)dlsym(lib, "cuInit");
     cu_device_get_fn get = (cu_device_get_fn)dlsym(lib, "cuDeviceGet");
     cu_device_attr_fn attr = (cu_device_attr_fn)dlsym(lib, "cuDeviceGetAttribute");
-    int device = 0, rc;
+    int device = 0, rc, init_result = -1;
     if (!init || !get || !attr)
         snprintf(why, why_size, "libcuda.so.1 lacks cuInit/cuDeviceGet");
-    else if ((rc = init(0)) != 0)
+    else if ((rc = init_result = init(0)) != 0)
         snprintf(why, why_size, "cuInit failed with CUDA error %d", rc);
     else if ((rc = get(&device, 0)) != 0)
         snprintf(why, why_size, "cuDeviceGet failed with CUDA error %d", rc);
@@ -32,6 +32,9 @@ bool udfkit_gpu_probe_capability(int *major, int *minor, char *why, size_t why_s
         snprintf(why, why_size, "the device's compute capability cannot be read");
     else
         ok = true;
-    dlclose(lib);
+    /* An initialized driver stays loaded: unloading it after cuInit is not safe, and what it
+     * allocated stays its own. */
+    if (!init || init_result != 0)
+        dlclose(lib);
     return ok;
 }
