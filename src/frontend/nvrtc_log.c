@@ -152,6 +152,9 @@ static void describe_export_error(const diag *d, const diag *notes, size_t nnote
         /* from is "__udfkit::__udfkit_arg<KIND, INDEX, ABI>" */
         const char *comma = strchr(from, ',');
         long index = comma ? strtol(comma + 1, NULL, 10) : 0;
+        /* The index is the forwarder's own; anything else in a log names no parameter. */
+        if (index < 0 || (size_t)index >= s->sig.nparams)
+            index = 0;
         udfkit_buf declared = UDFKIT_BUF_INIT;
         if ((size_t)index < s->sig.nparams)
             udfkit_type_name(s->sig.params[index], &declared);

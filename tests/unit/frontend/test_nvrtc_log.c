@@ -62,6 +62,18 @@ static void parameter_mismatch(void **state)
                              "parameter 2 is 'int', declared float32\n");
 }
 
+/* An index no forwarder writes (found by fuzz_nvrtc_log: LONG_MAX + 1 overflowed). */
+static void parameter_index_out_of_range(void **state)
+{
+    (void)state;
+    bool error;
+    const char *log = "udfkit-export:pint(3): error: no suitable conversion function from "
+                      "\"__udfkit::__udfkit_arg<12, 9223372036854775807, float>\" to \"int\" exists\n";
+    char *out = rewrite(log, "pint:float32(float32, float32)", "bad.cu", 2, &error);
+    assert_string_equal(out, "bad.cu:2: error: 'pint' does not match its declared signature float32(float32, float32): "
+                             "parameter 1 is 'int', declared float32\n");
+}
+
 static void overloads_listed(void **state)
 {
     (void)state;
@@ -104,7 +116,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(plain_errors_get_ide_shape), cmocka_unit_test(return_type_mismatch),
-        cmocka_unit_test(parameter_mismatch),         cmocka_unit_test(overloads_listed),
+        cmocka_unit_test(parameter_mismatch),         cmocka_unit_test(parameter_index_out_of_range),
+        cmocka_unit_test(overloads_listed),
         cmocka_unit_test(missing_function),           cmocka_unit_test(warnings_are_not_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
