@@ -104,9 +104,9 @@ static udfkit_rc unrecognized_option(const char *const *options, size_t noptions
         const char *pair[] = {options[0], options[i]};
         nvJitLinkHandle h = NULL;
         nvJitLinkResult r = api.create(&h, 2, pair);
-        if (r == NVJITLINK_SUCCESS)
+        if (h)
             api.destroy(&h);
-        else if (r == NVJITLINK_ERROR_UNRECOGNIZED_OPTION)
+        if (r == NVJITLINK_ERROR_UNRECOGNIZED_OPTION)
             return udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "nvJitLink does not recognize the option '%s'", options[i]);
     }
     return udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "nvJitLink does not recognize its options together: %s",
@@ -121,6 +121,8 @@ udfkit_rc udfkit_jitlink_run(const char *const *options, size_t noptions, const 
         return rc;
     nvJitLinkHandle h = NULL;
     nvJitLinkResult r = api.create(&h, (uint32_t)noptions, (const char **)options);
+    if (r != NVJITLINK_SUCCESS && h)
+        api.destroy(&h); /* a refused handle still holds what nvJitLink allocated for it */
     if (r == NVJITLINK_ERROR_UNRECOGNIZED_OPTION)
         return unrecognized_option(options, noptions);
     if (r != NVJITLINK_SUCCESS)
