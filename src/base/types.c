@@ -70,6 +70,8 @@ static bool parse_range(const char *begin, const char *end, udfkit_type *out)
 
 bool udfkit_type_parse(const char *text, udfkit_type *out)
 {
+    if (!text)
+        return false;
     return parse_range(text, text + strlen(text), out);
 }
 

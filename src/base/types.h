@@ -41,7 +41,7 @@ typedef struct udfkit_signature {
 /* Parses "float32(float32, int64*)" or "(float64, float64)". On failure returns false and
  * writes a reason (without location) into why. */
 bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, size_t why_size);
-bool udfkit_type_parse(const char *text, udfkit_type *out);
+bool udfkit_type_parse(const char *text, udfkit_type *out); /* false for NULL */
 
 /* "float32", "int64*" */
 void udfkit_type_name(udfkit_type t, udfkit_buf *out);

@@ -221,11 +221,39 @@ static bool is_string(const json_t *o, const char *key)
     return json_is_string(json_object_get(o, key));
 }
 
+/* The kinds a declared link file may be (the worker's __udfkit_link__ check): a file the
+ * frontend compiled is LTO-IR or PTX; one used as it is keeps its extension as its kind. */
+static bool link_kind_known(const char *kind, bool compiled)
+{
+    static const char *const kinds[] = {"ltoir", "ptx", "cubin", "fatbin", "o", "a"};
+    for (size_t i = 0; kind && i < (compiled ? 2 : sizeof kinds / sizeof *kinds); i++)
+        if (strcmp(kind, kinds[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The kind of a declared link file used as it is: its extension less the dot. */
+static const char *copied_link_kind(const char *path)
+{
+    const char *ext = path ? udfkit_path_extension(path) : "";
+    return *ext ? ext + 1 : NULL;
+}
+
+/* The spec a function of the answer compiles, or NULL. */
+static udfkit_spec *answer_spec(const json_t *fn, udfkit_spec *specs, size_t nspecs)
+{
+    const char *c_name = json_string_value(json_object_get(fn, "c_name"));
+    for (size_t n = 0; c_name && n < nspecs; n++)
+        if (strcmp(specs[n].c_name, c_name) == 0)
+            return &specs[n];
+    return NULL;
+}
+
 /* Whether an answer holds what the rest of this file reads, of the right types, and names
  * only plain files in the scratch directory (a fresh answer's links read from their
  * declared paths are copied there first: keep_link_files). Answers come from the frontend
  * or from the cache, whose entries are data, never paths. */
-static bool answer_well_formed(const json_t *answer, const udfkit_spec *specs, size_t nspecs)
+static bool answer_well_formed(const json_t *answer, udfkit_spec *specs, size_t nspecs)
 {
     if (!json_is_object(answer) || !json_is_array(json_object_get(answer, "functions")) ||
         !json_is_array(json_object_get(answer, "depends")))
@@ -234,13 +262,14 @@ static bool answer_well_formed(const json_t *answer, const udfkit_spec *specs, s
     json_t *fn, *a, *link, *dep;
     json_array_foreach(json_object_get(answer, "functions"), i, fn)
     {
-        const char *c_name = json_string_value(json_object_get(fn, "c_name"));
-        bool known = false;
-        for (size_t n = 0; c_name && n < nspecs; n++)
-            known |= strcmp(specs[n].c_name, c_name) == 0;
+        const udfkit_spec *spec = answer_spec(fn, specs, nspecs);
         json_t *ret = json_object_get(fn, "ret");
-        if (!known || !is_string(fn, "source") || !json_is_integer(json_object_get(fn, "line")) ||
-            !(json_is_null(ret) || json_is_string(ret)) || !json_is_array(json_object_get(fn, "artifacts")))
+        udfkit_type inferred;
+        /* A spec without a return type takes the one numba-cuda inferred. */
+        bool ret_ok = spec && (spec->sig.has_return ? json_is_null(ret) || json_is_string(ret)
+                                                    : udfkit_type_parse(json_string_value(ret), &inferred));
+        if (!ret_ok || !is_string(fn, "source") || !json_is_integer(json_object_get(fn, "line")) ||
+            !json_is_array(json_object_get(fn, "artifacts")))
             return false;
         json_array_foreach(json_object_get(fn, "artifacts"), k, a)
         {
@@ -252,8 +281,10 @@ static bool answer_well_formed(const json_t *answer, const udfkit_spec *specs, s
     json_array_foreach(json_object_get(answer, "links"), i, link)
     {
         bool copied = json_is_true(json_object_get(link, "copied"));
-        if (!plain_file_name(json_string_value(json_object_get(link, "file"))) || !is_string(link, "path") ||
-            (!copied && !is_string(link, "kind")))
+        const char *path = json_string_value(json_object_get(link, "path"));
+        const char *kind = copied ? copied_link_kind(path) : json_string_value(json_object_get(link, "kind"));
+        if (!plain_file_name(json_string_value(json_object_get(link, "file"))) || !path ||
+            !link_kind_known(kind, !copied))
             return false;
     }
     json_array_foreach(json_object_get(answer, "depends"), i, dep)
@@ -265,7 +296,7 @@ static bool answer_well_formed(const json_t *answer, const udfkit_spec *specs, s
 }
 
 /* A hit puts the worker's files back into the scratch directory and returns its answer. */
-static json_t *replay(const udfkit_cache_entry *e, const char *scratch, const udfkit_spec *specs, size_t nspecs)
+static json_t *replay(const udfkit_cache_entry *e, const char *scratch, udfkit_spec *specs, size_t nspecs)
 {
     const udfkit_buf *answer = udfkit_cache_entry_find(e, "answer"), *deps = udfkit_cache_entry_find(e, "deps");
     if (!answer || !deps || !dependencies_unchanged(deps))
@@ -538,8 +569,14 @@ static udfkit_rc keep_link_files(python_build *b)
             continue;
         const char *original = json_string_value(json_object_get(link, "path"));
         udfkit_buf data = UDFKIT_BUF_INIT, name = UDFKIT_BUF_INIT;
-        udfkit_rc rc = original ? udfkit_read_file(original, &data)
-                                : udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "the Python frontend named no link file");
+        udfkit_rc rc = UDFKIT_RC_OK;
+        if (!original)
+            rc = udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "the Python frontend named no link file");
+        else if (!link_kind_known(copied_link_kind(original), false))
+            rc = udfkit_fail(UDFKIT_RC_INTERNAL, original, 0,
+                             "the Python frontend named a link file that is not .ltoir, .ptx, .cubin, .fatbin, .o or .a");
+        else
+            rc = udfkit_read_file(original, &data);
         if (!rc) {
             udfkit_buf_printf(&name, "copy.%zu%s", i, udfkit_path_extension(original));
             char *path = udfkit_path_join(b->scratch, name.data);
@@ -630,15 +667,10 @@ static udfkit_rc write_functions(python_build *b)
     json_t *fn;
     json_array_foreach(json_object_get(b->answer, "functions"), i, fn)
     {
-        const char *c_name = json_string_value(json_object_get(fn, "c_name"));
-        udfkit_spec *s = NULL;
-        for (size_t k = 0; k < b->req->nfunctions; k++)
-            if (strcmp(b->specs[k].c_name, c_name) == 0)
-                s = &b->specs[k];
-        if (!s->sig.has_return) {
-            udfkit_type_parse(json_string_value(json_object_get(fn, "ret")), &s->sig.ret);
-            s->sig.has_return = true;
-        }
+        /* answer_well_formed found the spec and a return type where the spec has none. */
+        udfkit_spec *s = answer_spec(fn, b->specs, b->req->nfunctions);
+        if (!s->sig.has_return)
+            s->sig.has_return = udfkit_type_parse(json_string_value(json_object_get(fn, "ret")), &s->sig.ret);
         char *source = udfkit_path_relative(json_string_value(json_object_get(fn, "source")), b->dir);
         udfkit_manifest_add_function(b->manifest, s, "python", source,
                                      (int)json_integer_value(json_object_get(fn, "line")));
@@ -664,7 +696,7 @@ static udfkit_rc write_link(python_build *b, const json_t *link)
         udfkit_buf_free(&data);
         return rc;
     }
-    const char *kind = compiled ? json_string_value(json_object_get(link, "kind")) : udfkit_path_extension(original) + 1;
+    const char *kind = compiled ? json_string_value(json_object_get(link, "kind")) : copied_link_kind(original);
     char hash[UDFKIT_HASH_HEX_SIZE];
     udfkit_hash_hex(data.data, data.size, hash);
     udfkit_buf name = UDFKIT_BUF_INIT;

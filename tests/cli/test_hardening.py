@@ -110,11 +110,11 @@ def test_failed_output_leaves_no_directories(work):
 PY = "def add(a, b):\n    return a + b\n"
 
 
-def python_entry(work, cache):
+def python_entry(work, cache, spec="add:float32(float32, float32)"):
     write(os.path.join(work, "udfs.py"), PY)
     env = env_with(UDFKIT_CACHE_DIR=cache, TMPDIR=os.path.join(work, "tmp"), UDFKIT_SERVER_IDLE=0)
     os.makedirs(os.path.join(work, "tmp"))
-    r = udfkit("compile", "udfs.py", "-f", "add:float32(float32, float32)", "-o", "out/p.json", cwd=work, env=env)
+    r = udfkit("compile", "udfs.py", "-f", spec, "-o", "out/p.json", cwd=work, env=env)
     assert r.rc == 0, r
     entries = glob.glob(os.path.join(cache, "entries", "*", "*.entry"))
     assert len(entries) == 1, entries
@@ -127,10 +127,10 @@ def tool(env, *args):
     return proc.stdout
 
 
-def recompile(work, env):
+def recompile(work, env, spec="add:float32(float32, float32)"):
     expected = read(os.path.join(work, "out", "p.json"))
     os.remove(os.path.join(work, "out", "p.json"))
-    r = udfkit("compile", "udfs.py", "-f", "add:float32(float32, float32)", "-o", "out/p.json", cwd=work, env=env)
+    r = udfkit("compile", "udfs.py", "-f", spec, "-o", "out/p.json", cwd=work, env=env)
     assert r.rc == 0, r
     assert read(os.path.join(work, "out", "p.json")) == expected
     return r
@@ -156,6 +156,26 @@ def test_cached_python_answer_naming_other_files_is_a_miss(work):
     assert "answer is malformed or names files outside its directory" in r.err, r
     with open("/etc/hostname", "rb") as f:
         assert f.read() not in read(os.path.join(work, "out", glob.glob1(os.path.join(work, "out"), "*.ltoir")[0]))
+
+
+def test_cached_python_answer_without_a_type_or_kind_is_a_miss(work):
+    """An inferred return type must be a type; a link file used as it is must have a kind."""
+    spec = "add:(float32, float32)"
+    for name, change in (("no-type", lambda a, files: a["functions"][0].update(ret=None)),
+                         ("bad-type", lambda a, files: a["functions"][0].update(ret="float33")),
+                         ("no-kind", lambda a, files: a.update(links=[{"file": files[0][5:], "copied": True,
+                                                                       "path": os.path.join(work, "noext")}]))):
+        sub = os.path.join(work, name)
+        os.makedirs(sub)
+        key, env = python_entry(sub, os.path.join(sub, "cache"), spec)
+        files = [n for n in tool(env, "names", key).decode().split("\n") if n.startswith("file:")]
+        answer = json.loads(tool(env, "get", key, "answer"))
+        assert answer["functions"][0]["ret"] == "float32", answer
+        change(answer, files)
+        write(os.path.join(sub, "answer.json"), json.dumps(answer))
+        tool(env, "set", key, "answer", os.path.join(sub, "answer.json"))
+        r = recompile(sub, env, spec)
+        assert "answer is malformed or names files outside its directory" in r.err, (name, r)
 
 
 def test_orphaned_temporary_files_are_found_and_removed(work):
@@ -313,6 +333,7 @@ if __name__ == "__main__":
     main([test_output_naming_a_source_is_refused_and_the_source_kept, test_commands_never_write_over_their_inputs,
           test_devices_and_fifos_are_written_through, test_failed_output_leaves_no_directories,
           test_cached_python_file_names_cannot_escape, test_cached_python_answer_naming_other_files_is_a_miss,
+          test_cached_python_answer_without_a_type_or_kind_is_a_miss,
           test_orphaned_temporary_files_are_found_and_removed, test_manifest_paths_stay_in_the_manifest_directory,
           test_fifo_artifact_and_link_cycle_do_not_hang, test_malformed_binaries_are_errors_naming_the_file,
           test_compressed_entry_cannot_claim_a_gigabyte, test_inspect_lists_many_kernels,

@@ -1,14 +1,19 @@
 /* What the harnesses share: a private scratch directory for harnesses whose parser reads
- * files, removed when the fuzzer exits, and the input as a NUL-terminated string. */
+ * files, removed when the fuzzer exits (or, after a crash, by the next harness to start),
+ * and the input as a NUL-terminated string. */
 #ifndef UDFKIT_FUZZ_COMMON_H
 #define UDFKIT_FUZZ_COMMON_H
 
+#include <dirent.h>
+#include <errno.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -24,27 +29,49 @@ static inline int fuzz_remove_one(const char *path, const struct stat *st, int f
     return remove(path);
 }
 
+/* Removes `path` and everything under it (links are removed, never followed). */
+static inline void fuzz_remove_tree(const char *path)
+{
+    nftw(path, fuzz_remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static inline void fuzz_remove_dir(void)
 {
     if (fuzz_dir[0])
-        nftw(fuzz_dir, fuzz_remove_one, 16, FTW_DEPTH | FTW_PHYS);
+        fuzz_remove_tree(fuzz_dir);
 }
 
-/* Makes the scratch directory once; its path is fuzz_dir. */
+/* Removes the scratch directories of harness processes that are gone: a crashed run leaves
+ * its own (the sanitizer ends the process without atexit handlers). Names carry the pid. */
+static inline void fuzz_sweep_stale(void)
+{
+    DIR *d = opendir("/tmp");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        long pid = 0;
+        int end = 0;
+        if (sscanf(e->d_name, "udfkit-fuzz-%ld-%*6[A-Za-z0-9]%n", &pid, &end) != 1 || end == 0 ||
+            e->d_name[end] != '\0' || pid <= 0)
+            continue;
+        if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+            char path[4096];
+            snprintf(path, sizeof path, "/tmp/%s", e->d_name);
+            fuzz_remove_tree(path);
+        }
+    }
+    if (d)
+        closedir(d);
+}
+
+/* Makes the scratch directory once, /tmp/udfkit-fuzz-<pid>-XXXXXX; its path is fuzz_dir.
+ * It is removed when the fuzzer exits, or by the next harness to start after a crash. */
 static inline void fuzz_make_dir(void)
 {
-    snprintf(fuzz_dir, sizeof fuzz_dir, "/tmp/udfkit-fuzz-XXXXXX");
+    fuzz_sweep_stale();
+    snprintf(fuzz_dir, sizeof fuzz_dir, "/tmp/udfkit-fuzz-%ld-XXXXXX", (long)getpid());
     if (!mkdtemp(fuzz_dir))
         abort();
     atexit(fuzz_remove_dir);
-}
-
-/* Empties the scratch directory, keeping it. */
-static inline void fuzz_clear_dir(void)
-{
-    fuzz_remove_dir();
-    if (mkdir(fuzz_dir, 0700) != 0)
-        abort();
 }
 
 /* Writes bytes to `name` inside the scratch directory; returns the path (static buffer). */
