@@ -16,7 +16,7 @@ int udfkit_cmd_link(int argc, char **argv)
         {"--arch", NULL, UDFKIT_OPT_VALUE, "LIST", "architectures in CMake syntax, e.g. 75-real;80-real;90", &arch},
         {"--emit", NULL, UDFKIT_OPT_VALUE, "KIND", "fatbin (default), cubin (one NN-real) or ptx (one NN-virtual)", &emit},
         {"--keep-ltoir", NULL, UDFKIT_OPT_FLAG, NULL, "also pack the LTO-IR inputs, for linking at load time", &keep_ltoir},
-        {"--compress", NULL, UDFKIT_OPT_VALUE, "MODE", "compress the fatbin's entries: none (default), speed, balance or size", &compress},
+        {"--compress", NULL, UDFKIT_OPT_VALUE, "MODE", "compress the fatbin's entries: speed (default), balance, size or none (default with --keep-ltoir)", &compress},
         {"-Xnvjitlink", NULL, UDFKIT_OPT_LIST, "OPTION", "pass an option to nvJitLink as it is", &extra},
         {"--output", "-o", UDFKIT_OPT_VALUE, "OUT", "the fatbin, cubin or PTX to write", &output},
         {"--embed", NULL, UDFKIT_OPT_VALUE, "OUT.c", "also write a C source embedding OUT, as udfkit embed does", &embed},
@@ -47,7 +47,10 @@ int udfkit_cmd_link(int argc, char **argv)
             rc = udfkit_cli_usage_error(&cmd, "--keep-ltoir goes with --emit fatbin");
         else if (!embed != !symbol)
             rc = udfkit_cli_usage_error(&cmd, "--embed and --symbol go together");
-        udfkit_fatbin_compression compression = UDFKIT_COMPRESS_NONE;
+        /* Compressed by default: a third of the size, and loading stays fast (bench/results/compress.txt). */
+        udfkit_fatbin_compression compression = keep_ltoir || (emit && strcmp(emit, "fatbin") != 0)
+                                                     ? UDFKIT_COMPRESS_NONE
+                                                     : UDFKIT_COMPRESS_SPEED;
         if (rc == 0 && compress && !udfkit_fatbin_compression_parse(compress, &compression))
             rc = udfkit_cli_usage_error(&cmd, "--compress takes none, speed, balance or size, not '%s'", compress);
         else if (rc == 0 && compress && emit && strcmp(emit, "fatbin") != 0)

@@ -281,19 +281,28 @@ def test_verbose_tells_each_step(work):
                          re.M), r.err
     assert re.search(r"^udfkit: \[1/2\] sm_[89]0 linked \([0-9.]+ s\)$", r.err, re.M), r.err
     assert re.search(r"^udfkit: \[2/2\] sm_[89]0 linked", r.err, re.M), r.err
-    assert re.search(r"^udfkit: nvfatbin 2 entries, compression none -> .*u\.fatbin: \d+ bytes", r.err, re.M), r.err
+    assert re.search(r"^udfkit: nvfatbin 2 entries, compression speed -> .*u\.fatbin: \d+ bytes", r.err, re.M), r.err
 
 
 def test_compressed_fatbin(work):
-    """--compress packs every entry compressed; inspect reads the kernels back."""
+    """Fatbins are compressed (speed) by default, --compress chooses; inspect reads the kernels back."""
     manifest = compile_udfs(work, archs="75;80")
-    plain, small = os.path.join(work, "plain.fatbin"), os.path.join(work, "small.fatbin")
-    ok("link", manifest, "--arch", "75-real;80", "-o", plain)
+    # Each in a directory of its own: a fatbin records its file name.
+    names = ("plain", "default", "speed", "small", "kept")
+    for n in names:
+        os.makedirs(os.path.join(work, n))
+    plain, default, speed, small, kept = (os.path.join(work, n, "f.fatbin") for n in names)
+    ok("link", manifest, "--arch", "75-real;80", "--compress", "none", "-o", plain)
+    ok("link", manifest, "--arch", "75-real;80", "-o", default)
+    ok("link", manifest, "--arch", "75-real;80", "--compress", "speed", "-o", speed)
     ok("link", manifest, "--arch", "75-real;80", "--compress", "size", "-o", small)
-    assert os.path.getsize(small) < os.path.getsize(plain) * 0.6
-    a, b = (json.loads(ok("inspect", f, "--json").out) for f in (plain, small))
-    assert a["kernels"] == b["kernels"] == ["apply_udfs"], (a, b)
-    assert all(e["compressed"] for e in b["entries"]) and not any(e.get("compressed") for e in a["entries"]), b
+    ok("link", manifest, "--arch", "75-real;80", "--keep-ltoir", "-o", kept)
+    assert open(default, "rb").read() == open(speed, "rb").read()
+    assert os.path.getsize(small) <= os.path.getsize(speed) < os.path.getsize(plain) * 0.6
+    a, d, b, k = (json.loads(ok("inspect", f, "--json").out) for f in (plain, default, small, kept))
+    assert a["kernels"] == d["kernels"] == b["kernels"] == k["kernels"] == ["apply_udfs"], (a, b)
+    assert all(e["compressed"] for e in b["entries"] + d["entries"]), (b, d)
+    assert not any(e.get("compressed") for e in a["entries"] + k["entries"]), (a, k)
     r = udfkit("link", manifest, "--arch", "80", "--compress", "size", "--keep-ltoir", "-o", plain)
     assert r.rc == 2 and "--compress and --keep-ltoir do not go together" in r.err, r
     r = udfkit("link", manifest, "--arch", "80", "--compress", "tiny", "-o", plain)
