@@ -2,6 +2,8 @@
 
 #include <nvPTXCompiler.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 void udfkit_ptxcompiler_version(int *major, int *minor)
 {
@@ -12,22 +14,38 @@ void udfkit_ptxcompiler_version(int *major, int *minor)
     *minor = (int)mi;
 }
 
-static void copy_log(nvPTXCompilerHandle h, udfkit_buf *log)
+static char *message(const char *text, int result)
 {
-    size_t size = 0;
-    if (nvPTXCompilerGetErrorLogSize(h, &size) == NVPTXCOMPILE_SUCCESS && size > 1 && udfkit_buf_reserve(log, size)) {
-        if (nvPTXCompilerGetErrorLog(h, log->data + log->size) == NVPTXCOMPILE_SUCCESS)
-            log->size += size - 1;
-        log->data[log->size] = '\0';
-    }
+    char *m = malloc(strlen(text) + 32);
+    if (m)
+        sprintf(m, "%s (%d)", text, result);
+    return m;
 }
 
-bool udfkit_ptxcompiler_compile(const char *ptx, size_t size, const char *gpu_name, udfkit_buf *cubin, udfkit_buf *log)
+static char *error_log(nvPTXCompilerHandle h)
 {
+    size_t size = 0;
+    char *log = NULL;
+    if (nvPTXCompilerGetErrorLogSize(h, &size) == NVPTXCOMPILE_SUCCESS && size > 1 && (log = malloc(size))) {
+        if (nvPTXCompilerGetErrorLog(h, log) == NVPTXCOMPILE_SUCCESS) {
+            log[size - 1] = '\0';
+            return log;
+        }
+        free(log);
+    }
+    return NULL;
+}
+
+bool udfkit_ptxcompiler_compile(const char *ptx, size_t size, const char *gpu_name, void **cubin, size_t *cubin_size,
+                                char **log)
+{
+    *cubin = NULL;
+    *cubin_size = 0;
+    *log = NULL;
     nvPTXCompilerHandle h = NULL;
     nvPTXCompileResult r = nvPTXCompilerCreate(&h, size, ptx);
     if (r != NVPTXCOMPILE_SUCCESS) {
-        udfkit_buf_printf(log, "nvPTXCompilerCreate failed (%d)", (int)r);
+        *log = message("nvPTXCompilerCreate failed", (int)r);
         return false;
     }
     char option[64];
@@ -36,18 +54,21 @@ bool udfkit_ptxcompiler_compile(const char *ptx, size_t size, const char *gpu_na
     bool ok = false;
     r = nvPTXCompilerCompile(h, 1, options);
     if (r != NVPTXCOMPILE_SUCCESS) {
-        copy_log(h, log);
-        if (!log->size)
-            udfkit_buf_printf(log, "nvPTXCompilerCompile failed (%d)", (int)r);
+        *log = error_log(h);
+        if (!*log)
+            *log = message("nvPTXCompilerCompile failed", (int)r);
         goto done;
     }
     size_t out = 0;
-    if (nvPTXCompilerGetCompiledProgramSize(h, &out) != NVPTXCOMPILE_SUCCESS || !udfkit_buf_reserve(cubin, out) ||
-        nvPTXCompilerGetCompiledProgram(h, cubin->data) != NVPTXCOMPILE_SUCCESS) {
-        udfkit_buf_printf(log, "nvPTXCompiler: getting the compiled program failed");
+    void *data = NULL;
+    if (nvPTXCompilerGetCompiledProgramSize(h, &out) != NVPTXCOMPILE_SUCCESS || !(data = malloc(out ? out : 1)) ||
+        nvPTXCompilerGetCompiledProgram(h, data) != NVPTXCOMPILE_SUCCESS) {
+        free(data);
+        *log = message("nvPTXCompiler: getting the compiled program failed", (int)r);
         goto done;
     }
-    cubin->size = out;
+    *cubin = data;
+    *cubin_size = out;
     ok = true;
 done:
     nvPTXCompilerDestroy(&h);

@@ -33,9 +33,13 @@ udfkit_status udfkit_library_load(const void *image, size_t size, udfkit_library
         if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION && choice.ptx_isa[0]) {
             s = udfkit_runtime_fail(UDFKIT_ERROR_NO_BINARY,
                                     "the image's PTX (ISA %s) is newer than this driver (CUDA %s, PTX ISA %s) can JIT, "
-                                    "and no SASS fits the device; leave UDFKIT_PTX_COMPILE unset (auto) to compile it "
-                                    "with nvPTXCompiler",
-                                    choice.ptx_isa, choice.driver_version, choice.driver_isa);
+                                    "and no SASS fits the device; %s",
+                                    choice.ptx_isa, choice.driver_version, choice.driver_isa,
+                                    udfkit_runtime_ptx_available()
+                                        ? "set UDFKIT_PTX_COMPILE=always to compile it with nvPTXCompiler"
+                                        : "link the program with udfkit::runtime_ptx (add_jit_library(... "
+                                          "PTX_FALLBACK)) and set UDFKIT_PTX_COMPILE=always to compile it with "
+                                          "nvPTXCompiler");
         } else {
             s = udfkit_driver_fail(d, r, "loading the library image");
         }

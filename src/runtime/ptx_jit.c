@@ -3,14 +3,29 @@
 #include "artifact/elf_read.h"
 #include "artifact/fatbin_read.h"
 #include "artifact/ptx_isa.h"
-#include "nvidia/ptxcompiler_wrap.h"
+#include "ptx_fallback.h"
 
 #include <ctype.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef enum { PTX_AUTO, PTX_ALWAYS, PTX_NEVER } ptx_mode;
+
+/* udfkit::runtime_ptx's nvPTXCompiler, where the program links it. A library loaded later
+ * (dlopen) may register while another thread loads an image: hence atomic. */
+static _Atomic(const udfkit_ptx_compiler *) fallback;
+
+void udfkit_runtime_ptx_register(const udfkit_ptx_compiler *c)
+{
+    atomic_store(&fallback, c);
+}
+
+bool udfkit_runtime_ptx_available(void)
+{
+    return atomic_load(&fallback) != NULL;
+}
 
 static ptx_mode mode_from_env(void)
 {
@@ -71,6 +86,47 @@ static bool ptx_fits(udfkit_target t, int arch)
 static void isa_text(int isa, char *out, size_t size)
 {
     snprintf(out, size, "%d.%d", isa / 10, isa % 10);
+}
+
+/* The PTX compiled here, by udfkit::runtime_ptx's nvPTXCompiler, for the sm_`arch` device. */
+static udfkit_status compile_ptx(const char *ptx, size_t ptx_size, int arch, ptx_mode mode, udfkit_code_choice *out)
+{
+    const udfkit_ptx_compiler *c = atomic_load(&fallback);
+    if (!c && mode == PTX_ALWAYS)
+        return udfkit_runtime_fail(UDFKIT_ERROR_NO_BINARY,
+                                   "UDFKIT_PTX_COMPILE=always, but this program has no PTX compiler: link it with "
+                                   "udfkit::runtime_ptx (add_jit_library(... PTX_FALLBACK))");
+    if (!c)
+        return udfkit_runtime_fail(UDFKIT_ERROR_NO_BINARY,
+                                   "no SASS fits this sm_%d device, and its PTX (ISA %s) is newer than the driver "
+                                   "(CUDA %s, PTX ISA %s) can JIT: update the driver, add sm_%d to the library's "
+                                   "architectures, or link the program with udfkit::runtime_ptx "
+                                   "(add_jit_library(... PTX_FALLBACK)) to compile the PTX with nvPTXCompiler",
+                                   arch, out->ptx_isa, out->driver_version, out->driver_isa, arch);
+    char gpu[16];
+    snprintf(gpu, sizeof gpu, "sm_%d", arch);
+    void *cubin = NULL;
+    size_t cubin_size = 0;
+    char *log = NULL;
+    udfkit_status result = UDFKIT_OK;
+    if (c->compile(ptx, ptx_size, gpu, &cubin, &cubin_size, &log)) {
+        udfkit_buf_append(&out->storage, cubin, cubin_size);
+        if (!out->storage.data)
+            result = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory");
+        out->code = out->storage.data;
+        out->size = out->storage.size;
+    } else {
+        int ma, mi;
+        c->version(&ma, &mi);
+        result = udfkit_runtime_fail(UDFKIT_ERROR_NO_BINARY,
+                                     "no SASS fits this sm_%d device; its PTX (ISA %s) is newer than the driver "
+                                     "(CUDA %s, PTX ISA %s) can JIT, and nvPTXCompiler %d.%d could not compile it: %s",
+                                     arch, out->ptx_isa, out->driver_version, out->driver_isa, ma, mi,
+                                     log ? log : "no log");
+    }
+    free(cubin);
+    free(log);
+    return result;
 }
 
 udfkit_status udfkit_runtime_choose_code(const udfkit_driver *d, const void *image, size_t size, udfkit_code_choice *out)
@@ -165,24 +221,8 @@ udfkit_status udfkit_runtime_choose_code(const udfkit_driver *d, const void *ima
                                          "and no SASS fits the sm_%d device; UDFKIT_PTX_COMPILE=never forbids compiling it "
                                          "with nvPTXCompiler",
                                          out->ptx_isa, out->driver_version, out->driver_isa, arch);
-        else if (mode == PTX_ALWAYS || (mode == PTX_AUTO && isa > driver_isa)) {
-            char gpu[16];
-            snprintf(gpu, sizeof gpu, "sm_%d", arch);
-            udfkit_buf log = UDFKIT_BUF_INIT;
-            if (udfkit_ptxcompiler_compile(ptx, ptx_size, gpu, &out->storage, &log)) {
-                out->code = out->storage.data;
-                out->size = out->storage.size;
-            } else {
-                int ma, mi;
-                udfkit_ptxcompiler_version(&ma, &mi);
-                result = udfkit_runtime_fail(UDFKIT_ERROR_NO_BINARY,
-                                             "no SASS fits this sm_%d device; its PTX (ISA %s) is newer than the driver "
-                                             "(CUDA %s, PTX ISA %s) can JIT, and nvPTXCompiler %d.%d could not compile it: %s",
-                                             arch, out->ptx_isa, out->driver_version, out->driver_isa, ma, mi,
-                                             log.data ? log.data : "no log");
-            }
-            udfkit_buf_free(&log);
-        }
+        else if (mode == PTX_ALWAYS || (mode == PTX_AUTO && isa > driver_isa))
+            result = compile_ptx(ptx, ptx_size, arch, mode, out);
     }
     udfkit_buf_free(&decompressed);
     udfkit_fatbin_contents_free(&contents);

@@ -1,11 +1,13 @@
-/* What the driver is given for an image: the image itself, or SASS that the statically
- * linked nvPTXCompiler made of its PTX, where the driver is older than that PTX (the way
- * RAPIDS' ptxcompiler keeps numba working on older drivers). */
+/* What the driver is given for an image: the image itself, or SASS that nvPTXCompiler made
+ * of its PTX, where the driver is older than that PTX and the program links
+ * udfkit::runtime_ptx (the way RAPIDS' ptxcompiler keeps numba working on older drivers). */
 #ifndef UDFKIT_RUNTIME_PTX_JIT_H
 #define UDFKIT_RUNTIME_PTX_JIT_H
 
 #include "base/buf.h"
 #include "driver.h"
+
+#include <stdbool.h>
 
 typedef struct udfkit_code_choice {
     const void *code; /* what to load: the image, or storage's cubin */
@@ -21,6 +23,9 @@ typedef struct udfkit_code_choice {
 /* Decides by UDFKIT_PTX_COMPILE (auto, always, never) and the current device. */
 udfkit_status udfkit_runtime_choose_code(const udfkit_driver *d, const void *image, size_t size, udfkit_code_choice *out);
 void udfkit_code_choice_free(udfkit_code_choice *c);
+
+/* Whether the program links udfkit::runtime_ptx (ptx_fallback.h). */
+bool udfkit_runtime_ptx_available(void);
 
 /* The current device's compute capability as 90, 100, ... */
 udfkit_status udfkit_runtime_device_arch(const udfkit_driver *d, int *arch);

@@ -14,6 +14,13 @@
 extern "C" {
 #endif
 
+/* The runtime's functions, as a shared library exports them (its internals stay hidden). */
+#if defined(__GNUC__) || defined(__clang__)
+#define UDFKIT_RUNTIME_API __attribute__((visibility("default")))
+#else
+#define UDFKIT_RUNTIME_API
+#endif
+
 /* Generated code and this library check that they were made for the same ABI. */
 #define UDFKIT_RUNTIME_ABI_VERSION 1
 
@@ -46,7 +53,7 @@ typedef struct udfkit_dim3 {
  * Where no SASS fits the device and its PTX is newer than the driver can JIT, the PTX is
  * compiled with the statically linked nvPTXCompiler instead; UDFKIT_PTX_COMPILE=auto
  * (default), always (never let the driver JIT PTX) or never controls it. */
-udfkit_status udfkit_library_load(const void *image, size_t size, udfkit_library **out);
+UDFKIT_RUNTIME_API udfkit_status udfkit_library_load(const void *image, size_t size, udfkit_library **out);
 /* One piece of device code for udfkit_library_link: LTO-IR, PTX, a cubin, or a fatbin,
  * of which the LTO-IR entries are used (add_jit_library(... KEEP_LTOIR) ships them). */
 typedef struct udfkit_image {
@@ -59,27 +66,27 @@ typedef struct udfkit_image {
  * part's bytes, the options, the device's architecture and the toolchain's versions
  * (UDFKIT_CACHE_DIR, else $XDG_CACHE_HOME/udfkit; UDFKIT_CACHE=0 turns it off), so another
  * process finds it; a corrupt entry is detected and rebuilt. */
-udfkit_status udfkit_library_link(const udfkit_image *parts, size_t count, udfkit_library **out);
+UDFKIT_RUNTIME_API udfkit_status udfkit_library_link(const udfkit_image *parts, size_t count, udfkit_library **out);
 /* Accepts NULL. */
-void udfkit_library_unload(udfkit_library *lib);
-udfkit_status udfkit_library_get_kernel(udfkit_library *lib, const char *name, udfkit_kernel *out);
+UDFKIT_RUNTIME_API void udfkit_library_unload(udfkit_library *lib);
+UDFKIT_RUNTIME_API udfkit_status udfkit_library_get_kernel(udfkit_library *lib, const char *name, udfkit_kernel *out);
 
 /* args: one pointer per kernel parameter, as cuLaunchKernel takes them. */
-udfkit_status udfkit_launch(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block, size_t shared_bytes, udfkit_stream s,
+UDFKIT_RUNTIME_API udfkit_status udfkit_launch(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block, size_t shared_bytes, udfkit_stream s,
                             void **args);
 
-udfkit_status udfkit_device_alloc(size_t bytes, void **out);
+UDFKIT_RUNTIME_API udfkit_status udfkit_device_alloc(size_t bytes, void **out);
 /* Accepts NULL. */
-udfkit_status udfkit_device_free(void *p);
+UDFKIT_RUNTIME_API udfkit_status udfkit_device_free(void *p);
 /* Stream-ordered, from a pool of udfkit's own that keeps freed memory for the next call:
  * the memory may be used by work queued on s after this call, and by other streams once
  * they wait for s. Free it on a stream after its last use. */
-udfkit_status udfkit_device_alloc_async(size_t bytes, udfkit_stream s, void **out);
+UDFKIT_RUNTIME_API udfkit_status udfkit_device_alloc_async(size_t bytes, udfkit_stream s, void **out);
 /* Accepts NULL. */
-udfkit_status udfkit_device_free_async(void *p, udfkit_stream s);
-udfkit_status udfkit_copy_to_device(void *dst, const void *src, size_t bytes);
-udfkit_status udfkit_copy_to_host(void *dst, const void *src, size_t bytes);
-udfkit_status udfkit_synchronize(void);
+UDFKIT_RUNTIME_API udfkit_status udfkit_device_free_async(void *p, udfkit_stream s);
+UDFKIT_RUNTIME_API udfkit_status udfkit_copy_to_device(void *dst, const void *src, size_t bytes);
+UDFKIT_RUNTIME_API udfkit_status udfkit_copy_to_host(void *dst, const void *src, size_t bytes);
+UDFKIT_RUNTIME_API udfkit_status udfkit_synchronize(void);
 
 /* What launchers size their grids by, of the device of the calling thread's context. */
 typedef enum udfkit_device_attr {
@@ -89,20 +96,20 @@ typedef enum udfkit_device_attr {
     UDFKIT_DEVICE_WARP_SIZE
 } udfkit_device_attr;
 
-udfkit_status udfkit_device_attribute(udfkit_device_attr attr, int *out);
+UDFKIT_RUNTIME_API udfkit_status udfkit_device_attribute(udfkit_device_attr attr, int *out);
 /* Free and total memory of that device, in bytes. */
-udfkit_status udfkit_device_memory(size_t *free_bytes, size_t *total_bytes);
+UDFKIT_RUNTIME_API udfkit_status udfkit_device_memory(size_t *free_bytes, size_t *total_bytes);
 
 /* UDFKIT_RUNTIME_ABI_VERSION as this library was built. */
-int udfkit_runtime_abi_version(void);
+UDFKIT_RUNTIME_API int udfkit_runtime_abi_version(void);
 /* Generated code calls this before it loads anything, with the ABI version it was generated
  * for: UDFKIT_ERROR_ABI_MISMATCH, with a message naming `what` and both versions, unless it
  * is this library's. */
-udfkit_status udfkit_runtime_check_abi(int version, const char *what);
+UDFKIT_RUNTIME_API udfkit_status udfkit_runtime_check_abi(int version, const char *what);
 
-const char *udfkit_status_string(udfkit_status s);
+UDFKIT_RUNTIME_API const char *udfkit_status_string(udfkit_status s);
 /* This thread's detail of its last failure; never NULL. */
-const char *udfkit_last_error(void);
+UDFKIT_RUNTIME_API const char *udfkit_last_error(void);
 
 #ifdef __cplusplus
 }
