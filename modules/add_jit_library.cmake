@@ -13,6 +13,9 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
     [KERNELS <template>(<c_name>)...]
     [ARCHITECTURES <list>]
     [KEEP_LTOIR]
+    [COMPRESS none|speed|balance|size]
+    [STATIC_RUNTIME|SHARED_RUNTIME]
+    [PTX_FALLBACK]
     [HEADER <file name>])
 
 ``SOURCES``
@@ -34,13 +37,39 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
 ``KEEP_LTOIR``
   Also put the LTO-IR into the fatbin, for linking at load time (``udfkit_library_link``).
 
+``COMPRESS``
+  How the fatbin's entries are compressed (``udfkit link --compress``): ``speed``
+  (default: about a third of the size, loading about 0.1 ms slower per library), ``balance``,
+  ``size`` (a sixth, loading about 0.3 ms slower) or ``none``. With ``KEEP_LTOIR`` the
+  default is ``none``, and anything else an error: the runtime reads kept LTO-IR
+  uncompressed. Compressed fatbins need a driver of CUDA 12.4 or newer.
+
+``STATIC_RUNTIME``, ``SHARED_RUNTIME``
+  Which udfkit runtime the library links (publicly): ``udfkit::runtime``, static, copied
+  into each program (the default for ``STATIC`` and ``OBJECT`` libraries), or
+  ``udfkit::runtime_shared``, ``libudfkit_runtime.so.1``, one copy for every program on a
+  system (the default for ``SHARED`` libraries, so that the library and the program calling
+  it share one runtime and one ``udfkit_last_error``). A ``SHARED`` library with
+  ``STATIC_RUNTIME`` keeps its copy of the runtime hidden inside: the program's own runtime
+  functions do not see that copy's errors.
+
+``PTX_FALLBACK``
+  Also link ``udfkit::runtime_ptx``: nvPTXCompiler (about 40 MB) compiles the fatbin's
+  PTX where no SASS fits the GPU and the PTX is newer than the driver can JIT. Without it,
+  the driver JITs PTX it can, and loading PTX newer than the driver fails with a message
+  naming both versions and this option.
+
 ``HEADER``
   The header's file name, default ``<target>.h``. It compiles as plain C11 and C++ without
   CUDA headers and declares ``<target>_load``, ``<target>_unload``, ``<target>_library``
   and the launchers.
 
 The library type defaults to ``STATIC``; more than one of ``STATIC``, ``SHARED`` and
-``OBJECT`` is an error. It links ``udfkit::runtime`` publicly.
+``OBJECT`` is an error. It links the runtime publicly. A ``SHARED`` library exports
+exactly the functions its header declares: it is linked with a version script
+(``<target>.udfkit/<target>.map``) naming them, and the runtime inside it is compiled
+with hidden visibility, so neither the runtime nor nvPTXCompiler ever interposes with
+another library's copy.
 
 Checked at configure time: a function exported by two ``UDFS`` targets (a c_name must be
 unique across everything linked together), and C identifiers the library defines
@@ -59,7 +88,9 @@ include("${CMAKE_CURRENT_LIST_DIR}/detail/_udfkit_kernels.cmake")
 
 function(add_jit_library target)
   list(APPEND CMAKE_MESSAGE_CONTEXT "udfkit.add_jit_library")
-  cmake_parse_arguments(PARSE_ARGV 1 arg "STATIC;SHARED;OBJECT;KEEP_LTOIR" "HEADER" "SOURCES;UDFS;KERNELS;ARCHITECTURES")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "STATIC;SHARED;OBJECT;KEEP_LTOIR;PTX_FALLBACK;STATIC_RUNTIME;SHARED_RUNTIME"
+                        "HEADER;COMPRESS"
+                        "SOURCES;UDFS;KERNELS;ARCHITECTURES")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "add_jit_library: unknown arguments for target '${target}': ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -78,6 +109,34 @@ function(add_jit_library target)
   set(_type STATIC)
   if(_types)
     set(_type ${_types})
+  endif()
+  # A shared library and the program using it share one runtime (one udfkit_last_error).
+  set(_runtime udfkit::runtime)
+  if(_type STREQUAL "SHARED")
+    set(_runtime udfkit::runtime_shared)
+  endif()
+  if(arg_STATIC_RUNTIME AND arg_SHARED_RUNTIME)
+    message(FATAL_ERROR "add_jit_library: target '${target}' is given STATIC_RUNTIME and SHARED_RUNTIME; it links "
+                        "one runtime")
+  elseif(arg_SHARED_RUNTIME)
+    set(_runtime udfkit::runtime_shared)
+  elseif(arg_STATIC_RUNTIME)
+    set(_runtime udfkit::runtime)
+  endif()
+  set(_compress speed)
+  if(arg_KEEP_LTOIR)
+    set(_compress none)
+  endif()
+  if(DEFINED arg_COMPRESS)
+    if(NOT arg_COMPRESS MATCHES "^(none|speed|balance|size)$")
+      message(FATAL_ERROR "add_jit_library: COMPRESS of target '${target}' is '${arg_COMPRESS}'; it is none, speed, "
+                          "balance or size")
+    elseif(arg_KEEP_LTOIR AND NOT arg_COMPRESS STREQUAL "none")
+      message(FATAL_ERROR "add_jit_library: target '${target}' is given KEEP_LTOIR and COMPRESS ${arg_COMPRESS}; the "
+                          "runtime links kept LTO-IR at load time, which it reads uncompressed: COMPRESS none or no "
+                          "KEEP_LTOIR")
+    endif()
+    set(_compress ${arg_COMPRESS})
   endif()
   set(_header "${target}.h")
   if(arg_HEADER)
@@ -187,7 +246,7 @@ function(add_jit_library target)
   set(_embedded "${_dir}/${target}_fatbin.c")
   add_custom_command(
     OUTPUT "${_fatbin}" "${_fatbin}.json" "${_embedded}"
-    COMMAND ${_udfkit} link ${_parts} ${_manifests} --arch "${_archs}" ${_keep} -o "${_fatbin}"
+    COMMAND ${_udfkit} link ${_parts} ${_manifests} --arch "${_archs}" ${_keep} --compress ${_compress} -o "${_fatbin}"
             --embed "${_embedded}" --symbol "${_ident}_fatbin"
     DEPENDS ${_parts} ${_manifests} udfkit::udfkit
     COMMENT "udfkit: linking ${target} for ${_archs}, embedding it"
@@ -207,6 +266,33 @@ function(add_jit_library target)
   set_source_files_properties("${_embedded}" "${_launchers_c}" PROPERTIES HEADER_FILE_ONLY ON)
   target_include_directories(${target} PUBLIC "$<BUILD_INTERFACE:${_include}>")
   # The UDF targets bring their headers (and build order) to the library and its users.
-  target_link_libraries(${target} PUBLIC udfkit::runtime ${arg_UDFS})
+  # The fallback before the runtime it registers with (static links resolve left to right);
+  # inside a shared library, where its users need not link it again.
+  if(arg_PTX_FALLBACK AND _type STREQUAL "SHARED")
+    target_link_libraries(${target} PRIVATE udfkit::runtime_ptx)
+  elseif(arg_PTX_FALLBACK)
+    target_link_libraries(${target} PUBLIC udfkit::runtime_ptx)
+  endif()
+  target_link_libraries(${target} PUBLIC ${_runtime} ${arg_UDFS})
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON UDFKIT_FATBIN "${_fatbin}")
+  if(_type STREQUAL "SHARED")
+    # Exactly what the header declares; everything else (the runtime, nvPTXCompiler, the
+    # fatbin's symbol) stays local.
+    set(_exports "${_ident}_load" "${_ident}_unload" "${_ident}_library")
+    foreach(_entry IN LISTS _kernels)
+      string(REGEX REPLACE "^([A-Za-z_0-9]+)\\(([A-Za-z_0-9]+)\\)$" "${_ident}_\\1_\\2" _launcher "${_entry}")
+      list(APPEND _exports "${_launcher}")
+    endforeach()
+    list(JOIN _exports ";\n    " _exports)
+    set(_map "${_dir}/${target}.map")
+    file(CONFIGURE OUTPUT "${_map}" CONTENT "/* Generated by add_jit_library: what ${target} exports. */
+{
+  global:
+    ${_exports};
+  local: *;
+};
+" @ONLY)
+    target_link_options(${target} PRIVATE "LINKER:--version-script=${_map}")
+    set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${_map}")
+  endif()
 endfunction()

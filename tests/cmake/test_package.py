@@ -128,6 +128,72 @@ def test_makefiles_and_library_types(work):
             assert os.path.exists(os.path.join(build, "libshop_kernels.so"))
 
 
+def dynamic_symbols(path):
+    """The functions and data a shared object or program exports."""
+    out = run(["nm", "-D", "--defined-only", path]).stdout
+    return sorted(line.split()[-1] for line in out.splitlines() if line.split()[-2] not in ("A",))
+
+
+def header_functions(path):
+    """The functions a generated library header declares."""
+    return sorted(re.findall(r"^\w[\w \*]*?\b(\w+)\(", open(path).read(), re.M))
+
+
+def needed(path):
+    return re.findall(r"\(NEEDED\).*\[(.*)\]", run(["readelf", "-d", path]).stdout)
+
+
+def test_shared_library_exports_its_header_only(work):
+    """A SHARED library exports exactly what its header declares: not the runtime's
+    functions, not its internals, not nvPTXCompiler's, even with PTX_FALLBACK linked in."""
+    prefix = install(os.path.join(work, "prefix"))
+    src = copy_project("downstream", work)
+    for name, options in (("plain", ""), ("static-runtime", "STATIC_RUNTIME"), ("fallback", "PTX_FALLBACK")):
+        build = os.path.join(work, name)
+        configure(src, build, prefix, "Ninja", "-DLIBRARY_TYPE=SHARED", f"-DLIBRARY_OPTIONS={options}")
+        ninja(build)
+        run_app(os.path.join(build, "shop"))
+        lib = os.path.join(build, "libshop_kernels.so")
+        declared = header_functions(os.path.join(build, "shop_kernels.udfkit", "include", "shop_kernels.h"))
+        assert declared == ["shop_kernels_filter_is_big", "shop_kernels_library", "shop_kernels_load",
+                            "shop_kernels_map_discount", "shop_kernels_reduce_add_f32", "shop_kernels_unload"], declared
+        assert dynamic_symbols(lib) == declared, (name, dynamic_symbols(lib))
+        strings = run(["nm", lib]).stdout
+        assert ("nvPTXCompilerCompile" in strings) == (name == "fallback"), name
+        # The library and its program share one runtime unless told otherwise.
+        assert ("libudfkit_runtime.so.1" in needed(lib)) == (name != "static-runtime"), (name, needed(lib))
+
+
+def test_runtime_variants(work):
+    """By default a program carries no nvPTXCompiler; PTX_FALLBACK links it; SHARED_RUNTIME
+    links libudfkit_runtime.so.1, which exports the runtime's functions and nothing else;
+    COMPRESS chooses the fatbin's compression (speed by default)."""
+    prefix = install(os.path.join(work, "prefix"))
+    src = copy_project("downstream", work)
+    sizes = {}
+    for name, options in (("default", ""), ("fallback", "PTX_FALLBACK"), ("shared", "SHARED_RUNTIME"),
+                          ("shared-fallback", "SHARED_RUNTIME;PTX_FALLBACK"), ("none", "COMPRESS;none")):
+        build = os.path.join(work, name)
+        configure(src, build, prefix, "Ninja", f"-DLIBRARY_OPTIONS={options}")
+        ninja(build)
+        app = os.path.join(build, "shop")
+        run_app(app)
+        sizes[name] = os.path.getsize(app)
+        symbols = run(["nm", app]).stdout
+        assert ("nvPTXCompilerCompile" in symbols) == ("fallback" in name), name
+        assert ("libudfkit_runtime.so.1" in needed(app)) == name.startswith("shared"), (name, needed(app))
+        fatbin = os.path.join(build, "shop_kernels.udfkit", "shop_kernels.fatbin")
+        entries = json.loads(run([os.path.join(prefix, "bin", "udfkit"), "inspect", fatbin, "--json"]).stdout)["entries"]
+        assert all(bool(e.get("compressed")) == (name != "none") for e in entries), (name, entries)
+    assert sizes["fallback"] > sizes["default"] + 20_000_000, sizes
+    assert sizes["default"] < 2_000_000 and sizes["shared"] < sizes["default"], sizes
+    runtime = os.path.join(prefix, "lib", "libudfkit_runtime.so.1")
+    exported = dynamic_symbols(runtime)
+    api = sorted(re.findall(r"^UDFKIT_RUNTIME_API [\w \*]*?\b(\w+)\(",
+                            open(os.path.join(prefix, "include", "udfkit", "runtime.h")).read(), re.M))
+    assert exported == sorted(api + ["udfkit_runtime_ptx_register"]), exported
+
+
 def test_moved_prefix(work):
     prefix = install(os.path.join(work, "prefix"))
     moved = os.path.join(work, "elsewhere", "udfkit")
@@ -259,6 +325,16 @@ CONFIGURE_ERRORS = [
                         'add_jit_library(my_lib UDFS u KERNELS map(f) ARCHITECTURES 80-real)',
      r"add_jit_library: the library of target 'my_lib' defines the C identifier 'my_lib_load', which the library "
      r"of target 'my-lib' defines too; rename one of the two"),
+    ("bad-compress", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)\n'
+                     'add_jit_library(lib UDFS u KERNELS map(f) ARCHITECTURES 80-real COMPRESS tiny)',
+     r"add_jit_library: COMPRESS of target 'lib' is 'tiny'; it is none, speed, balance or size"),
+    ("compress-keep-ltoir", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)\n'
+                            'add_jit_library(lib UDFS u KERNELS map(f) ARCHITECTURES 80-real KEEP_LTOIR COMPRESS size)',
+     r"add_jit_library: target 'lib' is given KEEP_LTOIR and COMPRESS size; the runtime links kept LTO-IR at load "
+     r"time"),
+    ("two-runtimes", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)\n'
+                     'add_jit_library(lib UDFS u KERNELS map(f) ARCHITECTURES 80-real STATIC_RUNTIME SHARED_RUNTIME)',
+     r"add_jit_library: target 'lib' is given STATIC_RUNTIME and SHARED_RUNTIME; it links one runtime"),
     ("launcher-names-meet", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" "map_f=f:float32(float32)"'
                             ' ARCHITECTURES 80-real)\n'
                             'add_jit_library(a_filter UDFS u KERNELS map(f) ARCHITECTURES 80-real)\n'
@@ -303,7 +379,8 @@ def test_inferred_signature_checked_at_build_time(work):
 
 
 if __name__ == "__main__":
-    main([test_ninja_build_and_incremental_rebuilds, test_makefiles_and_library_types, test_moved_prefix,
+    main([test_ninja_build_and_incremental_rebuilds, test_makefiles_and_library_types,
+          test_shared_library_exports_its_header_only, test_runtime_variants, test_moved_prefix,
           test_build_tree_package, test_udf_package_installed_and_consumed, test_add_subdirectory,
           *[make_error_case(*c) for c in ERRORS], test_udf_errors, test_configure_time_errors,
           test_inferred_signature_checked_at_build_time])
