@@ -265,7 +265,6 @@ function(add_jit_library target)
   set_source_files_properties("${_library_c}" PROPERTIES LANGUAGE C)
   set_source_files_properties("${_embedded}" "${_launchers_c}" PROPERTIES HEADER_FILE_ONLY ON)
   target_include_directories(${target} PUBLIC "$<BUILD_INTERFACE:${_include}>")
-  # The UDF targets bring their headers (and build order) to the library and its users.
   # The fallback before the runtime it registers with (static links resolve left to right);
   # inside a shared library, where its users need not link it again.
   if(arg_PTX_FALLBACK AND _type STREQUAL "SHARED")
@@ -273,8 +272,15 @@ function(add_jit_library target)
   elseif(arg_PTX_FALLBACK)
     target_link_libraries(${target} PUBLIC udfkit::runtime_ptx)
   endif()
-  target_link_libraries(${target} PUBLIC ${_runtime} ${arg_UDFS})
-  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON UDFKIT_FATBIN "${_fatbin}")
+  # The UDF targets' headers (and build order) for the library and its users in this build;
+  # an installed library (udfkit_install_library) carries its fatbin and needs none of them.
+  set(_udf_links)
+  foreach(_udf IN LISTS arg_UDFS)
+    list(APPEND _udf_links "$<BUILD_INTERFACE:${_udf}>")
+  endforeach()
+  target_link_libraries(${target} PUBLIC ${_runtime} ${_udf_links})
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON UDFKIT_FATBIN "${_fatbin}"
+                                             UDFKIT_HEADER "${_include}/${_header}")
   if(_type STREQUAL "SHARED")
     # Exactly what the header declares; everything else (the runtime, nvPTXCompiler, the
     # fatbin's symbol) stays local.

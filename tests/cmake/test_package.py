@@ -235,6 +235,48 @@ def test_udf_package_installed_and_consumed(work):
     assert out.startswith("scale2"), out
 
 
+def test_install_chain(work):
+    """UDF package -> engine library -> application, each installed to a prefix of its own
+    and moved before the next is built; udfkit's prefix moved too. The application knows
+    nothing of UDFs: it finds the engine and calls its launcher. STATIC and SHARED engines."""
+    udfkit_prefix = install(os.path.join(work, "udfkit-prefix"))
+    moved_udfkit = os.path.join(work, "moved", "udfkit")
+    os.makedirs(os.path.dirname(moved_udfkit))
+    shutil.move(udfkit_prefix, moved_udfkit)
+    pkg_build = os.path.join(work, "pkg-build")
+    configure(os.path.join(HERE, "udf_package"), pkg_build, moved_udfkit)
+    ninja(pkg_build)
+    run(["cmake", "--install", pkg_build, "--prefix", os.path.join(work, "pkg-prefix")])
+    shutil.move(os.path.join(work, "pkg-prefix"), os.path.join(work, "moved", "pkg"))
+    for kind in ("STATIC", "SHARED"):
+        engine_build = os.path.join(work, f"engine-build-{kind}")
+        configure(os.path.join(HERE, "engine"), engine_build, f"{work}/moved/pkg;{moved_udfkit}", "Ninja",
+                  f"-DENGINE_TYPE={kind}")
+        ninja(engine_build)
+        engine_prefix = os.path.join(work, f"engine-prefix-{kind}")
+        run(["cmake", "--install", engine_build, "--prefix", engine_prefix])
+        assert os.path.exists(os.path.join(engine_prefix, "include", "engine_kernels.h"))
+        engine = os.path.join(work, "moved", f"engine-{kind}")
+        shutil.move(engine_prefix, engine)
+        targets = open(os.path.join(engine, "lib", "cmake", "engine", "engineTargets.cmake")).read()
+        assert "pkg_udfs" not in targets and engine_build not in targets, targets
+        app_build = os.path.join(work, f"app-build-{kind}")
+        configure(os.path.join(HERE, "engine_app"), app_build, f"{engine};{moved_udfkit}")
+        ninja(app_build)
+        run(["cmake", "--install", app_build, "--prefix", os.path.join(work, f"app-prefix-{kind}")])
+        app = os.path.join(work, "moved", f"app-{kind}")
+        shutil.move(os.path.join(work, f"app-prefix-{kind}"), app)
+        out = run_app(os.path.join(app, "bin", "engine_app"))
+        assert "scale2 over 1000 rows: 0 wrong" in out or "no CUDA driver" in out or "no GPU" in out, out
+        if kind == "SHARED":
+            # The engine ships the shared runtime beside itself and finds it there.
+            lib = os.path.join(engine, "lib", "libengine_kernels.so")
+            assert os.path.exists(os.path.join(engine, "lib", "libudfkit_runtime.so.1"))
+            assert "$ORIGIN" in run(["readelf", "-d", lib]).stdout
+            assert dynamic_symbols(os.path.join(engine, "lib", "libengine_kernels.so")) == [
+                "engine_kernels_library", "engine_kernels_load", "engine_kernels_map_scale2", "engine_kernels_unload"]
+
+
 def test_add_subdirectory(work):
     src = os.path.join(work, "super")
     os.makedirs(src)
@@ -381,6 +423,6 @@ def test_inferred_signature_checked_at_build_time(work):
 if __name__ == "__main__":
     main([test_ninja_build_and_incremental_rebuilds, test_makefiles_and_library_types,
           test_shared_library_exports_its_header_only, test_runtime_variants, test_moved_prefix,
-          test_build_tree_package, test_udf_package_installed_and_consumed, test_add_subdirectory,
+          test_build_tree_package, test_udf_package_installed_and_consumed, test_install_chain, test_add_subdirectory,
           *[make_error_case(*c) for c in ERRORS], test_udf_errors, test_configure_time_errors,
           test_inferred_signature_checked_at_build_time])
