@@ -78,11 +78,11 @@ defines too, as two target names do that are the same C identifier (``my-lib``,
 ``my_lib``), or a prefix and a launcher that spell the same name.
 #]=======================================================================]
 include_guard(GLOBAL)
-# udfkit's depfiles name absolute paths, which Ninja can read as they are: under CMP0116
-# NEW, CMake would run `cmake -E cmake_transform_depfile` after every compile (a process
-# costing more than a compile answered from udfkit's cache). This include's policy scope
-# keeps the setting to the functions defined here.
-cmake_policy(SET CMP0116 OLD)
+# Depfiles as CMake 3.20+ reads them (CMP0116 NEW, whatever the project's minimum version:
+# the OLD behavior is deprecated, and an error under -Werror=deprecated in CMake 4). Under
+# Ninja, CMake rewrites each depfile after its command (`cmake -E cmake_transform_depfile`).
+# This include's policy scope keeps the setting to the functions defined here.
+cmake_policy(SET CMP0116 NEW)
 include("${CMAKE_CURRENT_LIST_DIR}/detail/_udfkit_common.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/detail/_udfkit_kernels.cmake")
 

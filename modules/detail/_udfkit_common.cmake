@@ -5,7 +5,13 @@ include_guard(GLOBAL)
 # at configure time when udfkit is built in the same project).
 function(_udfkit_tool out_command out_configure_path)
   if(TARGET udfkit::udfkit)
-    set(${out_command} "$<TARGET_FILE:udfkit::udfkit>" PARENT_SCOPE)
+    # udfkit leaves an output whose bytes did not change as it was, for Ninja's restat;
+    # generators without it (Makefiles) would then run its rule at every build.
+    set(_command "$<TARGET_FILE:udfkit::udfkit>")
+    if(NOT CMAKE_GENERATOR MATCHES "Ninja")
+      list(APPEND _command --touch-unchanged)
+    endif()
+    set(${out_command} "${_command}" PARENT_SCOPE)
     get_target_property(_imported udfkit::udfkit IMPORTED)
     set(_path "")
     if(_imported)
@@ -68,20 +74,10 @@ function(_udfkit_unique_name stem list_var out_var)
   set(${out_var} "${_name}" PARENT_SCOPE)
 endfunction()
 
-# The depfile options of a compile writing <out>. Under Ninja the depfile is read as it is
-# (CMP0116 OLD, see add_ptx_udf.cmake), and Ninja wants it to name the output as its
-# build file does: relative to the top build directory where the output lies inside it.
+# The depfile options of a compile writing <out>: the depfile names <out> as given (an
+# absolute path), which CMake's CMP0116 NEW handling rewrites for Ninja.
 function(_udfkit_depfile_args out var)
-  set(_args --depfile "${out}.d")
-  if(CMAKE_GENERATOR MATCHES "Ninja")
-    set(_target "${out}")
-    cmake_path(IS_PREFIX CMAKE_BINARY_DIR "${out}" NORMALIZE _inside)
-    if(_inside)
-      file(RELATIVE_PATH _target "${CMAKE_BINARY_DIR}" "${out}")
-    endif()
-    list(APPEND _args --depfile-target "${_target}")
-  endif()
-  set(${var} "${_args}" PARENT_SCOPE)
+  set(${var} --depfile "${out}.d" PARENT_SCOPE)
 endfunction()
 
 # The exported C name of a function spec: the c_name before '=', else the source name

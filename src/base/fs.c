@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -463,6 +464,13 @@ udfkit_rc udfkit_outputs_write(udfkit_outputs *o, const char *path, const void *
     return UDFKIT_RC_OK;
 }
 
+static atomic_bool touch_unchanged;
+
+void udfkit_outputs_touch_unchanged(bool touch)
+{
+    atomic_store(&touch_unchanged, touch);
+}
+
 static bool same_contents(const char *a, const char *b)
 {
     struct stat sa, sb;
@@ -501,9 +509,12 @@ static udfkit_rc commit_one(udfkit_outputs *o, output *out)
     if (stat(out->final, &st) == 0 && S_ISREG(st.st_mode) && is_input(o, &st, &input))
         return refuse_input(out->final, input);
     /* An output whose bytes did not change keeps its file and time stamp: build systems
-     * that re-check outputs (Ninja's restat) then rebuild nothing after it. */
+     * that re-check outputs (Ninja's restat) then rebuild nothing after it. Make does not
+     * re-check: there it gets a new time stamp, or its rule would run at every build. */
     if (same_contents(out->temp, out->final)) {
         unlink(out->temp);
+        if (atomic_load(&touch_unchanged) && utimensat(AT_FDCWD, out->final, NULL, 0) != 0)
+            return udfkit_fail(UDFKIT_RC_ENV, out->final, 0, "cannot update the time stamp: %s", strerror(errno));
     } else if (rename(out->temp, out->final) != 0) {
         return udfkit_fail(UDFKIT_RC_ENV, out->final, 0, "cannot write: %s", strerror(errno));
     }

@@ -65,6 +65,10 @@ udfkit_rc udfkit_outputs_input(udfkit_outputs *o, const char *path);
 udfkit_rc udfkit_outputs_inputs(udfkit_outputs *o, const char *const *paths, size_t count);
 udfkit_rc udfkit_outputs_write(udfkit_outputs *o, const char *path, const void *data, size_t size);
 udfkit_rc udfkit_outputs_commit(udfkit_outputs *o);
+/* Whether an output whose bytes did not change gets a new time stamp all the same (for
+ * build tools that do not re-check outputs, as Ninja's restat does: Make). Default false:
+ * it keeps its file and time stamp. */
+void udfkit_outputs_touch_unchanged(bool touch);
 void udfkit_outputs_abort(udfkit_outputs *o);
 void udfkit_outputs_free(udfkit_outputs *o); /* aborts what was not committed */
 

@@ -1,5 +1,6 @@
 /* udfkit: compiles GPU user-defined functions ahead of time. */
 #include "base/diag.h"
+#include "base/fs.h"
 #include "commands.h"
 #include "nvidia/toolchain.h"
 
@@ -32,7 +33,9 @@ static void usage(FILE *f)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n  udfkit --version        udfkit's and each CUDA part's version, and where each comes from\n"
                "  udfkit help <command>   a command's options\n"
-               "  udfkit -v <command>     tell each NVRTC, numba-cuda, nvJitLink and nvFatbin step (also -v after it)\n");
+               "  udfkit -v <command>     tell each NVRTC, numba-cuda, nvJitLink and nvFatbin step (also -v after it)\n"
+               "  udfkit --touch-unchanged <command>\n"
+               "                          give outputs whose bytes did not change a new time stamp too (for Make)\n");
 }
 
 int main(int argc, char **argv)
@@ -41,9 +44,15 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    /* udfkit -v <command> ...: as the command's own -v. */
-    while (argc >= 2 && (strcmp(argv[1], "-v") == 0 || strcmp(argv[1], "--verbose") == 0)) {
-        udfkit_verbose_set(true);
+    /* udfkit -v <command> ...: as the command's own -v. --touch-unchanged: outputs whose
+     * bytes did not change get a new time stamp all the same (the CMake modules pass it
+     * under generators without Ninja's restat, such as Makefiles). */
+    while (argc >= 2 && (strcmp(argv[1], "-v") == 0 || strcmp(argv[1], "--verbose") == 0 ||
+                         strcmp(argv[1], "--touch-unchanged") == 0)) {
+        if (strcmp(argv[1], "--touch-unchanged") == 0)
+            udfkit_outputs_touch_unchanged(true);
+        else
+            udfkit_verbose_set(true);
         argv++;
         argc--;
     }

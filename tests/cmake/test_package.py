@@ -1,6 +1,8 @@
 """The CMake package: a C-only downstream project finds the installed udfkit, builds with
 Ninja and Makefiles, rebuilds exactly what an edit touches, survives a moved prefix, and
-reports mistakes naming the function and keyword."""
+reports mistakes naming the function and keyword. Every project here is configured with
+-Werror=dev -Werror=deprecated and must print no warning, under the CMake named by
+UDFKIT_TEST_CMAKE (default: cmake on the PATH; CTest runs this file under CMake 3.25 and 4.x)."""
 import json
 import os
 import re
@@ -15,6 +17,8 @@ BUILD = os.environ["UDFKIT_BUILD_DIR"]
 SOURCE = os.environ["UDFKIT_SOURCE_DIR"]
 PYTHON = os.environ["UDFKIT_PYTHON"]
 HERE = os.path.dirname(os.path.abspath(__file__))
+CMAKE = os.environ.get("UDFKIT_TEST_CMAKE") or "cmake"
+STRICT = ["-Werror=dev", "-Werror=deprecated"]
 
 
 def run(cmd, cwd=None, check=True):
@@ -25,13 +29,16 @@ def run(cmd, cwd=None, check=True):
 
 
 def install(prefix):
-    run(["cmake", "--install", BUILD, "--prefix", prefix])
+    run([CMAKE, "--install", BUILD, "--prefix", prefix])
     return prefix
 
 
 def configure(src, build, prefix_path, generator="Ninja", *extra, check=True):
-    return run(["cmake", "-S", src, "-B", build, "-G", generator, f"-DCMAKE_PREFIX_PATH={prefix_path}", *extra],
-               check=check)
+    r = run([CMAKE, "-S", src, "-B", build, "-G", generator, f"-DCMAKE_PREFIX_PATH={prefix_path}", *STRICT, *extra],
+            check=check)
+    if r.returncode == 0:
+        assert "Warning" not in r.stderr, r.stderr
+    return r
 
 
 def ninja(build):
@@ -117,7 +124,23 @@ def test_makefiles_and_library_types(work):
     src = copy_project("downstream", work)
     build = os.path.join(work, "make")
     configure(src, build, prefix, "Unix Makefiles")
-    run(["cmake", "--build", build, "-j2"])
+    run([CMAKE, "--build", build, "-j8"])
+    run_app(os.path.join(build, "shop"))
+
+    def make():
+        out = run([CMAKE, "--build", build]).stdout
+        return [line for line in out.splitlines() if "udfkit:" in line or "Building" in line or "Linking" in line]
+    # A second build does nothing, after a build and after an edit's build alike.
+    assert make() == []
+    os.utime(os.path.join(src, "udfs", "ratios.cu"))
+    assert any("compiling shop_udfs ratios.cu" in line for line in make())
+    assert make() == []
+    edit(os.path.join(src, "udfs", "ratios.cu"), "0.0f;", "-1.0f;")
+    steps_run = make()
+    assert [line for line in steps_run if "udfkit: compiling shop_udfs" in line] == [
+        line for line in steps_run if "ratios.cu" in line and "compiling" in line], steps_run
+    assert any("linking shop_kernels" in line for line in steps_run), steps_run
+    assert make() == []
     run_app(os.path.join(build, "shop"))
     for kind in ("SHARED", "OBJECT"):
         build = os.path.join(work, kind)
@@ -194,6 +217,17 @@ def test_runtime_variants(work):
     assert exported == sorted(api + ["udfkit_runtime_ptx_register"]), exported
 
 
+def test_examples_and_udfkit_configure_without_warnings(work):
+    """The examples and udfkit itself configure under -Werror=dev -Werror=deprecated with no
+    warning (the test projects do in every other test, through configure())."""
+    prefix = install(os.path.join(work, "prefix"))
+    configure(os.path.join(SOURCE, "examples", "quickstart"), os.path.join(work, "quickstart"), prefix)
+    for generator in ("Ninja", "Unix Makefiles"):
+        r = run([CMAKE, "-S", SOURCE, "-B", os.path.join(work, "udfkit-" + generator.split()[-1]), "-G", generator,
+                 f"-DPython3_EXECUTABLE={PYTHON}", *STRICT])
+        assert "Warning" not in r.stderr, r.stderr
+
+
 def test_moved_prefix(work):
     prefix = install(os.path.join(work, "prefix"))
     moved = os.path.join(work, "elsewhere", "udfkit")
@@ -211,7 +245,7 @@ def test_moved_prefix(work):
 def test_build_tree_package(work):
     src = copy_project("downstream", work)
     build = os.path.join(work, "build")
-    run(["cmake", "-S", src, "-B", build, "-G", "Ninja", f"-Dudfkit_DIR={BUILD}"])
+    run([CMAKE, "-S", src, "-B", build, "-G", "Ninja", f"-Dudfkit_DIR={BUILD}", *STRICT])
     ninja(build)
     run_app(os.path.join(build, "shop"))
 
@@ -222,7 +256,7 @@ def test_udf_package_installed_and_consumed(work):
     configure(os.path.join(HERE, "udf_package"), pkg_build, prefix)
     ninja(pkg_build)
     pkg_prefix = os.path.join(work, "pkg-prefix")
-    run(["cmake", "--install", pkg_build, "--prefix", pkg_prefix])
+    run([CMAKE, "--install", pkg_build, "--prefix", pkg_prefix])
     manifest = os.path.join(pkg_prefix, "share", "udfkit", "pkg_udfs", "pkg_udfs.json")
     assert os.path.exists(manifest) and os.path.exists(os.path.join(os.path.dirname(manifest), "include", "pkg_udfs.h"))
     # The package moves with its prefix: paths in it are relative.
@@ -246,7 +280,7 @@ def test_install_chain(work):
     pkg_build = os.path.join(work, "pkg-build")
     configure(os.path.join(HERE, "udf_package"), pkg_build, moved_udfkit)
     ninja(pkg_build)
-    run(["cmake", "--install", pkg_build, "--prefix", os.path.join(work, "pkg-prefix")])
+    run([CMAKE, "--install", pkg_build, "--prefix", os.path.join(work, "pkg-prefix")])
     shutil.move(os.path.join(work, "pkg-prefix"), os.path.join(work, "moved", "pkg"))
     for kind in ("STATIC", "SHARED"):
         engine_build = os.path.join(work, f"engine-build-{kind}")
@@ -254,7 +288,7 @@ def test_install_chain(work):
                   f"-DENGINE_TYPE={kind}")
         ninja(engine_build)
         engine_prefix = os.path.join(work, f"engine-prefix-{kind}")
-        run(["cmake", "--install", engine_build, "--prefix", engine_prefix])
+        run([CMAKE, "--install", engine_build, "--prefix", engine_prefix])
         assert os.path.exists(os.path.join(engine_prefix, "include", "engine_kernels.h"))
         engine = os.path.join(work, "moved", f"engine-{kind}")
         shutil.move(engine_prefix, engine)
@@ -263,7 +297,7 @@ def test_install_chain(work):
         app_build = os.path.join(work, f"app-build-{kind}")
         configure(os.path.join(HERE, "engine_app"), app_build, f"{engine};{moved_udfkit}")
         ninja(app_build)
-        run(["cmake", "--install", app_build, "--prefix", os.path.join(work, f"app-prefix-{kind}")])
+        run([CMAKE, "--install", app_build, "--prefix", os.path.join(work, f"app-prefix-{kind}")])
         app = os.path.join(work, "moved", f"app-{kind}")
         shutil.move(os.path.join(work, f"app-prefix-{kind}"), app)
         out = run_app(os.path.join(app, "bin", "engine_app"))
@@ -296,7 +330,8 @@ target_link_libraries(app PRIVATE sub_kernels)
         f.write('#include "sub_kernels.h"\n#include <stdio.h>\n'
                 'int main(void) { printf("load: %s\\n", udfkit_status_string(sub_kernels_load())); return 0; }\n')
     build = os.path.join(work, "build")
-    run(["cmake", "-S", src, "-B", build, "-G", "Ninja", f"-DPython3_EXECUTABLE={PYTHON}"])
+    r = run([CMAKE, "-S", src, "-B", build, "-G", "Ninja", f"-DPython3_EXECUTABLE={PYTHON}", *STRICT])
+    assert "Warning" not in r.stderr, r.stderr
     run(["ninja", "-C", build, "app"])
     run_app(os.path.join(build, "app"))
 
@@ -422,7 +457,8 @@ def test_inferred_signature_checked_at_build_time(work):
 
 if __name__ == "__main__":
     main([test_ninja_build_and_incremental_rebuilds, test_makefiles_and_library_types,
-          test_shared_library_exports_its_header_only, test_runtime_variants, test_moved_prefix,
+          test_shared_library_exports_its_header_only, test_runtime_variants,
+          test_examples_and_udfkit_configure_without_warnings, test_moved_prefix,
           test_build_tree_package, test_udf_package_installed_and_consumed, test_install_chain, test_add_subdirectory,
           *[make_error_case(*c) for c in ERRORS], test_udf_errors, test_configure_time_errors,
           test_inferred_signature_checked_at_build_time])
