@@ -234,6 +234,8 @@ function(add_jit_library target)
       DEPENDS "${_src}" udfkit::udfkit
       COMMENT "udfkit: compiling ${target} ${_stem}"
       VERBATIM COMMAND_EXPAND_LISTS)
+    _udfkit_record_compile("${_src}" "${_out}" ${_udfkit} compile "${_given}" --arch "${_archs}" ${_udf_includes}
+                           -o "${_out}" ${_depfile_args})
     list(APPEND _parts "${_out}")
   endforeach()
 

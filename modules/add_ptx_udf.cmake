@@ -143,6 +143,7 @@ function(add_ptx_udf target)
         DEPENDS "${_src}" udfkit::udfkit
         COMMENT "udfkit: compiling ${target} ${_stem}${_ext}"
         VERBATIM COMMAND_EXPAND_LISTS)
+      _udfkit_record_compile("${_src}" "${_out}" ${_udfkit} compile "${_src}" ${_common} -o "${_out}" ${_depfile_args})
       list(APPEND _parts "${_out}")
     else()
       message(FATAL_ERROR "add_ptx_udf: SOURCES entry '${_src}' of target '${target}' is not .py, .cu, .cuh, "
@@ -162,6 +163,8 @@ function(add_ptx_udf target)
       DEPENDS ${_python_sources} udfkit::udfkit
       COMMENT "udfkit: compiling ${target}'s Python UDFs"
       VERBATIM COMMAND_EXPAND_LISTS)
+    _udfkit_record_compile("${_python_sources}" "${_out}" ${_udfkit} compile ${_python_sources} ${_common}
+                           --python "${_python}" -o "${_out}" ${_depfile_args})
     list(APPEND _parts "${_out}")
   endif()
 

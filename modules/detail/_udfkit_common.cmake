@@ -112,3 +112,59 @@ function(_udfkit_claim_identifiers fn target)
   endforeach()
   set_property(GLOBAL PROPERTY UDFKIT_C_IDENTIFIERS "${_claimed}")
 endfunction()
+
+# compile_commands.json: where the project asks CMake for one
+# (CMAKE_EXPORT_COMPILE_COMMANDS), each udfkit compile is added to it as a build step:
+# CMake writes the file at generate time with the C/C++ compiles only. Each compile records
+# an entry here; at the end of the top-level directory the entries go to a fragment
+# (file(GENERATE): the tool's path is a generator expression), and a build step
+# (udfkit_compile_commands, part of ALL) merges them into compile_commands.json where they
+# are missing, then touches its stamp, so a second build does nothing.
+function(_udfkit_json_string text out_var)
+  string(REPLACE "\\" "\\\\" text "${text}")
+  string(REPLACE "\"" "\\\"" text "${text}")
+  string(REPLACE "\n" "\\n" text "${text}")
+  set(${out_var} "\"${text}\"" PARENT_SCOPE)
+endfunction()
+
+function(_udfkit_record_compile sources output)
+  if(NOT CMAKE_EXPORT_COMPILE_COMMANDS)
+    return()
+  endif()
+  set(_args)
+  foreach(_arg IN LISTS ARGN)
+    _udfkit_json_string("${_arg}" _json)
+    list(APPEND _args "${_json}")
+  endforeach()
+  list(JOIN _args ", " _args)
+  _udfkit_json_string("${CMAKE_CURRENT_BINARY_DIR}" _directory)
+  _udfkit_json_string("${output}" _output)
+  foreach(_src IN LISTS sources)
+    _udfkit_json_string("${_src}" _file)
+    set_property(GLOBAL APPEND PROPERTY UDFKIT_COMPILE_COMMANDS
+                 "{\"directory\": ${_directory}, \"file\": ${_file}, \"output\": ${_output}, \"arguments\": [${_args}]}")
+  endforeach()
+  get_property(_deferred GLOBAL PROPERTY UDFKIT_COMPILE_COMMANDS_DEFERRED)
+  if(NOT _deferred)
+    set_property(GLOBAL PROPERTY UDFKIT_COMPILE_COMMANDS_DEFERRED ON)
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _udfkit_write_compile_commands)
+  endif()
+endfunction()
+
+function(_udfkit_write_compile_commands)
+  set(_merge "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/_udfkit_merge_compile_commands.cmake")
+  get_property(_entries GLOBAL PROPERTY UDFKIT_COMPILE_COMMANDS)
+  list(JOIN _entries ",\n  " _entries)
+  set(_dir "${CMAKE_BINARY_DIR}/udfkit-compile-commands")
+  file(GENERATE OUTPUT "${_dir}/udfkit.json" CONTENT "[\n  ${_entries}\n]\n")
+  add_custom_command(
+    OUTPUT "${_dir}/merged.stamp"
+    COMMAND "${CMAKE_COMMAND}" "-DFRAGMENT=${_dir}/udfkit.json" "-DDATABASE=${CMAKE_BINARY_DIR}/compile_commands.json"
+            -P "${_merge}"
+    COMMAND "${CMAKE_COMMAND}" -E touch "${_dir}/merged.stamp"
+    # CMake writes compile_commands.json anew at each generate, without these entries.
+    DEPENDS "${_dir}/udfkit.json" "${CMAKE_BINARY_DIR}/compile_commands.json" "${_merge}"
+    COMMENT "udfkit: adding the UDF compiles to compile_commands.json"
+    VERBATIM)
+  add_custom_target(udfkit_compile_commands ALL DEPENDS "${_dir}/merged.stamp")
+endfunction()

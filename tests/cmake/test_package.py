@@ -228,6 +228,28 @@ def test_examples_and_udfkit_configure_without_warnings(work):
         assert "Warning" not in r.stderr, r.stderr
 
 
+def test_compile_commands(work):
+    """With CMAKE_EXPORT_COMPILE_COMMANDS, compile_commands.json lists udfkit's compiles
+    beside the C ones (each source file, the command as the build runs it), also after a
+    re-configure rewrites the file; a second build does nothing."""
+    prefix = install(os.path.join(work, "prefix"))
+    src = copy_project("downstream", work)
+    for generator in ("Ninja", "Unix Makefiles"):
+        build = os.path.join(work, generator.split()[-1])
+        for _ in range(2):  # the second configure rewrites compile_commands.json
+            configure(src, build, prefix, generator, "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON")
+            run([CMAKE, "--build", build, "-j2"])
+            entries = json.load(open(os.path.join(build, "compile_commands.json")))
+            udfkit = {os.path.basename(e["file"]): e["arguments"] for e in entries if "arguments" in e}
+            assert sorted(udfkit) == ["limits.cu", "pricing.py", "ratios.cu", "scale_kernel.cu",
+                                      "shop_kernels_kernels.cu"], entries
+            assert all(a[0].endswith("/bin/udfkit") and "compile" in a and "-o" in a for a in udfkit.values()), udfkit
+            assert "BIG_THRESHOLD=100.0f" in udfkit["limits.cu"], udfkit["limits.cu"]
+            assert any(os.path.basename(e["file"]) == "main.c" for e in entries), entries
+        out = run([CMAKE, "--build", build]).stdout
+        assert "no work to do" in out or not re.search(r"udfkit:|Building|Linking", out), out
+
+
 def test_moved_prefix(work):
     prefix = install(os.path.join(work, "prefix"))
     moved = os.path.join(work, "elsewhere", "udfkit")
@@ -458,7 +480,7 @@ def test_inferred_signature_checked_at_build_time(work):
 if __name__ == "__main__":
     main([test_ninja_build_and_incremental_rebuilds, test_makefiles_and_library_types,
           test_shared_library_exports_its_header_only, test_runtime_variants,
-          test_examples_and_udfkit_configure_without_warnings, test_moved_prefix,
+          test_examples_and_udfkit_configure_without_warnings, test_compile_commands, test_moved_prefix,
           test_build_tree_package, test_udf_package_installed_and_consumed, test_install_chain, test_add_subdirectory,
           *[make_error_case(*c) for c in ERRORS], test_udf_errors, test_configure_time_errors,
           test_inferred_signature_checked_at_build_time])
