@@ -99,6 +99,20 @@ function(add_ptx_udf target)
   _udfkit_architectures(add_ptx_udf "${target}" "${arg_ARCHITECTURES}" _archs)
   _udfkit_tool(_udfkit _udfkit_now)
   string(MAKE_C_IDENTIFIER "${target}" _ident)
+  # Each spec parsed now, where the tool already exists, so that a typo is reported at
+  # this call (with a hint for C type names) rather than where a library uses the target.
+  if(_udfkit_now)
+    set(_function_args)
+    foreach(_spec IN LISTS arg_FUNCTIONS)
+      list(APPEND _function_args --function "${_spec}")
+    endforeach()
+    execute_process(COMMAND "${_udfkit_now}" kernels ${_function_args} --name "${_ident}" --check
+                    RESULT_VARIABLE _rc ERROR_VARIABLE _error ERROR_STRIP_TRAILING_WHITESPACE)
+    if(NOT _rc EQUAL 0)
+      string(REGEX REPLACE "^udfkit: error: " "" _error "${_error}")
+      message(FATAL_ERROR "add_ptx_udf: FUNCTIONS of target '${target}': ${_error}")
+    endif()
+  endif()
 
   set(_dir "${CMAKE_CURRENT_BINARY_DIR}/${target}.udfkit")
   set(_manifest "${_dir}/${target}.json")

@@ -75,6 +75,81 @@ bool udfkit_type_parse(const char *text, udfkit_type *out)
     return parse_range(text, text + strlen(text), out);
 }
 
+/* C's names for the types, and the spec names to write instead. */
+static const struct {
+    const char *c, *spec;
+} c_names[] = {
+    {"double", "float64"},          {"float", "float32"},           {"half", "float16"},
+    {"__half", "float16"},          {"int", "int32"},               {"long", "int64"},
+    {"long long", "int64"},         {"long int", "int64"},          {"short", "int16"},
+    {"char", "int8"},               {"signed char", "int8"},        {"unsigned char", "uint8"},
+    {"unsigned short", "uint16"},   {"unsigned", "uint32"},         {"unsigned int", "uint32"},
+    {"unsigned long", "uint64"},    {"unsigned long long", "uint64"}, {"size_t", "uint64"},
+    {"int8_t", "int8"},             {"int16_t", "int16"},           {"int32_t", "int32"},
+    {"int64_t", "int64"},           {"uint8_t", "uint8"},           {"uint16_t", "uint16"},
+    {"uint32_t", "uint32"},         {"uint64_t", "uint64"},         {"_Bool", "bool"},
+    {"f4", "float32"},              {"f8", "float64"},              {"i4", "int32"},
+    {"i8", "int64"},
+};
+
+/* Edit distance of a[0..n) and b, up to 3 (more is "far"). */
+static size_t distance(const char *a, size_t n, const char *b)
+{
+    size_t m = strlen(b), row[32];
+    if (n >= 31 || m >= 31)
+        return 3;
+    for (size_t j = 0; j <= m; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[m] < 3 ? row[m] : 3;
+}
+
+/* "unknown type 'double': write float64 ...", "unknown type 'flaot32' (did you mean
+ * float32? ...)". */
+static void unknown_type(const char *b, const char *e, char *why, size_t why_size)
+{
+    const char *star = e;
+    while (star > b && (star[-1] == '*' || isspace((unsigned char)star[-1])))
+        star--;
+    size_t n = (size_t)(star - b);
+    for (size_t i = 0; i < sizeof c_names / sizeof *c_names; i++)
+        if (strlen(c_names[i].c) == n && strncmp(b, c_names[i].c, n) == 0) {
+            snprintf(why, why_size, "unknown type '%.*s': write %s%.*s (the spec names C's %s %s)", (int)(e - b), b,
+                     c_names[i].spec, (int)(e - star), star, c_names[i].c, c_names[i].spec);
+            return;
+        }
+    const char *near = NULL;
+    size_t best = 3;
+    for (int k = 0; k < UDFKIT_SCALAR_COUNT; k++) {
+        size_t d = distance(b, n, scalars[k].numba);
+        if (d < best) {
+            best = d;
+            near = scalars[k].numba;
+        }
+    }
+    if (near)
+        snprintf(why, why_size,
+                 "unknown type '%.*s' (did you mean %s%.*s? types: bool, int8..int64, uint8..uint64, float16, float32, "
+                 "float64, T*, void*)",
+                 (int)(e - b), b, near, (int)(e - star), star);
+    else
+        snprintf(why, why_size,
+                 "unknown type '%.*s' (types: bool, int8..int64, uint8..uint64, float16, float32, float64, T*, void*)",
+                 (int)(e - b), b);
+}
+
 bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, size_t why_size)
 {
     memset(out, 0, sizeof *out);
@@ -100,8 +175,7 @@ bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, 
             return false;
         }
         if (!parse_range(rb, re, &out->ret)) {
-            snprintf(why, why_size, "unknown type '%.*s' (types: bool, int8..int64, uint8..uint64, float16, float32, float64, T*, void*)",
-                     (int)(re - rb), rb);
+            unknown_type(rb, re, why, why_size);
             return false;
         }
     }
@@ -130,8 +204,7 @@ bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, 
             return false;
         }
         if (!parse_range(b, e, t)) {
-            snprintf(why, why_size, "unknown type '%.*s' (types: bool, int8..int64, uint8..uint64, float16, float32, float64, T*, void*)",
-                     (int)(e - b), b);
+            unknown_type(b, e, why, why_size);
             return false;
         }
         if (t->scalar == UDFKIT_VOID && !t->pointer) {

@@ -313,7 +313,8 @@ typedef struct cuda_build {
     udfkit_outputs *outputs;
 } cuda_build;
 
-/* Parses the specs; CUDA C++ functions must declare their return type. */
+/* Parses the specs (each CUDA C++ function's return type is checked where it is placed:
+ * with --skip-absent, a spec for a Python UDF of the same target may leave it out). */
 static udfkit_rc parse_specs(cuda_build *b)
 {
     const udfkit_compile_request *req = b->req;
@@ -321,15 +322,7 @@ static udfkit_rc parse_specs(cuda_build *b)
     for (size_t i = 0; i < req->nfunctions; i++)
         if ((rc = udfkit_spec_parse(req->functions[i], &b->specs[i])))
             return rc;
-    if ((rc = udfkit_specs_check_unique(b->specs, req->nfunctions)))
-        return rc;
-    for (size_t i = 0; i < req->nfunctions; i++)
-        if (!b->specs[i].sig.has_return)
-            return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
-                               "function spec '%s': CUDA C++ functions need a return type (only Python UDFs can "
-                               "leave it out)",
-                               b->specs[i].text);
-    return UDFKIT_RC_OK;
+    return udfkit_specs_check_unique(b->specs, req->nfunctions);
 }
 
 /* LTO-IR and PTX compile once per virtual architecture, cubins once per real one. */
@@ -384,6 +377,11 @@ static udfkit_rc place_specs(cuda_build *b)
             return rc;
         if (absent)
             continue;
+        if (!b->specs[i].sig.has_return)
+            return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                               "function spec '%s': CUDA C++ functions need a return type (only Python UDFs can "
+                               "leave it out)",
+                               b->specs[i].text);
         source_unit *u = &b->units[ui];
         const char *file = u->path;
         int line = 0;

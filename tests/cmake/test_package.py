@@ -424,6 +424,10 @@ CONFIGURE_ERRORS = [
                         'add_jit_library(my_lib UDFS u KERNELS map(f) ARCHITECTURES 80-real)',
      r"add_jit_library: the library of target 'my_lib' defines the C identifier 'my_lib_load', which the library "
      r"of target 'my-lib' defines too; rename one of the two"),
+    ("spec-typo-at-its-line", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(double)" ARCHITECTURES 80-real)\n'
+                              'add_jit_library(lib UDFS u KERNELS map(f) ARCHITECTURES 80-real)',
+     r"add_ptx_udf: FUNCTIONS of target 'u': function spec 'f:float32\(double\)': unknown type 'double': write "
+     r"float64 .*CMakeLists\.txt:4 \(add_ptx_udf\)"),
     ("bad-compress", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)\n'
                      'add_jit_library(lib UDFS u KERNELS map(f) ARCHITECTURES 80-real COMPRESS tiny)',
      r"add_jit_library: COMPRESS of target 'lib' is 'tiny'; it is none, speed, balance or size"),
@@ -469,6 +473,28 @@ def test_configure_time_errors(work):
             assert re.search(pattern, " ".join(r.stderr.split())), (name, r.stderr)
 
 
+def test_cuda_and_python_with_inferred_return_in_one_target(work):
+    """One add_ptx_udf target with a .cu source and a Python UDF whose return type is
+    inferred: the CUDA compile leaves the Python spec to the Python compile."""
+    src = os.path.join(work, "p")
+    os.makedirs(src)
+    with open(os.path.join(src, "udfs.py"), "w") as f:
+        f.write("def discount(price, rate):\n    return price * (1.0 - rate)\n")
+    with open(os.path.join(src, "udfs.cu"), "w") as f:
+        f.write("__device__ float twice(float x) { return 2.0f * x; }\n")
+    with open(os.path.join(src, "CMakeLists.txt"), "w") as f:
+        f.write("cmake_minimum_required(VERSION 3.25)\nproject(p LANGUAGES C)\nfind_package(udfkit CONFIG REQUIRED)\n"
+                'add_ptx_udf(u SOURCES udfs.py udfs.cu FUNCTIONS "discount:(float32, float32)" '
+                '"twice:float32(float32)" ARCHITECTURES 80-real)\n'
+                "add_jit_library(lib UDFS u KERNELS map(twice) map(discount) ARCHITECTURES 80-real)\n")
+    build = os.path.join(work, "b")
+    configure(src, build, install(os.path.join(work, "prefix")))
+    ninja(build)
+    header = open(os.path.join(build, "lib.udfkit", "include", "lib.h")).read()
+    # numba infers float64: 1.0 is a double.
+    assert "lib_map_discount(udfkit_stream s, size_t n, const float *a1, const float *a2, double *out)" in header, header
+
+
 def test_inferred_signature_checked_at_build_time(work):
     r = error_project(work, 'FUNCTIONS "pair:(float32)"', "KERNELS map(pair)")
     assert r.returncode == 0, r.stderr
@@ -483,4 +509,4 @@ if __name__ == "__main__":
           test_examples_and_udfkit_configure_without_warnings, test_compile_commands, test_moved_prefix,
           test_build_tree_package, test_udf_package_installed_and_consumed, test_install_chain, test_add_subdirectory,
           *[make_error_case(*c) for c in ERRORS], test_udf_errors, test_configure_time_errors,
-          test_inferred_signature_checked_at_build_time])
+          test_cuda_and_python_with_inferred_return_in_one_target, test_inferred_signature_checked_at_build_time])

@@ -83,6 +83,17 @@ static void rejects_bad_specs(void **state)
     expect_error("f:float32(float32,)", "empty parameter type");
     expect_error("a=b;c:float32(float32)", "is not a function name");
     expect_error("udfkit_x=f:float32(float32)", "udfkit's own");
+    /* C's names for the types: the spec name to write instead. */
+    expect_error("f:double(float32)", "unknown type 'double': write float64 (the spec names C's double float64)");
+    expect_error("f:float32(float*)", "unknown type 'float*': write float32* (the spec names C's float float32)");
+    expect_error("f:float32(int, float32)", "unknown type 'int': write int32");
+    expect_error("f:float32(unsigned long long)", "write uint64");
+    expect_error("f:float32(long)", "write int64");
+    expect_error("f:float32(size_t)", "write uint64");
+    /* A near miss: did you mean. */
+    expect_error("f:float32(flaot32)", "unknown type 'flaot32' (did you mean float32?");
+    expect_error("f:float32(uint6*)", "did you mean uint8*?");
+    expect_error("f:float32(string)", "unknown type 'string' (types: bool");
 }
 
 static void unique_c_names(void **state)
