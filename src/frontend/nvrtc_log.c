@@ -130,6 +130,38 @@ static bool names_function(const char *message, const char *source_name)
     return match;
 }
 
+/* A template the forwarder cannot call with the declared types: a named instantiation
+ * whose parameter does not have its declared type (the note says which), or a template
+ * whose arguments cannot be deduced from them. */
+static void describe_template_mismatch(const udfkit_spec *s, const char *sig, const diag *notes, size_t nnotes,
+                                       udfkit_buf *out)
+{
+    static const char key[] = "does not match because argument #";
+    long arg = 0;
+    for (size_t i = 0; i < nnotes && arg == 0; i++) {
+        const char *p = strstr(notes[i].message, key);
+        if (p)
+            arg = strtol(p + sizeof key - 1, NULL, 10);
+    }
+    if (arg > 0 && (size_t)arg <= s->sig.nparams) {
+        udfkit_buf declared = UDFKIT_BUF_INIT;
+        udfkit_type_name(s->sig.params[arg - 1], &declared);
+        udfkit_buf_printf(out,
+                          "'%s' does not match its declared signature %s: its parameter %ld is not of the declared "
+                          "type %s; check the template arguments it names",
+                          s->source_name, sig, arg, declared.data);
+        udfkit_buf_free(&declared);
+    } else if (strchr(s->source_name, '<')) {
+        udfkit_buf_printf(out, "'%s' does not match its declared signature %s; check the template arguments it names",
+                          s->source_name, sig);
+    } else {
+        udfkit_buf_printf(out,
+                          "'%s' names a function template whose arguments cannot be deduced from the declared "
+                          "signature %s: name one instantiation, e.g. %s<int>",
+                          s->source_name, sig, s->source_name);
+    }
+}
+
 static void describe_export_error(const diag *d, const diag *notes, size_t nnotes, const udfkit_log_export *e,
                                   udfkit_buf *out)
 {
@@ -173,10 +205,7 @@ static void describe_export_error(const diag *d, const diag *notes, size_t nnote
             free(candidate);
         }
     } else if (strstr(m, "no instance of function template")) {
-        udfkit_buf_printf(out,
-                          "'%s' names a function template whose arguments cannot be deduced from the declared "
-                          "signature %s: name one instantiation, e.g. %s<int>",
-                          s->source_name, sig.data, s->source_name);
+        describe_template_mismatch(s, sig.data, notes, nnotes, out);
     } else if (strstr(m, "the return type does not match")) {
         char *actual = template_arg(d->detail.data, "__udfkit_R");
         udfkit_buf declared = UDFKIT_BUF_INIT;

@@ -27,7 +27,9 @@ extern "C" __global__ void k(float *x) { x[0] = missing_fn(x[1]); }
 CASES = [
     ("spec-no-signature", {}, ["compile", "g.cu", "-f", "scale", "-o", "out/x.ltoir"], 1, r"has no signature"),
     ("spec-unknown-type", {}, ["compile", "g.cu", "-f", "scale:float33(float32)", "-o", "out/x.ltoir"], 1,
-     r"unknown type 'float33'"),
+     r"unknown type 'float33' \(did you mean float32\?"),
+    ("spec-c-type-name", {}, ["compile", "g.cu", "-f", "scale:float(float, float)", "-o", "out/x.ltoir"], 1,
+     r"unknown type 'float': write float32"),
     ("spec-needs-c-name", {}, ["compile", "g.cu", "-f", "ops::clamp<int>:int32(int32,int32,int32)", "-o", "out/x.ltoir"], 1,
      r"needs a c_name \(e\.g\. clamp_int="),
     ("spec-reserved-c-name", {}, ["compile", "g.cu", "-f", "sqrtf=scale:float32(float32,float32)", "-o", "out/x.ltoir"], 1,
@@ -54,6 +56,10 @@ CASES = [
      r"no overload of 'ov' matches its declared signature float32\(float32\); candidates: ov\(double\), ov\(int\)"),
     ("template-without-arguments", {}, ["compile", "g.cu", "-f", "c=ops::clamp:int32(int32,int32,int32)", "-o", "out/x.ltoir"],
      1, r"'ops::clamp' names a function template"),
+    ("template-instantiation-mismatch", {}, ["compile", "g.cu", "-f", "c=ops::clamp<int>:float32(float32,float32,float32)",
+                                             "-o", "out/x.ltoir"],
+     1, r"^g\.cu:\d+: error: 'ops::clamp<int>' does not match its declared signature float32\(float32, float32, "
+        r"float32\): its parameter 1 is not of the declared type float32; check the template arguments it names"),
     ("arity-mismatch", {}, ["compile", "g.cu", "-f", "two:float32(float32)", "-o", "out/x.ltoir"], 1,
      r"'two' does not match .*: it takes more parameters"),
     ("c-name-taken-by-c-function", {}, ["compile", "g.cu", "-f", "taken=two:float32(float32,float32)", "-o", "out/x.ltoir"],
