@@ -24,9 +24,9 @@ function(_udfkit_python_check fn target sources out_var)
     if(NOT _rc EQUAL 0)
       string(REGEX REPLACE ".*\n" "" _error "${_error}")
       message(FATAL_ERROR "${fn}: SOURCES of target '${target}' has Python UDFs (${_shown}), but '${_python}' has no "
-                          "usable numba-cuda (${_error}); install it with: ${_python} -m pip install --no-deps -r "
-                          "requirements.txt (udfkit's pinned numba-cuda and CUDA 13.0 wheels), or set UDFKIT_PYTHON to "
-                          "an interpreter that has it")
+                          "usable numba-cuda (${_error}); install it with: ${_python} -m pip install --no-deps "
+                          "${UDFKIT_PIP_PINS} (udfkit's pinned numba-cuda and CUDA 13.0 wheels), or set UDFKIT_PYTHON "
+                          "to an interpreter that has it")
     endif()
     set(_UDFKIT_NUMBA_OK_${_key} "${_version}" CACHE INTERNAL "numba-cuda version of ${_python}")
   endif()

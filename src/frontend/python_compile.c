@@ -536,7 +536,7 @@ static udfkit_rc run_frontend(python_build *b, const char *python, const char *r
     if (rc) {
         rc = udfkit_fail(UDFKIT_RC_ENV, NULL, 0,
                          "cannot run the Python interpreter '%s' for Python UDFs; pass --python PATH to one with "
-                         "numba-cuda (python3 -m pip install -r requirements.txt)",
+                         "numba-cuda (python3 -m pip install --no-deps " UDFKIT_PIP_PINS ")",
                          python);
         goto done;
     }

@@ -20,7 +20,8 @@ import time
 import traceback
 
 MIN_NUMBA_CUDA = (0, 30, 1)
-INSTALL_HINT = "{python} -m pip install --no-deps -r requirements.txt (udfkit's pinned numba-cuda and CUDA 13.0 wheels)"
+# udfkit's pins (requirements.txt, written in when udfkit is built).
+INSTALL_HINT = "{python} -m pip install --no-deps @UDFKIT_PIP_PINS@"
 
 
 class UdfError(Exception):

@@ -33,7 +33,7 @@ static struct {
     pthread_mutex_t lock;
     bool tried[NPARTS];
     udfkit_rc rc[NPARTS];
-    char problem[NPARTS][512];
+    char problem[NPARTS][1024];
 } state = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 const char *udfkit_cuda_part_name(udfkit_cuda_part part)
@@ -86,7 +86,7 @@ static udfkit_rc load(udfkit_cuda_part part, const udfkit_symbol *symbols, size_
     void *lib = dlopen(shown, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         snprintf(problem, size, "%s (%s) cannot be loaded: %s; %s, or name the library in %s", parts[part].name, shown,
-                 dlerror(), "install the pinned CUDA 13.0 wheels: python3 -m pip install -r requirements.txt",
+                 dlerror(), "install the pinned CUDA 13.0 wheels: python3 -m pip install --no-deps " UDFKIT_PIP_CUDA_PINS,
                  parts[part].env);
         return UDFKIT_RC_ENV;
     }
@@ -95,7 +95,7 @@ static udfkit_rc load(udfkit_cuda_part part, const udfkit_symbol *symbols, size_
         if (!*symbols[i].slot) {
             snprintf(problem, size, "%s (%s) lacks %s: it is not the CUDA 13 %s udfkit was built for; %s",
                      parts[part].name, shown, symbols[i].name, parts[part].name,
-                     "install the pinned CUDA 13.0 wheels: python3 -m pip install -r requirements.txt");
+                     "install the pinned CUDA 13.0 wheels: python3 -m pip install --no-deps " UDFKIT_PIP_CUDA_PINS);
             return UDFKIT_RC_ENV;
         }
     }

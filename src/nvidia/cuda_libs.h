@@ -43,6 +43,6 @@ void udfkit_cuda_part_location(udfkit_cuda_part part, char *out, size_t size);
 
 /* The command that installs a consistent set, for messages. */
 #define UDFKIT_FIX_TOOLCHAIN_HINT \
-    "install one consistent CUDA 13.0 set: python3 -m pip install -r requirements.txt (udfkit's pinned wheels)"
+    "install one consistent CUDA 13.0 set: python3 -m pip install --no-deps " UDFKIT_PIP_CUDA_PINS
 
 #endif

@@ -153,7 +153,8 @@ def test_python_without_numba_cuda(work):
     r = udfkit("compile", PY, "-f", "add:float32(float32, float32)", "--python", "/usr/bin/python3", "-o",
                os.path.join(work, "x.json"))
     assert r.rc == 3, r
-    assert "/usr/bin/python3 has no numba-cuda; install it:" in r.err and "pip install" in r.err, r.err
+    assert "/usr/bin/python3 has no numba-cuda; install it:" in r.err and "pip install --no-deps numba-cuda==" in r.err, r.err
+    assert "requirements.txt" not in r.err, r.err  # an install has none
     r = udfkit("compile", PY, "-f", "add:float32(float32, float32)", "--python", "/nonexistent/python", "-o",
                os.path.join(work, "x.json"))
     assert r.rc == 3 and "cannot run the Python interpreter '/nonexistent/python'" in r.err, r
