@@ -9,6 +9,7 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
 
   add_jit_library(<target> [STATIC|SHARED|OBJECT]
     [SOURCES <file.cu>...]
+    [INCLUDE_DIRECTORIES <dir>...] [COMPILE_DEFINITIONS <def>...] [COMPILE_OPTIONS <opt>...]
     [UDFS <add_ptx_udf target>...]
     [KERNELS <template>(<c_name>)...]
     [ARCHITECTURES <list>]
@@ -20,7 +21,14 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
 
 ``SOURCES``
   CUDA C/C++ files with kernels that call the UDFs (through the UDF targets' headers,
-  which are on their include path); one compile each.
+  which are on their include path); one compile each. Their kernels are launched by name
+  (``udfkit_library_get_kernel(<target>_library(), "name", ...)``), and found by their
+  symbol: define them ``extern "C"``, or a kernel ``scale`` is found only by its C++ name
+  (``_Z5scalePf``; the message of a lookup by the plain name gives it).
+
+``INCLUDE_DIRECTORIES``, ``COMPILE_DEFINITIONS``, ``COMPILE_OPTIONS``
+  For the compiles of ``SOURCES``, as ``add_ptx_udf`` has them: directories (relative to
+  the current source directory), ``NAME`` or ``NAME=VALUE`` definitions, and NVRTC options.
 
 ``UDFS``
   ``add_ptx_udf`` targets, built here or imported from an installed UDF package. Their
@@ -90,7 +98,7 @@ function(add_jit_library target)
   list(APPEND CMAKE_MESSAGE_CONTEXT "udfkit.add_jit_library")
   cmake_parse_arguments(PARSE_ARGV 1 arg "STATIC;SHARED;OBJECT;KEEP_LTOIR;PTX_FALLBACK;STATIC_RUNTIME;SHARED_RUNTIME"
                         "HEADER;COMPRESS"
-                        "SOURCES;UDFS;KERNELS;ARCHITECTURES")
+                        "SOURCES;UDFS;KERNELS;ARCHITECTURES;INCLUDE_DIRECTORIES;COMPILE_DEFINITIONS;COMPILE_OPTIONS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "add_jit_library: unknown arguments for target '${target}': ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -212,6 +220,20 @@ function(add_jit_library target)
     COMMENT "udfkit: kernels and launchers of ${target}"
     VERBATIM COMMAND_EXPAND_LISTS)
 
+  # The SOURCES' own flags (the generated kernels need none: their compile stays the same
+  # in every build directory, and hits udfkit's cache).
+  set(_source_flags)
+  foreach(_inc IN LISTS arg_INCLUDE_DIRECTORIES)
+    get_filename_component(_inc "${_inc}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND _source_flags -I "${_inc}")
+  endforeach()
+  foreach(_def IN LISTS arg_COMPILE_DEFINITIONS)
+    list(APPEND _source_flags -D "${_def}")
+  endforeach()
+  foreach(_opt IN LISTS arg_COMPILE_OPTIONS)
+    list(APPEND _source_flags "-Xnvrtc=${_opt}")
+  endforeach()
+
   # One compile per CUDA source, the generated kernels included.
   set(_parts)
   set(_stems)
@@ -227,15 +249,20 @@ function(add_jit_library target)
       file(RELATIVE_PATH _given "${CMAKE_CURRENT_BINARY_DIR}" "${_src}")
     endif()
     _udfkit_depfile_args("${_out}" _depfile_args)
+    set(_flags)
+    if(NOT _src STREQUAL _kernels_cu)
+      set(_flags ${_source_flags})
+    endif()
     add_custom_command(
       OUTPUT "${_out}"
-      COMMAND ${_udfkit} compile "${_given}" --arch "${_archs}" ${_udf_includes} -o "${_out}" ${_depfile_args}
+      COMMAND ${_udfkit} compile "${_given}" --arch "${_archs}" ${_udf_includes} ${_flags} -o "${_out}"
+              ${_depfile_args}
       DEPFILE "${_out}.d"
       DEPENDS "${_src}" udfkit::udfkit
       COMMENT "udfkit: compiling ${target} ${_stem}"
       VERBATIM COMMAND_EXPAND_LISTS)
     _udfkit_record_compile("${_src}" "${_out}" ${_udfkit} compile "${_given}" --arch "${_archs}" ${_udf_includes}
-                           -o "${_out}" ${_depfile_args})
+                           ${_flags} -o "${_out}" ${_depfile_args})
     list(APPEND _parts "${_out}")
   endforeach()
 

@@ -27,6 +27,7 @@ typedef struct udfkit_driver {
     CUresult (*library_get_kernel_count)(unsigned int *, CUlibrary);
     CUresult (*library_enumerate_kernels)(CUkernel *, unsigned int, CUlibrary);
     CUresult (*kernel_get_function)(CUfunction *, CUkernel);
+    CUresult (*kernel_get_name)(const char **, CUkernel); /* NULL on drivers before CUDA 12.3 */
     CUresult (*launch_kernel)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,
                               unsigned int, unsigned int, CUstream, void **, void **);
     CUresult (*mem_alloc)(CUdeviceptr *, size_t);

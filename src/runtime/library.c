@@ -1,6 +1,7 @@
 #include "driver.h"
 #include "ptx_jit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,14 +78,46 @@ void udfkit_library_unload(udfkit_library *lib)
     free(lib);
 }
 
+/* A kernel defined without extern "C" has a C++ (mangled) name, "_Z...5scale...": where
+ * the library has one for `name`, the message names it and says how to find it. */
+static void mangled_hint(const udfkit_library *lib, const char *name, char *out, size_t size)
+{
+    const udfkit_driver *d = lib->driver;
+    unsigned count = 0;
+    out[0] = '\0';
+    if (!d->kernel_get_name || d->library_get_kernel_count(&count, lib->handle) != CUDA_SUCCESS || count == 0)
+        return;
+    CUkernel *kernels = malloc(count * sizeof *kernels);
+    if (!kernels || d->library_enumerate_kernels(kernels, count, lib->handle) != CUDA_SUCCESS) {
+        free(kernels);
+        return;
+    }
+    char needle[512];
+    snprintf(needle, sizeof needle, "%zu%s", strlen(name), name);
+    for (unsigned i = 0; i < count; i++) {
+        const char *k = NULL;
+        if (d->kernel_get_name(&k, kernels[i]) == CUDA_SUCCESS && k && strncmp(k, "_Z", 2) == 0 && strstr(k, needle)) {
+            snprintf(out, size,
+                     "; it has '%s', the C++ name of a kernel '%s': define that kernel extern \"C\" to find it as "
+                     "'%s', or ask for '%s'",
+                     k, name, name, k);
+            break;
+        }
+    }
+    free(kernels);
+}
+
 udfkit_status udfkit_library_get_kernel(udfkit_library *lib, const char *name, udfkit_kernel *out)
 {
     if (!lib || !name || !out)
         return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_library_get_kernel: missing argument");
     CUkernel k;
     CUresult r = lib->driver->library_get_kernel(&k, lib->handle, name);
-    if (r == CUDA_ERROR_NOT_FOUND)
-        return udfkit_runtime_fail(UDFKIT_ERROR_NOT_FOUND, "the library has no kernel named '%s'", name);
+    if (r == CUDA_ERROR_NOT_FOUND) {
+        char hint[1024];
+        mangled_hint(lib, name, hint, sizeof hint);
+        return udfkit_runtime_fail(UDFKIT_ERROR_NOT_FOUND, "the library has no kernel named '%s'%s", name, hint);
+    }
     if (r != CUDA_SUCCESS)
         return udfkit_driver_fail(lib->driver, r, "cuLibraryGetKernel");
     *out = (udfkit_kernel)k;

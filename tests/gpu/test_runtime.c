@@ -200,6 +200,12 @@ static void test_by_name(void)
     CHECK(lib != NULL, "runtime_lib_library()");
     CHECK(udfkit_library_get_kernel(lib, "fill_triple", &k) == UDFKIT_OK, "fill_triple by name");
     CHECK(udfkit_library_get_kernel(lib, "no_such_kernel", &k) == UDFKIT_ERROR_NOT_FOUND, "a missing kernel");
+    /* A kernel without extern "C": the message names its C++ name, which finds it. */
+    CHECK(udfkit_library_get_kernel(lib, "fill_double", &k) == UDFKIT_ERROR_NOT_FOUND &&
+              strstr(udfkit_last_error(), "'_Z11fill_doublePiy', the C++ name of a kernel 'fill_double'") &&
+              strstr(udfkit_last_error(), "extern \"C\""),
+          "a C++ kernel asked by its plain name: %s", udfkit_last_error());
+    CHECK(udfkit_library_get_kernel(lib, "_Z11fill_doublePiy", &k) == UDFKIT_OK, "and found by its C++ name");
     udfkit_library_get_kernel(lib, "fill_triple", &k);
     int *d, host[N];
     unsigned long long n = N;

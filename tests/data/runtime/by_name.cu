@@ -5,3 +5,12 @@ extern "C" __global__ void fill_triple(int *out, unsigned long long n)
          i += (unsigned long long)gridDim.x * blockDim.x)
         out[i] = (int)(3 * i);
 }
+
+// Defined without extern "C": its symbol is the C++ name (_Z11fill_doublePiy), which a
+// lookup by the plain name must point out.
+__global__ void fill_double(int *out, unsigned long long n)
+{
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += (unsigned long long)gridDim.x * blockDim.x)
+        out[i] = (int)(2 * i);
+}
