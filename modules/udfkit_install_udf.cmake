@@ -12,8 +12,9 @@ with the target in an export set, so that another project finds it and passes it
 
 ``DESTINATION``
   Default ``${CMAKE_INSTALL_DATADIR}/udfkit``; the files go to ``<dir>/<target>/`` and the
-  header to ``<dir>/<target>/include``. Paths in the manifest are relative, so the
-  installed prefix can move.
+  header to ``<dir>/<target>/include``. The paths of the files in the manifest are
+  relative, so the installed prefix can move; the sources it names (for messages) are
+  absolute: the files the UDFs were built from.
 
 Install the export set as usual (``install(EXPORT ...)``); the consumer's
 ``find_package(udfkit)`` must come before it loads that export set.
@@ -39,6 +40,16 @@ function(udfkit_install_udf target)
   # The manifest, every artifact it names (all in its directory) and the header.
   install(DIRECTORY "${_dir}/" DESTINATION "${_dest}/${target}"
           PATTERN "*.d" EXCLUDE PATTERN "cuda-*.json" EXCLUDE PATTERN "python.json" EXCLUDE)
+  # Its sources named by absolute paths: relative to the build tree, they would name
+  # nothing once installed.
+  get_filename_component(_name "${_manifest}" NAME)
+  set(_installed "${_dest}/${target}/${_name}")
+  if(NOT IS_ABSOLUTE "${_installed}")
+    set(_installed "\${CMAKE_INSTALL_PREFIX}/${_installed}")
+  endif()
+  install(CODE "set(_UDFKIT_BUILT \"${_manifest}\")
+set(_UDFKIT_INSTALLED \"\$ENV{DESTDIR}${_installed}\")
+include(\"${CMAKE_CURRENT_FUNCTION_LIST_DIR}/detail/_udfkit_install_manifest.cmake\")")
   target_include_directories(${target} INTERFACE "$<INSTALL_INTERFACE:${_dest}/${target}/include>")
   install(TARGETS ${target} EXPORT ${arg_EXPORT})
 endfunction()

@@ -281,6 +281,10 @@ def test_udf_package_installed_and_consumed(work):
     run([CMAKE, "--install", pkg_build, "--prefix", pkg_prefix])
     manifest = os.path.join(pkg_prefix, "share", "udfkit", "pkg_udfs", "pkg_udfs.json")
     assert os.path.exists(manifest) and os.path.exists(os.path.join(os.path.dirname(manifest), "include", "pkg_udfs.h"))
+    # The sources it names are the files it was built from, not paths into the build tree.
+    installed = json.load(open(manifest))
+    sources = {e["source"] for key in ("functions", "artifacts") for e in installed[key] if "source" in e}
+    assert sources == {os.path.join(HERE, "udf_package", "scale.cu")}, sources
     # The package moves with its prefix: paths in it are relative.
     moved = os.path.join(work, "pkg-moved")
     shutil.move(pkg_prefix, moved)
