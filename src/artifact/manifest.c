@@ -25,6 +25,21 @@ void udfkit_manifest_set_producer(json_t *m, const char *name, const char *versi
     json_object_set_new(json_object_get(m, "producers"), name, json_string(version));
 }
 
+void udfkit_manifest_add_source(json_t *m, const char *path, const char *const *defines, size_t ndefines)
+{
+    json_t *sources = json_object_get(m, "sources");
+    if (!sources) {
+        sources = json_array();
+        json_object_set_new(m, "sources", sources);
+    }
+    json_t *entry = json_object(), *names = json_array();
+    json_object_set_new(entry, "path", json_string(path));
+    for (size_t i = 0; i < ndefines; i++)
+        json_array_append_new(names, json_string(defines[i]));
+    json_object_set_new(entry, "defines", names);
+    json_array_append_new(sources, entry);
+}
+
 void udfkit_manifest_add_function(json_t *m, const udfkit_spec *spec, const char *language, const char *source,
                                   int line)
 {

@@ -19,6 +19,10 @@
 json_t *udfkit_manifest_new(const char *kind);
 void udfkit_manifest_set_producer(json_t *m, const char *name, const char *version);
 
+/* Records a source the compile read (`path` relative to the manifest's directory) and the
+ * functions it defines (as the source spells them), for merge's messages. */
+void udfkit_manifest_add_source(json_t *m, const char *path, const char *const *defines, size_t ndefines);
+
 /* Adds a function; `source` is a path relative to the manifest's directory. */
 void udfkit_manifest_add_function(json_t *m, const udfkit_spec *spec, const char *language, const char *source,
                                   int line);

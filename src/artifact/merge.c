@@ -6,6 +6,7 @@
 #include "base/fs.h"
 #include "base/hash.h"
 #include "base/spec.h"
+#include "base/text.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -175,6 +176,101 @@ static udfkit_rc merge_compiled(merge_state *m, const udfkit_spec *spec, const u
     return UDFKIT_RC_OK;
 }
 
+/* A path as the user would open it: relative to the working directory where it lies
+ * inside it, else absolute. */
+static char *shown_path(const char *path)
+{
+    char *abs = realpath(path, NULL);
+    if (!abs)
+        abs = udfkit_path_absolute(path);
+    char *rel = udfkit_path_relative(abs, ".");
+    if (strncmp(rel, "../", 3) == 0 || strcmp(rel, "..") == 0) {
+        free(rel);
+        return abs;
+    }
+    free(abs);
+    return rel;
+}
+
+/* The user's sources behind the inputs (what each compile read, as its manifest records
+ * them) and the precompiled files, for messages: "a.cu, b.py". Also every function they
+ * define, to find a near miss. */
+static void user_sources(const merge_state *m, udfkit_buf *list, const char ***names, size_t *nnames,
+                         const char ***files, size_t *nfiles)
+{
+    *names = NULL;
+    *files = NULL;
+    *nnames = *nfiles = 0;
+    for (size_t k = 0; k < m->nmanifests; k++) {
+        size_t i, j;
+        json_t *src, *name;
+        json_array_foreach(json_object_get(m->manifests[k].root, "sources"), i, src)
+        {
+            const char *rel = json_string_value(json_object_get(src, "path"));
+            if (!rel)
+                continue;
+            char *abs = udfkit_path_join(m->manifests[k].dir, rel), *shown = shown_path(abs);
+            udfkit_buf_printf(list, "%s%s", list->size ? ", " : "", shown);
+            const char **grown = realloc(*files, (*nfiles + 1) * sizeof **files);
+            if (grown) {
+                *files = grown;
+                (*files)[(*nfiles)++] = strdup(udfkit_path_basename(shown));
+            }
+            free(abs);
+            free(shown);
+            json_array_foreach(json_object_get(src, "defines"), j, name)
+            {
+                const char **more = json_is_string(name) ? realloc(*names, (*nnames + 1) * sizeof **names) : NULL;
+                if (more) {
+                    *names = more;
+                    (*names)[(*nnames)++] = json_string_value(name);
+                }
+            }
+        }
+    }
+    for (size_t r = 0; r < m->nraw; r++) {
+        char *shown = shown_path(m->raw[r].path);
+        udfkit_buf_printf(list, "%s%s", list->size ? ", " : "", shown);
+        free(shown);
+    }
+}
+
+/* No input exports the spec's function: which sources there were, and the name or file
+ * the user may have meant. */
+static udfkit_rc not_found(const merge_state *m, const udfkit_spec *spec)
+{
+    udfkit_buf list = UDFKIT_BUF_INIT, hint = UDFKIT_BUF_INIT;
+    const char **names, **files;
+    size_t nnames, nfiles;
+    user_sources(m, &list, &names, &nnames, &files, &nfiles);
+    udfkit_rc rc;
+    if (spec->file) {
+        const char *near = udfkit_nearest(udfkit_path_basename(spec->file), files, nfiles);
+        if (near)
+            udfkit_buf_printf(&hint, "; did you mean '@%s'?", near);
+        bool named = false;
+        for (size_t i = 0; i < nfiles; i++)
+            named |= udfkit_source_matches(spec->file, files[i]);
+        rc = named ? udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "function spec '%s': '%s' is not defined in '%s' (sources: %s)",
+                                 spec->text, spec->source_name, spec->file, list.data ? list.data : "none")
+                   : udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "function spec '%s': '@%s' is not one of the sources (%s)%s",
+                                 spec->text, spec->file, list.data ? list.data : "none", hint.data ? hint.data : "");
+    } else {
+        const char *near = udfkit_nearest(spec->source_name, names, nnames);
+        if (near)
+            udfkit_buf_printf(&hint, "; did you mean '%s'?", near);
+        rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "function spec '%s': no source defines '%s' (sources: %s)%s",
+                         spec->text, spec->source_name, list.data ? list.data : "none", hint.data ? hint.data : "");
+    }
+    for (size_t i = 0; i < nfiles; i++)
+        free((char *)files[i]);
+    free(files);
+    free(names);
+    udfkit_buf_free(&list);
+    udfkit_buf_free(&hint);
+    return rc;
+}
+
 /* Precompiled code: PTX names its functions; LTO-IR is taken on the spec's word. */
 static udfkit_rc merge_precompiled(merge_state *m, const udfkit_spec *spec)
 {
@@ -187,8 +283,7 @@ static udfkit_rc merge_precompiled(merge_state *m, const udfkit_spec *spec)
             found = &m->raw[r];
     }
     if (!found)
-        return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "function spec '%s': no source defines '%s' (sources: %s)",
-                           spec->text, spec->source_name, m->list.data ? m->list.data : "none");
+        return not_found(m, spec);
     if (!spec->sig.has_return)
         return udfkit_fail(UDFKIT_RC_INPUT, found->path, 0,
                            "function spec '%s': precompiled code needs the return type in its signature", spec->text);

@@ -1,5 +1,7 @@
 #include "base/types.h"
 
+#include "base/text.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -92,30 +94,6 @@ static const struct {
     {"i8", "int64"},
 };
 
-/* Edit distance of a[0..n) and b, up to 3 (more is "far"). */
-static size_t distance(const char *a, size_t n, const char *b)
-{
-    size_t m = strlen(b), row[32];
-    if (n >= 31 || m >= 31)
-        return 3;
-    for (size_t j = 0; j <= m; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= n; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= m; j++) {
-            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            diag = up;
-            row[j] = best;
-        }
-    }
-    return row[m] < 3 ? row[m] : 3;
-}
-
 /* "unknown type 'double': write float64 ...", "unknown type 'flaot32' (did you mean
  * float32? ...)". */
 static void unknown_type(const char *b, const char *e, char *why, size_t why_size)
@@ -133,7 +111,7 @@ static void unknown_type(const char *b, const char *e, char *why, size_t why_siz
     const char *near = NULL;
     size_t best = 3;
     for (int k = 0; k < UDFKIT_SCALAR_COUNT; k++) {
-        size_t d = distance(b, n, scalars[k].numba);
+        size_t d = udfkit_edit_distance(b, n, scalars[k].numba, 3);
         if (d < best) {
             best = d;
             near = scalars[k].numba;

@@ -550,6 +550,16 @@ static udfkit_rc write_manifest(cuda_build *b)
     json_t *manifest = udfkit_manifest_new("udfs");
     version_string(b->tc.nvrtc, v, sizeof v);
     udfkit_manifest_set_producer(manifest, "nvrtc", v);
+    for (size_t i = 0; i < req->nsources; i++) {
+        const udfkit_cxx_defs *defs = &b->units[i].defs;
+        const char **names = calloc(defs->count + 1, sizeof *names);
+        for (size_t k = 0; names && k < defs->count; k++)
+            names[k] = defs->items[k].qualified;
+        char *rel = udfkit_path_relative(b->units[i].path, dir);
+        udfkit_manifest_add_source(manifest, rel, names, names ? defs->count : 0);
+        free(rel);
+        free(names);
+    }
     for (size_t i = 0; i < req->nfunctions; i++) {
         if (!b->spec_files[i])
             continue;

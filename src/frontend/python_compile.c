@@ -737,6 +737,40 @@ static udfkit_rc write_depfile(python_build *b)
     return rc;
 }
 
+/* Each module, with its top-level functions ("def name(" at the start of a line), for
+ * merge's messages. */
+static void record_sources(python_build *b)
+{
+    for (size_t i = 0; i < b->req->nsources; i++) {
+        udfkit_buf text = UDFKIT_BUF_INIT;
+        const char **names = NULL;
+        size_t n = 0;
+        if (udfkit_read_file(b->req->sources[i], &text) == UDFKIT_RC_OK && text.data) {
+            for (const char *p = text.data; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+                const char *q = strncmp(p, "async def ", 10) == 0 ? p + 10 : strncmp(p, "def ", 4) == 0 ? p + 4 : NULL;
+                if (!q)
+                    continue;
+                while (*q == ' ')
+                    q++;
+                size_t len = strspn(q, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+                const char **grown = len ? realloc(names, (n + 1) * sizeof *names) : NULL;
+                if (grown) {
+                    names = grown;
+                    names[n++] = strndup(q, len);
+                }
+            }
+        }
+        udfkit_diag_clear();
+        char *rel = udfkit_path_relative(b->abs_sources[i], b->dir);
+        udfkit_manifest_add_source(b->manifest, rel, names, n);
+        free(rel);
+        for (size_t k = 0; k < n; k++)
+            free((char *)names[k]);
+        free(names);
+        udfkit_buf_free(&text);
+    }
+}
+
 /* The manifest and the artifacts beside it (or the one artifact), and the depfile. */
 static udfkit_rc write_outputs(python_build *b)
 {
@@ -749,6 +783,7 @@ static udfkit_rc write_outputs(python_build *b)
     udfkit_manifest_set_producer(b->manifest, "numba-cuda", json_string_value(json_object_get(b->answer, "numba_cuda")));
     if (nvvm_text)
         udfkit_manifest_set_producer(b->manifest, "nvvm", nvvm_text);
+    record_sources(b);
     udfkit_rc rc = write_functions(b);
     size_t i;
     json_t *link;

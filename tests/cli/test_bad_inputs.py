@@ -103,7 +103,14 @@ CASES = [
      r"--symbol 'not valid' is not a C identifier"),
     ("link-embed-bad-symbol", {}, "link-embed-bad-symbol", 2, r"--symbol 'not valid' is not a C identifier"),
     ("link-embed-without-symbol", {}, "link-embed-without-symbol", 2, r"--embed and --symbol go together"),
-    ("merge-header-missing-function", {}, "merge-header-missing-function", 1, r"nowhere"),
+    ("merge-header-missing-function", {}, "merge-header-missing-function", 1,
+     r"^udfkit: error: function spec 'nowhere:int32\(int32\)': no source defines 'nowhere' \(sources: g\.cu\)$"),
+    ("merge-near-miss", {}, "merge-near-miss", 1,
+     r"^udfkit: error: function spec 'scael:float32\(float32,float32\)': no source defines 'scael' \(sources: g\.cu\); "
+     r"did you mean 'scale'\?$"),
+    ("merge-file-near-miss", {}, "merge-file-near-miss", 1,
+     r"^udfkit: error: function spec 'scale@gg\.cu:float32\(float32,float32\)': '@gg\.cu' is not one of the sources "
+     r"\(g\.cu\); did you mean '@g\.cu'\?$"),
     ("inspect-unknown", {"r.bin": "\x01\x02garbage"}, ["inspect", "r.bin"], 1, r"^r\.bin: error: "),
 ]
 
@@ -150,6 +157,12 @@ def scenario(name, work):
         compiled_manifest(work)
         return ["merge", "m/udfs.json", "-f", "scale:float32(float32,float32)", "nowhere:int32(int32)",
                 "-o", "out/x.json", "--header", "out/x.h"]
+    if name in ("merge-near-miss", "merge-file-near-miss"):
+        # A compile that found none of the specs in its source, as add_ptx_udf's are.
+        ok("compile", "g.cu", "-f", "scael:float32(float32,float32)", "--skip-absent", "--arch", "80",
+           "-o", "m/udfs.json", cwd=work)
+        spec = "scael:float32(float32,float32)" if name == "merge-near-miss" else "scale@gg.cu:float32(float32,float32)"
+        return ["merge", "m/udfs.json", "-f", spec, "-o", "out/x.json"]
     if name == "header-injected-name":
         m = compiled_manifest(work)
         doc = json.load(open(m))
