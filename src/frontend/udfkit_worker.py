@@ -178,11 +178,12 @@ def udfkit_type(ty):
 
 
 def trim_numba_message(text):
-    """numba's typing errors carry pages of context: keep the reason a user needs."""
+    """numba's typing errors carry pages of context: keep the reason a user needs (for a
+    call no overload takes, the call as typed, not the list of every candidate)."""
     keep = []
     for line in str(text).splitlines():
         stripped = line.strip()
-        if stripped.startswith(("During:", "For further information", 'File "')):
+        if stripped.startswith(("During:", "For further information", 'File "', "There are ")):
             break
         if (not stripped or stripped.startswith(("Failed in ", "- Resolution failure")) or "\x1b" in stripped
                 or set(stripped) <= {"^", " "}):
@@ -191,7 +192,56 @@ def trim_numba_message(text):
     return " ".join(keep[:6]) if keep else str(text).strip().splitlines()[0]
 
 
+def locate_typing_errors():
+    """numba-cuda's type inference runs one constraint per statement; an error some of them
+    raise (numba's own TypingError class, an AttributeError from a module) leaves without
+    the statement's location, so the error would be placed at the def line. Each constraint
+    is wrapped to mark what it raises with its location (udfkit_loc)."""
+    try:
+        from numba.cuda.core import typeinfer
+    except ImportError:
+        return
+    network = typeinfer.ConstraintNetwork
+    if getattr(network, "udfkit_located", False):
+        return
+    original = network.propagate
+
+    class Located:
+        def __init__(self, constraint):
+            self.constraint = constraint
+
+        def __getattr__(self, name):
+            return getattr(self.constraint, name)
+
+        def __call__(self, *args, **kwargs):
+            try:
+                return self.constraint(*args, **kwargs)
+            except Exception as exc:
+                loc = getattr(self.constraint, "loc", None)
+                if loc is not None and getattr(exc, "udfkit_loc", None) is None:
+                    try:
+                        exc.udfkit_loc = loc
+                    except AttributeError:
+                        pass
+                raise
+
+    def propagate(self, *args, **kwargs):
+        constraints = self.constraints
+        self.constraints = [Located(c) for c in constraints]
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            self.constraints = constraints
+
+    network.propagate = propagate
+    network.udfkit_located = True
+
+
 def error_location(text, default_file, default_line):
+    for exc in (text, getattr(text, "__cause__", None)):
+        loc = getattr(exc, "udfkit_loc", None) or getattr(exc, "loc", None)
+        if loc is not None and getattr(loc, "filename", None) and getattr(loc, "line", None):
+            return loc.filename, int(loc.line)
     for line in str(text).splitlines():
         line = line.strip()
         if line.startswith('File "') and '", line ' in line:
@@ -284,6 +334,13 @@ def compile_function(fn, module, request, out):
     except errors.NumbaError as exc:
         file, at = error_location(exc, path, line)
         raise UdfError(f"cannot compile '{fn['source_name']}' for {shown}: {trim_numba_message(exc)}", file, at)
+    except Exception as exc:
+        # Raised while typing a statement of the user's code (math.nosuch): a located
+        # error of theirs. Anything else stays an internal error, with its traceback.
+        if getattr(exc, "udfkit_loc", None) is None:
+            raise
+        file, at = error_location(exc, path, line)
+        raise UdfError(f"cannot compile '{fn['source_name']}' for {shown}: {type(exc).__name__}: {exc}", file, at)
     except OSError as exc:
         # A declare_device(link=[...]) file that cannot be read: numba reads it relative to the working directory.
         raise UdfError(f"cannot compile '{fn['source_name']}': code it links cannot be read: {exc}", path, line)
@@ -368,6 +425,7 @@ def handle(request):
         numba_cuda_version = load_numba()
         modules = {path: import_module(path) for path in request["modules"]}
         compile_without_a_device(request["cc"])
+        locate_typing_errors()
         make_device_functions()
         functions, links = [], []
         skip_absent = request.get("skip_absent", False)

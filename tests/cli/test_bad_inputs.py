@@ -103,6 +103,12 @@ CASES = [
      r"--symbol 'not valid' is not a C identifier"),
     ("link-embed-bad-symbol", {}, "link-embed-bad-symbol", 2, r"--symbol 'not valid' is not a C identifier"),
     ("link-embed-without-symbol", {}, "link-embed-without-symbol", 2, r"--embed and --symbol go together"),
+    # An error in a header is located as the user opens the header: by its path from the
+    # working directory, not from the include directory that found it.
+    ("error-in-header", {"src/u.cu": '#include "h.h"\n__device__ float f(float x) { return h(x); }\n',
+                         "src/inc/h.h": "__device__ inline float h(float x) { return x + nothing; }\n"},
+     ["compile", "src/u.cu", "-I", "src/inc", "-f", "f:float32(float32)", "--arch", "80", "-o", "out/x.ltoir"], 1,
+     r"^src/inc/h\.h:1: error: identifier \"nothing\" is undefined$"),
     ("merge-header-missing-function", {}, "merge-header-missing-function", 1,
      r"^udfkit: error: function spec 'nowhere:int32\(int32\)': no source defines 'nowhere' \(sources: g\.cu\)$"),
     ("merge-near-miss", {}, "merge-near-miss", 1,
@@ -177,6 +183,7 @@ def make_case(name, files, args, status, pattern):
         with open(os.path.join(work, "g.cu"), "w") as f:
             f.write(GOOD)
         for fname, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(work, fname)), exist_ok=True)
             with open(os.path.join(work, fname), "w") as f:
                 f.write(text)
         argv = scenario(name, work) if isinstance(args, str) else args

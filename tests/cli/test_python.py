@@ -120,6 +120,14 @@ CASES = [
      r"^bad\.py: error: function 'f' is not defined in .*bad\.py \(it defines: g\)"),
     ("typing-error", "def f(x):\n    return x.nothing\n", "f:float32(float32)", 1,
      r"^bad\.py:2: error: cannot compile 'f' for \(float32\): Unknown attribute 'nothing' of type float32"),
+    # A typing error deep in the body: located at its statement, with the call numba could
+    # not type, not cut short in the list of candidates.
+    ("typing-error-in-body", "def f(x):\n    a = x * 2.0\n\n    y = a + 'text'\n    return y\n", "f:float32(float32)",
+     1, r"^bad\.py:4: error: cannot compile 'f' for \(float32\): No implementation of function "
+        r"Function\(<built-in function add>\) found for signature: >>> add\(float64, Literal\[str\]\(text\)\)$"),
+    ("module-attribute", "import math\n\ndef f(x):\n    y = x + 1.0\n    return math.nosuch(y)\n", "f:float32(float32)",
+     1, r"^bad\.py:5: error: cannot compile 'f' for \(float32\): AttributeError: module 'math' has no attribute "
+        r"'nosuch'$"),
     ("array-return", "import numpy as np\ndef f(x):\n    return (x, x)\n", "f:(float32)", 1,
      r"^bad\.py:2: error: 'f' returns UniTuple\(float32 x 2\), which cannot cross the C ABI .* pass a pointer"),
     ("array-parameter", "def f(x):\n    return x[0]\n", "f:float32(float32[:])", 1, r"arrays cannot cross the C ABI: pass a pointer"),
