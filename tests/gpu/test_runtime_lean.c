@@ -65,6 +65,7 @@ int main(int argc, char **argv)
     udfkit_status s = udfkit_library_load(fatbin, size, &lib);
     if (s == UDFKIT_ERROR_NO_DRIVER || s == UDFKIT_ERROR_NO_DEVICE) {
         printf("skipped: %s\n", udfkit_last_error());
+        free(fatbin);
         return 77;
     }
     udfkit_kernel k;
