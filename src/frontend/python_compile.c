@@ -166,6 +166,9 @@ static void python_key(const json_t *request, const udfkit_compile_request *req,
     for (size_t i = 0; i < req->nsources; i++)
         udfkit_hasher_add_file(h, req->sources[i]);
     udfkit_hasher_add_str(h, python);
+    /* The worker's own code decides what numba-cuda is asked (and how its output is
+     * adjusted): another udfkit's worker is another entry. */
+    udfkit_hasher_add_str(h, udfkit_py_worker);
     /* What the interpreter imports depends on these too. */
     for (const char *const *var = (const char *const[]){"PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE", NULL}; *var; var++)
         udfkit_hasher_add_str(h, getenv(*var));

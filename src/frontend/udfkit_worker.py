@@ -237,6 +237,59 @@ def locate_typing_errors():
     network.udfkit_located = True
 
 
+def c_abi_helpers_named_by_type():
+    """numba-cuda's C-ABI calling convention names every function it emits by the last
+    part of its name only: numba's float divmod helper (".numba.python.rem", behind float
+    % and //) is "rem" for float32 and for float64 alike, with link-once linkage. Two UDFs
+    using it with different types then share one definition at link time, and the float32
+    caller runs the float64 body: wrong values, or an illegal memory access as it stores a
+    double into a float. Internal helpers (".numba.*") get the type-mangled names numba's
+    own calling convention gives them; the UDF keeps its C name."""
+    try:
+        from numba.cuda import itanium_mangler
+        from numba.cuda.core import callconv
+    except ImportError:
+        return
+    conv = callconv.CUDACABICallConv
+    if getattr(conv.mangler, "udfkit_by_type", False):
+        return
+    original = conv.mangler
+
+    def mangler(self, name, argtypes, *, abi_tags=None, uid=None):
+        if name.startswith(".numba."):
+            return itanium_mangler.mangle(name, argtypes, abi_tags=abi_tags or (), uid=uid)
+        return original(self, name, argtypes, abi_tags=abi_tags, uid=uid)
+
+    mangler.udfkit_by_type = True
+    conv.mangler = mangler
+
+
+def shared_shims_link_once():
+    """numba-cuda's float16/bfloat16/fp8 operators are C++ shims (functions named *_nbst)
+    that each compile brings as a link file of its own, with the operators it used: two
+    compiles that used the same operator define it twice, and nvJitLink stops ("symbol
+    multiply defined"). Each shim is compiled inline and used, so it is emitted with
+    link-once linkage: any number of copies link as one."""
+    import re
+
+    from numba.cuda.cudadrv import nvrtc
+
+    if getattr(nvrtc.compile, "udfkit_link_once", False):
+        return
+    original = nvrtc.compile
+    pattern = re.compile(r'extern "C" __device__ (?=\w+\s+\w+_nbst\()')
+
+    def compile(src, name, *args, **kwargs):
+        text = src.decode() if isinstance(src, bytes) else src
+        if isinstance(text, str) and "_nbst(" in text:
+            text = pattern.sub('extern "C" __device__ inline __attribute__((used)) ', text)
+            src = text.encode() if isinstance(src, bytes) else text
+        return original(src, name, *args, **kwargs)
+
+    compile.udfkit_link_once = True
+    nvrtc.compile = compile
+
+
 def error_location(text, default_file, default_line):
     for exc in (text, getattr(text, "__cause__", None)):
         loc = getattr(exc, "udfkit_loc", None) or getattr(exc, "loc", None)
@@ -426,6 +479,8 @@ def handle(request):
         modules = {path: import_module(path) for path in request["modules"]}
         compile_without_a_device(request["cc"])
         locate_typing_errors()
+        shared_shims_link_once()
+        c_abi_helpers_named_by_type()
         make_device_functions()
         functions, links = [], []
         skip_absent = request.get("skip_absent", False)

@@ -205,8 +205,13 @@ static udfkit_rc add_manifest_at_depth(link_set *s, const char *path, const udfk
         udfkit_buf group = UDFKIT_BUF_INIT;
         const char *source = json_string_value(json_object_get(a, "source"));
         const char *function = json_string_value(json_object_get(a, "function"));
+        const char *hash = json_string_value(json_object_get(a, "xxh3_128"));
         if (function)
             udfkit_buf_printf(&group, "%s\n%s#%s", path, source ? source : "", function);
+        else if (json_object_get(a, "role") && hash)
+            /* Link files by their bytes: the same support code, which each Python module
+             * brings its own copy of (numba's float16 operators), is linked once. */
+            udfkit_buf_printf(&group, "link file\n%s", hash);
         else
             udfkit_buf_printf(&group, "%s\n%s", path, source && !json_object_get(a, "role") ? source : p->path);
         p->group = intern_group(s, group.data);

@@ -157,6 +157,51 @@ def make_case(name, source, spec, status, pattern):
     return test
 
 
+def test_float16_modules_compiled_apart_link_together(work):
+    """Each compile of a float16 module brings numba's float16 operators (C++ shims) as a
+    link file of its own, with the operators it used; two, three and four of them (as
+    add_ptx_udf targets make) link into one library, not 'symbol multiply defined', also
+    with the LTO-IR kept for load-time linking."""
+    manifests = []
+    for name, body in (("a", "x + y"), ("b", "x + y"), ("c", "x * y"), ("d", "x + y * x")):
+        write(os.path.join(work, name, "udfs.py"), f"def {name}_op(x, y):\n    return {body}\n")
+        out = os.path.join(work, f"{name}.json")
+        ok("compile", os.path.join(work, name, "udfs.py"), "-f", f"{name}_op:float16(float16, float16)",
+           "--arch", "80", "-o", out)
+        manifests.append(out)
+    links = [a["xxh3_128"] for m in manifests for a in json.load(open(m))["artifacts"] if a.get("role") == "link"]
+    assert len(links) == 4 and links[0] == links[1] and len(set(links)) == 3, links
+    for count in (2, 3, 4):
+        for keep in ([], ["--keep-ltoir"]):
+            fatbin = os.path.join(work, f"x{count}{len(keep)}.fatbin")
+            ok("link", *manifests[:count], "--arch", "80-real;90", *keep, "-o", fatbin)
+            desc = json.loads(ok("inspect", fatbin, "--json").out)
+            assert [e["kind"] for e in desc["entries"]].count("sass") == 2, desc
+            names = [f["c_name"] for f in json.load(open(fatbin + ".json"))["functions"]]
+            assert names == ["a_op", "b_op", "c_op", "d_op"][:count], names
+
+
+def test_float_mod_helpers_are_named_by_type(work):
+    """float % and // go through numba's divmod helper; under the C ABI numba-cuda named it
+    'rem' for every float type, so linked float32 and float64 UDFs shared one body (the
+    float32 caller stored a double: a fault on the GPU). Each type has its own now: the
+    linked PTX calls no shared helper through a pointer."""
+    write(os.path.join(work, "m.py"), "def fmod2(a, b):\n    return a % b\n\ndef fdiv2(a, b):\n    return a // b\n")
+    specs = ["m32=fmod2:float32(float32, float32)", "m64=fmod2:float64(float64, float64)",
+             "d32=fdiv2:float32(float32, float32)", "d64=fdiv2:float64(float64, float64)"]
+    ok("compile", os.path.join(work, "m.py"), "-f", *specs, "--arch", "80", "-o", os.path.join(work, "m.json"))
+    ok("header", os.path.join(work, "m.json"), "-o", os.path.join(work, "m.h"))
+    write(os.path.join(work, "k.cu"), '#include "m.h"\n'
+          'extern "C" __global__ void k(float *f, double *d) {\n'
+          '    f[0] = m32(f[1], f[2]) + d32(f[1], f[2]);\n    d[0] = m64(d[1], d[2]) + d64(d[1], d[2]);\n}\n')
+    ok("compile", os.path.join(work, "k.cu"), "-I", work, "--arch", "80", "-o", os.path.join(work, "k.json"))
+    ptx = os.path.join(work, "x.ptx")
+    ok("link", os.path.join(work, "k.json"), os.path.join(work, "m.json"), "--arch", "80-virtual", "--emit", "ptx",
+       "-o", ptx)
+    text = open(ptx).read()
+    assert ".entry k(" in text and "callprototype" not in text and not re.search(r"\.func .*\brem\b", text), text
+
+
 def test_python_without_numba_cuda(work):
     r = udfkit("compile", PY, "-f", "add:float32(float32, float32)", "--python", "/usr/bin/python3", "-o",
                os.path.join(work, "x.json"))
@@ -193,6 +238,6 @@ def test_newer_nvvm_than_nvjitlink_is_refused(work):
 
 
 if __name__ == "__main__":
-    main([test_many_functions_in_one_call, test_header_of_every_test_udf_compiles, test_depfile_lists_local_imports_only, test_same_input_same_bytes,
+    main([test_float16_modules_compiled_apart_link_together, test_float_mod_helpers_are_named_by_type, test_many_functions_in_one_call, test_header_of_every_test_udf_compiles, test_depfile_lists_local_imports_only, test_same_input_same_bytes,
           test_one_artifact_without_manifest, test_same_module_names_do_not_merge, *[make_case(*c) for c in CASES],
           test_python_without_numba_cuda, test_old_numba_cuda_is_refused, test_newer_nvvm_than_nvjitlink_is_refused])

@@ -54,6 +54,10 @@ CASES = [
     ("py_half_gate_twice", "half_gate_twice", ["float16", "bool"], "float16", "float16", 0, None),
     ("py_i8_wrap", "i8_wrap", ["int8"], "int8", "int8", 0, None),
     ("py_u16_div", "u16_div", ["uint16", "uint16"], "uint16", "uint16", 0, None),
+    ("py_mod_f32", "floor_mod", ["float32", "float32"], "float32", "float32", 0, None),
+    ("py_mod_f64", "floor_mod", ["float64", "float64"], "float64", "float64", 0, None),
+    ("py_floordiv_f32", "floor_div", ["float32", "float32"], "float32", "float32", 0, None),
+    ("py_floordiv_f64", "floor_div", ["float64", "float64"], "float64", "float64", 0, None),
     ("from_one", "from_one@one/udfs.py", ["int32"], "int32", "int32", 0, None),
     ("from_two", "from_two@two/udfs.py", ["int32"], "int32", "int32", 0, None),
 ]
@@ -115,6 +119,9 @@ def inputs(rng, case):
             a = (rng.random(N) * 8 - 4).astype(np.float16)
         elif t.startswith("float"):
             a = (rng.standard_normal(N) * 6).astype(NP_TYPES[t])
+            if k == 1 and c_name.startswith(("py_mod", "py_floordiv")):
+                a[::64] = 0.0  # a zero divisor: NaN or inf, never a fault
+                a[1::97] = -0.0
         elif c_name == "py_collatz":
             a = rng.integers(1, 100000, N).astype(np.int64)
         elif t == "int64":
@@ -157,7 +164,9 @@ def expected(case, arrays):
         result = [f(*(NP_TYPES[b](a[i]) for b, a in zip(base, arrays))) for i in range(N)]
         return np.array(result, dtype=NP_TYPES[ret])
     argtypes = [NB_TYPES[b][::1] if p.endswith("*") else NB_TYPES[b] for p, b in zip(params, base)]
-    cfunc = njit((NB_TYPES[ret] if ret != "void" else types.void)(*argtypes))(pyfunc)
+    # numba-cuda compiles device code with the numpy error model (no exception on a zero
+    # divisor): the reference does too.
+    cfunc = njit((NB_TYPES[ret] if ret != "void" else types.void)(*argtypes), error_model="numpy")(pyfunc)
     out = np.zeros(N, dtype=NP_TYPES[base[0] if ret == "void" else ret])
     for i in range(N):
         args = [np.array([a[i]], dtype=NP_TYPES[b]) if p.endswith("*") else a[i] for p, b, a in zip(params, base, arrays)]

@@ -134,3 +134,14 @@ def i8_wrap(x):
 
 def u16_div(a, b):
     return a // b if b != 0 else 0
+
+
+# Python's float % and // (the sign of the divisor; a zero divisor gives NaN or inf in the
+# numpy error model numba-cuda compiles with). numba's helper behind both once shared one
+# name across float32 and float64 under the C ABI: the float32 kernels faulted.
+def floor_mod(a, b):
+    return a % b
+
+
+def floor_div(a, b):
+    return a // b
