@@ -51,8 +51,9 @@ typedef struct udfkit_dim3 {
 /* Loads a fatbin, cubin or PTX image (context-independently) and resolves every kernel in
  * it for the current device, so a missing binary shows here and not at the first launch.
  * Where no SASS fits the device and its PTX is newer than the driver can JIT, the PTX is
- * compiled with the statically linked nvPTXCompiler instead; UDFKIT_PTX_COMPILE=auto
- * (default), always (never let the driver JIT PTX) or never controls it. */
+ * compiled with nvPTXCompiler instead where the program links udfkit::runtime_ptx (else
+ * the message says how); UDFKIT_PTX_COMPILE=auto (default), always (never let the driver
+ * JIT PTX) or never controls it. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_library_load(const void *image, size_t size, udfkit_library **out);
 /* One piece of device code for udfkit_library_link: LTO-IR, PTX, a cubin, or a fatbin,
  * of which the LTO-IR entries are used (add_jit_library(... KEEP_LTOIR) ships them). */
