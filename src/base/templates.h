@@ -3,6 +3,7 @@
 #define UDFKIT_TEMPLATES_H
 
 extern const char udfkit_tpl_export_prelude[];
+extern const char udfkit_tpl_export_optional[];
 extern const char udfkit_tpl_udf_header[];
 extern const char udfkit_tpl_embed_c[];
 extern const char udfkit_tpl_embed_h[];

@@ -39,7 +39,23 @@ size_t udfkit_scalar_size(udfkit_scalar s)
 
 bool udfkit_type_equal(udfkit_type a, udfkit_type b)
 {
-    return a.scalar == b.scalar && a.pointer == b.pointer;
+    return a.scalar == b.scalar && a.pointer == b.pointer && a.nullable == b.nullable;
+}
+
+bool udfkit_signature_nullable(const udfkit_signature *s)
+{
+    bool any = s->has_return && s->ret.nullable;
+    for (size_t i = 0; i < s->nparams; i++)
+        any |= s->params[i].nullable;
+    return any;
+}
+
+size_t udfkit_signature_c_arity(const udfkit_signature *s)
+{
+    size_t n = s->nparams + (s->has_return && s->ret.nullable);
+    for (size_t i = 0; i < s->nparams; i++)
+        n += s->params[i].nullable;
+    return n;
 }
 
 static void trim(const char **begin, const char **end)
@@ -50,24 +66,46 @@ static void trim(const char **begin, const char **end)
         (*end)--;
 }
 
-static bool parse_range(const char *begin, const char *end, udfkit_type *out)
+typedef enum { PARSED, UNKNOWN_TYPE, NULLABLE_POINTER, NULLABLE_VOID } parse_result;
+
+/* "T", "T*", "T?", "T?*"; "T*?" and "void?" are refused with a reason of their own. */
+static parse_result parse_type(const char *begin, const char *end, udfkit_type *out)
 {
     trim(&begin, &end);
-    bool pointer = false;
+    bool pointer = false, nullable = false;
+    if (end > begin && end[-1] == '?') {
+        const char *before = end - 1;
+        trim(&begin, &before);
+        if (before > begin && before[-1] == '*')
+            return NULLABLE_POINTER;
+    }
     if (end > begin && end[-1] == '*') {
         pointer = true;
+        end--;
+        trim(&begin, &end);
+    }
+    if (end > begin && end[-1] == '?') {
+        nullable = true;
         end--;
         trim(&begin, &end);
     }
     for (int s = 0; s < UDFKIT_SCALAR_COUNT; s++) {
         size_t n = strlen(scalars[s].numba);
         if ((size_t)(end - begin) == n && strncmp(begin, scalars[s].numba, n) == 0) {
+            if (nullable && s == UDFKIT_VOID)
+                return NULLABLE_VOID;
             out->scalar = (udfkit_scalar)s;
             out->pointer = pointer;
-            return true;
+            out->nullable = nullable;
+            return PARSED;
         }
     }
-    return false;
+    return UNKNOWN_TYPE;
+}
+
+static bool parse_range(const char *begin, const char *end, udfkit_type *out)
+{
+    return parse_type(begin, end, out) == PARSED;
 }
 
 bool udfkit_type_parse(const char *text, udfkit_type *out)
@@ -93,6 +131,25 @@ static const struct {
     {"f4", "float32"},              {"f8", "float64"},              {"i4", "int32"},
     {"i8", "int64"},
 };
+
+static void unknown_type(const char *b, const char *e, char *why, size_t why_size);
+
+/* Why b..e is not a type: a nullable pointer or void, or an unknown name. */
+static void type_error(const char *b, const char *e, char *why, size_t why_size)
+{
+    udfkit_type t;
+    trim(&b, &e);
+    parse_result r = parse_type(b, e, &t);
+    if (r == NULLABLE_POINTER)
+        snprintf(why, why_size,
+                 "'%.*s' is not a type: a pointer cannot be null in udfkit's C ABI; an output that may be set to "
+                 "null is T?* (e.g. float32?*)",
+                 (int)(e - b), b);
+    else if (r == NULLABLE_VOID)
+        snprintf(why, why_size, "'%.*s' is not a type: void cannot be null", (int)(e - b), b);
+    else
+        unknown_type(b, e, why, why_size);
+}
 
 /* "unknown type 'double': write float64 ...", "unknown type 'flaot32' (did you mean
  * float32? ...)". */
@@ -153,7 +210,12 @@ bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, 
             return false;
         }
         if (!parse_range(rb, re, &out->ret)) {
-            unknown_type(rb, re, why, why_size);
+            type_error(rb, re, why, why_size);
+            return false;
+        }
+        if (out->ret.nullable && out->ret.pointer) {
+            snprintf(why, why_size, "a return type cannot be a nullable output (%.*s): return T? (e.g. float32?)",
+                     (int)(re - rb), rb);
             return false;
         }
     }
@@ -182,7 +244,7 @@ bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, 
             return false;
         }
         if (!parse_range(b, e, t)) {
-            unknown_type(b, e, why, why_size);
+            type_error(b, e, why, why_size);
             return false;
         }
         if (t->scalar == UDFKIT_VOID && !t->pointer) {
@@ -197,7 +259,7 @@ bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, 
 
 void udfkit_type_name(udfkit_type t, udfkit_buf *out)
 {
-    udfkit_buf_printf(out, "%s%s", scalars[t.scalar].numba, t.pointer ? "*" : "");
+    udfkit_buf_printf(out, "%s%s%s", scalars[t.scalar].numba, t.nullable ? "?" : "", t.pointer ? "*" : "");
 }
 
 void udfkit_signature_format(const udfkit_signature *s, udfkit_buf *out)
@@ -220,15 +282,23 @@ void udfkit_type_c(udfkit_type t, udfkit_buf *out)
 
 void udfkit_signature_c_prototype(const udfkit_signature *s, const char *name, udfkit_buf *out)
 {
-    udfkit_type_c(s->ret, out);
-    udfkit_buf_printf(out, "%s%s(", s->ret.pointer ? "" : " ", name);
-    if (s->nparams == 0)
+    bool nullable_ret = s->has_return && s->ret.nullable;
+    if (nullable_ret) {
+        /* A T? return: bool f(T *out, ...), true where the result is valid. */
+        udfkit_buf_printf(out, "bool %s(%s *out", name, scalars[s->ret.scalar].c);
+    } else {
+        udfkit_type_c(s->ret, out);
+        udfkit_buf_printf(out, "%s%s(", s->ret.pointer ? "" : " ", name);
+    }
+    if (s->nparams == 0 && !nullable_ret)
         udfkit_buf_puts(out, "void");
     for (size_t i = 0; i < s->nparams; i++) {
-        if (i)
+        if (i || nullable_ret)
             udfkit_buf_puts(out, ", ");
         udfkit_type_c(s->params[i], out);
         udfkit_buf_printf(out, "%sa%zu", s->params[i].pointer ? "" : " ", i);
+        if (s->params[i].nullable)
+            udfkit_buf_printf(out, ", bool %sa%zu_valid", s->params[i].pointer ? "*" : "", i);
     }
     udfkit_buf_puts(out, ")");
 }

@@ -26,7 +26,9 @@ typedef enum udfkit_scalar {
 
 typedef struct udfkit_type {
     udfkit_scalar scalar;
-    bool pointer; /* T* ; void only as a return type or behind a pointer */
+    bool pointer;  /* T* ; void only as a return type or behind a pointer */
+    bool nullable; /* T? (a value that may be null), or with pointer T?* (an output that may
+                    * be set to null); C ABI: two C parameters (SPEC.md, "Nulls") */
 } udfkit_type;
 
 #define UDFKIT_MAX_PARAMS 32
@@ -50,11 +52,16 @@ void udfkit_signature_format(const udfkit_signature *s, udfkit_buf *out);
 
 /* C ABI spelling: "float", "int64_t", "uint16_t" for float16, "float *". */
 void udfkit_type_c(udfkit_type t, udfkit_buf *out);
-/* "float name(float a0, int64_t *a1)" ; "void name(void)" */
+/* "float name(float a0, int64_t *a1)" ; "void name(void)"; nullable types as their C ABI
+ * pairs: "bool name(float *out, float a0, bool a0_valid, double *a1, bool *a1_valid)" */
 void udfkit_signature_c_prototype(const udfkit_signature *s, const char *name, udfkit_buf *out);
 
 const char *udfkit_scalar_name(udfkit_scalar s);
 size_t udfkit_scalar_size(udfkit_scalar s);
 bool udfkit_type_equal(udfkit_type a, udfkit_type b);
+/* Whether any parameter or the return is nullable. */
+bool udfkit_signature_nullable(const udfkit_signature *s);
+/* The number of C parameters (a nullable parameter is two, a nullable return adds `out`). */
+size_t udfkit_signature_c_arity(const udfkit_signature *s);
 
 #endif

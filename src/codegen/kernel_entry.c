@@ -132,6 +132,10 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
     bool t_known = s->has_return || s->nparams;
     udfkit_type t = s->has_return || !s->nparams ? s->ret : s->params[0];
     udfkit_rc rc = UDFKIT_RC_OK;
+    /* map, filter and reduce pass dense arrays: a null has no place in them. */
+    if (udfkit_signature_nullable(s))
+        return mismatch(e, "map, filter and reduce take no nullable (T?) types: they pass dense columns, with no "
+                           "validity; call it from a kernel of your own through the header's C ABI pairs");
     switch (e->tpl) {
     case UDFKIT_KERNEL_MAP:
         if (s->has_return && is_type(s->ret, UDFKIT_VOID))

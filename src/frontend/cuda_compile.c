@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct source_unit {
@@ -214,6 +215,17 @@ static void free_unit(source_unit *u)
     free(u->log_exports);
 }
 
+/* A definition of spec's function in `defs`: with the spec's parameters, or, for a spec
+ * with nullable types, with the C ABI pairs themselves (the pair form). */
+static size_t find_def(const udfkit_cxx_defs *defs, const char *base, const udfkit_spec *spec,
+                       const udfkit_cxx_def **def)
+{
+    size_t n = udfkit_cxx_find(defs, base, spec->sig.nparams, def);
+    if (!n && udfkit_signature_nullable(&spec->sig))
+        n = udfkit_cxx_find(defs, base, udfkit_signature_c_arity(&spec->sig), def);
+    return n;
+}
+
 /* Finds the source that defines spec's function: its @file, or the one source whose
  * text defines it. */
 static udfkit_rc resolve_spec(const udfkit_spec *spec, source_unit *units, size_t n, bool skip_absent,
@@ -244,13 +256,13 @@ static udfkit_rc resolve_spec(const udfkit_spec *spec, source_unit *units, size_
             goto done;
         }
         *unit_index = i;
-        udfkit_cxx_find(&units[i].defs, base, spec->sig.nparams, def);
+        find_def(&units[i].defs, base, spec, def);
         goto done;
     }
     size_t found = 0;
     for (size_t i = 0; i < n; i++) {
         const udfkit_cxx_def *d;
-        if (udfkit_cxx_find(&units[i].defs, base, spec->sig.nparams, &d)) {
+        if (find_def(&units[i].defs, base, spec, &d)) {
             if (found++ == 0) {
                 *unit_index = i;
                 *def = d;
@@ -394,7 +406,17 @@ static udfkit_rc place_specs(cuda_build *b)
         char *base = udfkit_cxx_base_name(b->specs[i].source_name);
         bool check_only = def && def->c_linkage && strcmp(base, b->specs[i].c_name) == 0;
         free(base);
-        u->exports[u->nexports] = (udfkit_export){&b->specs[i], check_only};
+        const udfkit_signature *sig = &b->specs[i].sig;
+        bool pair = udfkit_signature_nullable(sig) && def && def->nparams == udfkit_signature_c_arity(sig) &&
+                    def->nparams != sig->nparams;
+        for (size_t k = 0; udfkit_signature_nullable(sig) && !pair && k < sig->nparams; k++)
+            if (sig->params[k].nullable && sig->params[k].pointer)
+                return udfkit_fail(UDFKIT_RC_INPUT, file, line,
+                                   "function spec '%s': parameter %zu is an output that may be set to null (T?*): "
+                                   "'%s' must take the C ABI pairs itself (T *x, bool *x_valid), as the header "
+                                   "declares them",
+                                   b->specs[i].text, k + 1, b->specs[i].source_name);
+        u->exports[u->nexports] = (udfkit_export){&b->specs[i], check_only, pair};
         u->log_exports[u->nexports] = (udfkit_log_export){&b->specs[i], file, line};
         u->nexports++;
     }
@@ -423,6 +445,14 @@ static void plan_options(cuda_build *b)
     if (b->cuda_dir && *b->cuda_dir) {
         udfkit_buf_printf(&opt, "-I%s", b->cuda_dir);
         b->options[b->noptions++] = udfkit_buf_detach(&opt);
+        /* CUDA 13 keeps CCCL (<cuda/std/...>, <cub/...>) under include/cccl, as nvcc finds it. */
+        char *cccl = udfkit_path_join(b->cuda_dir, "cccl");
+        struct stat st;
+        if (stat(cccl, &st) == 0 && S_ISDIR(st.st_mode)) {
+            udfkit_buf_printf(&opt, "-I%s", cccl);
+            b->options[b->noptions++] = udfkit_buf_detach(&opt);
+        }
+        free(cccl);
     }
     for (size_t i = 0; i < req->ndefines; i++) {
         udfkit_buf_printf(&opt, "-D%s", req->defines[i]);

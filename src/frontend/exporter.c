@@ -38,6 +38,87 @@ static void emit_call(const udfkit_spec *s, udfkit_buf *out)
     udfkit_buf_puts(out, ")");
 }
 
+udfkit_signature udfkit_exporter_c_abi(const udfkit_signature *s)
+{
+    udfkit_signature abi = {0};
+    abi.has_return = true;
+    abi.ret = s->ret;
+    if (s->has_return && s->ret.nullable) {
+        abi.ret = (udfkit_type){UDFKIT_BOOL, false, false};
+        abi.params[abi.nparams++] = (udfkit_type){s->ret.scalar, true, false};
+    }
+    for (size_t i = 0; i < s->nparams && abi.nparams + 2 <= UDFKIT_MAX_PARAMS; i++) {
+        udfkit_type t = s->params[i];
+        abi.params[abi.nparams++] = (udfkit_type){t.scalar, t.pointer, false};
+        if (t.nullable)
+            abi.params[abi.nparams++] = (udfkit_type){UDFKIT_BOOL, t.pointer, false};
+    }
+    return abi;
+}
+
+/* A spec with nullable types whose source takes and returns cuda::std::optional<T>: the
+ * forwarder has the C ABI pairs and converts (a T?* output needs the pair form). */
+static void emit_optional(const udfkit_export *e, udfkit_buf *out)
+{
+    const udfkit_spec *s = e->spec;
+    const char *name = s->source_name;
+    bool nullable_ret = s->sig.has_return && s->sig.ret.nullable;
+    udfkit_signature abi = udfkit_exporter_c_abi(&s->sig);
+    udfkit_buf call = UDFKIT_BUF_INIT;
+    udfkit_buf_printf(&call, "%s%s(", strncmp(name, "::", 2) == 0 ? "" : "::", name);
+    for (size_t i = 0; i < s->sig.nparams; i++) {
+        udfkit_type t = s->sig.params[i];
+        udfkit_type plain = {t.scalar, t.pointer, false};
+        udfkit_buf_printf(&call, "%s__udfkit::%s<%d, %zu, ", i ? ", " : "",
+                          t.nullable ? "__udfkit_optional_arg" : "__udfkit_plain_arg", kind_of(plain), i);
+        udfkit_exporter_abi_type(plain, &call);
+        if (t.nullable)
+            udfkit_buf_printf(&call, ">{__udfkit_a%zu, __udfkit_a%zu_valid}", i, i);
+        else
+            udfkit_buf_printf(&call, ">{{__udfkit_a%zu}}", i);
+    }
+    udfkit_buf_puts(&call, ")");
+    udfkit_buf_printf(out, "#line 1 \"" UDFKIT_EXPORT_FILE_PREFIX "%s\"\n", s->c_name);
+    udfkit_buf_puts(out, "extern \"C\" __device__ ");
+    udfkit_exporter_abi_type(abi.ret, out);
+    udfkit_buf_printf(out, " %s(", s->c_name);
+    const char *sep = "";
+    if (nullable_ret) {
+        udfkit_exporter_abi_type(abi.params[0], out);
+        udfkit_buf_puts(out, " __udfkit_out");
+        sep = ", ";
+    }
+    for (size_t i = 0; i < s->sig.nparams; i++, sep = ", ") {
+        udfkit_type t = s->sig.params[i];
+        udfkit_buf_puts(out, sep);
+        udfkit_exporter_abi_type((udfkit_type){t.scalar, t.pointer, false}, out);
+        udfkit_buf_printf(out, " __udfkit_a%zu", i);
+        if (t.nullable) {
+            udfkit_buf_puts(out, ", ");
+            udfkit_exporter_abi_type((udfkit_type){UDFKIT_BOOL, t.pointer, false}, out);
+            udfkit_buf_printf(out, " __udfkit_a%zu_valid", i);
+        }
+    }
+    udfkit_buf_puts(out, ")\n{\n");
+    if (nullable_ret) {
+        udfkit_buf_printf(out, "    __udfkit::__udfkit_check_optional_return<%d, decltype(%s)>();\n",
+                          kind_of((udfkit_type){s->sig.ret.scalar, false, false}), call.data);
+        udfkit_buf_printf(out, "    return __udfkit::__udfkit_optional_result(__udfkit_out, %s);\n}\n", call.data);
+    } else {
+        bool is_void = s->sig.ret.scalar == UDFKIT_VOID && !s->sig.ret.pointer;
+        udfkit_buf_printf(out, "    __udfkit::__udfkit_check_return<%d, decltype(%s)>();\n", kind_of(s->sig.ret),
+                          call.data);
+        if (is_void) {
+            udfkit_buf_printf(out, "    %s;\n}\n", call.data);
+        } else {
+            udfkit_buf_puts(out, "    return __udfkit::__udfkit_bits<");
+            udfkit_exporter_abi_type(s->sig.ret, out);
+            udfkit_buf_printf(out, ">(%s);\n}\n", call.data);
+        }
+    }
+    udfkit_buf_free(&call);
+}
+
 static void emit_one(const udfkit_export *e, udfkit_buf *out)
 {
     const udfkit_spec *s = e->spec;
@@ -77,10 +158,28 @@ void udfkit_exporter_emit(const udfkit_export *exports, size_t count, udfkit_buf
 {
     udfkit_buf_puts(out, "\n#line 1 \"udfkit-export-prelude\"\n");
     udfkit_buf_puts(out, udfkit_tpl_export_prelude);
+    bool optional = false;
+    for (size_t i = 0; i < count; i++)
+        optional |= udfkit_signature_nullable(&exports[i].spec->sig) && !exports[i].pair;
+    if (optional) {
+        udfkit_buf_puts(out, "\n#line 1 \"udfkit-export-optional\"\n");
+        udfkit_buf_puts(out, udfkit_tpl_export_optional);
+    }
     /* A namespace of its own lets an extern "C" forwarder share the name of the C++
      * function it forwards to: the two are different entities. */
     udfkit_buf_puts(out, "namespace __udfkit_export {\n");
-    for (size_t i = 0; i < count; i++)
-        emit_one(&exports[i], out);
+    for (size_t i = 0; i < count; i++) {
+        if (!udfkit_signature_nullable(&exports[i].spec->sig)) {
+            emit_one(&exports[i], out);
+        } else if (exports[i].pair) {
+            /* The source takes the pairs itself: the forwarder of its plain C ABI. */
+            udfkit_spec abi = *exports[i].spec;
+            abi.sig = udfkit_exporter_c_abi(&exports[i].spec->sig);
+            udfkit_export plain = {&abi, exports[i].check_only, false};
+            emit_one(&plain, out);
+        } else {
+            emit_optional(&exports[i], out);
+        }
+    }
     udfkit_buf_puts(out, "} /* namespace __udfkit_export */\n");
 }

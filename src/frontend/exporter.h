@@ -15,7 +15,15 @@ typedef struct udfkit_export {
     const udfkit_spec *spec;
     /* The source function already has C linkage under c_name: only the check is emitted. */
     bool check_only;
+    /* A spec with nullable (T?) types whose source function takes the C ABI pairs itself
+     * (bool f(T *out, T a, bool a_valid, ...)); otherwise it takes and returns
+     * cuda::std::optional<T>. */
+    bool pair;
 } udfkit_export;
+
+/* The C ABI of a signature with nullable types, as plain types: a T? return becomes a
+ * leading T* and a bool return, a T? parameter T and bool, a T?* parameter T* and bool*. */
+udfkit_signature udfkit_exporter_c_abi(const udfkit_signature *s);
 
 /* Appends the prelude and one forwarder per export to `out`. */
 void udfkit_exporter_emit(const udfkit_export *exports, size_t count, udfkit_buf *out);

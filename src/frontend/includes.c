@@ -53,8 +53,11 @@ static char *resolve(walker *w, const char *includer_dir, const char *name, bool
             return p;
         free(p);
     }
-    if (w->cuda_dir) {
-        char *p = udfkit_path_join(w->cuda_dir, name);
+    for (int cccl = 0; w->cuda_dir && cccl < 2; cccl++) {
+        /* The toolkit's headers, and CCCL's under include/cccl (CUDA 13). */
+        char *dir = cccl ? udfkit_path_join(w->cuda_dir, "cccl") : strdup(w->cuda_dir);
+        char *p = udfkit_path_join(dir, name);
+        free(dir);
         if (udfkit_file_exists(p)) {
             *system = true;
             return p;

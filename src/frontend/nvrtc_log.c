@@ -179,8 +179,10 @@ static void describe_export_error(const diag *d, const diag *notes, size_t nnote
     if (names_function(m, s->source_name) &&
         (strstr(m, "has no \"") || strstr(m, "is undefined") || strstr(m, "has no member"))) {
         udfkit_buf_printf(out, "function '%s' is not defined in %s", s->source_name, e->file);
-    } else if (strstr(m, "no suitable conversion function from") && (from = quoted(m, "from")) &&
-               (to = quoted(m, "to"))) {
+    } else if ((strstr(m, "no suitable conversion function from") || strstr(m, "no suitable user-defined conversion from") ||
+                (strstr(m, "more than one user-defined conversion from") && strstr(m, "__udfkit_plain_arg"))) &&
+               (from = quoted(m, "from")) && (to = quoted(m, "to"))) {
+        /* The last: a value the spec declares not nullable, where the source takes an optional. */
         /* from is "__udfkit::__udfkit_arg<KIND, INDEX, ABI>" */
         const char *comma = strchr(from, ',');
         long index = comma ? strtol(comma + 1, NULL, 10) : 0;

@@ -361,6 +361,63 @@ def make_device_functions():
                 setattr(module, name, wrapped[value])
 
 
+def optional_type(ty):
+    """T for numba's Optional(T), else None."""
+    from numba import types
+
+    return ty.type if isinstance(ty, types.Optional) else None
+
+
+def nullable_wrapper(fn, pyfunc, path, line):
+    """A spec with nullable types (T?): the UDF sees a nullable argument as a value that may
+    be None and may return None (numba's optional types); the C ABI has the pairs of SPEC.md
+    (T value, bool valid; a T? return a leading T *out and a bool result). A wrapper of that
+    ABI calls the UDF. Returns it, its signature and the return type's name."""
+    from numba import cuda, types
+
+    params = fn["params"]
+    for k, t in enumerate(params):
+        if t.endswith("?*"):
+            raise UdfError(f"'{fn['source_name']}': parameter {k + 1} is {t}, an output that may be set to null; a "
+                           f"Python UDF returns None instead: give it a T? return", path, line)
+    device = cuda.jit(device=True)(pyfunc)
+    user_args = tuple(types.optional(numba_type(t[:-1])) if t.endswith("?") else numba_type(t) for t in params)
+    ret = fn["ret"]
+    returned = device.compile_device(user_args).signature.return_type
+    inner = optional_type(returned)
+    if ret is None:
+        base = udfkit_type(inner if inner is not None else returned)
+        if base is None:
+            raise UdfError(f"'{fn['source_name']}' returns {returned}, which cannot cross the C ABI", path, line)
+        ret = base + "?" if inner is not None else base
+    elif inner is not None and not ret.endswith("?"):
+        raise UdfError(f"'{fn['source_name']}' may return None, but its return type {ret} is not nullable: declare "
+                       f"{ret}?", path, line)
+    abi_params, abi_types, call = [], [], []
+    if ret.endswith("?"):
+        abi_params.append("out")
+        abi_types.append(types.CPointer(numba_type(ret[:-1])))
+    for k, t in enumerate(params):
+        abi_params.append(f"a{k}")
+        abi_types.append(numba_type(t.rstrip("?")))
+        if t.endswith("?"):
+            abi_params.append(f"a{k}_valid")
+            abi_types.append(types.boolean)
+            call.append(f"(a{k} if a{k}_valid else None)")
+        else:
+            call.append(f"a{k}")
+    invoke = f"udf({', '.join(call)})"
+    if ret.endswith("?"):
+        body = f"    r = {invoke}\n    if r is None:\n        return False\n    out[0] = r\n    return True\n"
+        abi_ret = types.boolean
+    else:
+        body = f"    return {invoke}\n" if ret != "void" else f"    {invoke}\n"
+        abi_ret = numba_type(ret)
+    scope = {"udf": device}
+    exec(f"def udfkit_nullable_{fn['c_name']}({', '.join(abi_params)}):\n{body}", scope)
+    return scope[f"udfkit_nullable_{fn['c_name']}"], abi_ret(*abi_types), ret
+
+
 def compile_function(fn, module, request, out):
     from numba.core import errors
     from numba.cuda import compile_all
@@ -375,17 +432,40 @@ def compile_function(fn, module, request, out):
     if not callable(pyfunc) or not hasattr(pyfunc, "__code__"):
         raise UdfError(f"'{fn['source_name']}' is not a Python function", path)
     line = pyfunc.__code__.co_firstlineno
-    argtypes = tuple(numba_type(t) for t in fn["params"])
-    sig = numba_type(fn["ret"])(*argtypes) if fn["ret"] else argtypes
     shown = f"({', '.join(fn['params'])})"
+    nullable_ret = None
     try:
-        codes, resty = compile_all(pyfunc, sig, device=True, abi="c", abi_info={"abi_name": fn["c_name"]},
+        if any("?" in t for t in fn["params"] + [fn["ret"] or ""]):
+            compiled, sig, nullable_ret = nullable_wrapper(fn, pyfunc, path, line)
+        else:
+            argtypes = tuple(numba_type(t) for t in fn["params"])
+            compiled, sig = pyfunc, numba_type(fn["ret"])(*argtypes) if fn["ret"] else argtypes
+        codes, resty = compile_all(compiled, sig, device=True, abi="c", abi_info={"abi_name": fn["c_name"]},
                                    output=request["output"], cc=tuple(request["cc"]))
+    except OSError as exc:
+        # A declare_device(link=[...]) file that cannot be read: numba reads it relative to the working directory.
+        raise UdfError(f"cannot compile '{fn['source_name']}': code it links cannot be read: {exc}", path, line)
     except errors.TypingError as exc:
         file, at = error_location(exc, path, line)
+        if "No conversion from none to" in str(exc):
+            raise UdfError(f"'{fn['source_name']}' may return None, but its return type {fn['ret']} is not nullable: "
+                           f"declare {fn['ret']}? in its spec", file, at)
         raise UdfError(f"cannot compile '{fn['source_name']}' for {shown}: {trim_numba_message(exc)}", file, at)
+    except AttributeError as exc:
+        # numba-cuda's C ABI cannot return numba's optional: a UDF that may return None
+        # whose spec leaves the return type to inference and has no T? in it.
+        if "_return_errcode_raw" in str(exc):
+            raise UdfError(f"'{fn['source_name']}' may return None, but its spec has no nullable return: declare "
+                           f"it (e.g. {fn['c_name']}:float64?{shown})", path, line)
+        if getattr(exc, "udfkit_loc", None) is None:
+            raise
+        file, at = error_location(exc, path, line)
+        raise UdfError(f"cannot compile '{fn['source_name']}' for {shown}: {type(exc).__name__}: {exc}", file, at)
     except errors.NumbaError as exc:
         file, at = error_location(exc, path, line)
+        if "No conversion from none to" in str(exc):
+            raise UdfError(f"'{fn['source_name']}' may return None, but its return type {fn['ret']} is not nullable: "
+                           f"declare {fn['ret']}? in its spec", file, at)
         raise UdfError(f"cannot compile '{fn['source_name']}' for {shown}: {trim_numba_message(exc)}", file, at)
     except Exception as exc:
         # Raised while typing a statement of the user's code (math.nosuch): a located
@@ -394,10 +474,11 @@ def compile_function(fn, module, request, out):
             raise
         file, at = error_location(exc, path, line)
         raise UdfError(f"cannot compile '{fn['source_name']}' for {shown}: {type(exc).__name__}: {exc}", file, at)
-    except OSError as exc:
-        # A declare_device(link=[...]) file that cannot be read: numba reads it relative to the working directory.
-        raise UdfError(f"cannot compile '{fn['source_name']}': code it links cannot be read: {exc}", path, line)
-    ret = udfkit_type(resty)
+    ret = nullable_ret or udfkit_type(resty)
+    if ret is None and optional_type(resty) is not None:
+        raise UdfError(f"'{fn['source_name']}' may return None, but its return type is not nullable: declare "
+                       f"{udfkit_type(optional_type(resty))}? in its spec (e.g. "
+                       f"{fn['c_name']}:{udfkit_type(optional_type(resty))}?{shown})", path, line)
     if ret is None:
         raise UdfError(f"'{fn['source_name']}' returns {resty}, which cannot cross the C ABI (arrays, records and "
                        f"tuples cannot); return a scalar, and pass a pointer for anything larger", path, line)

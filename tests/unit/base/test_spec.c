@@ -94,6 +94,36 @@ static void rejects_bad_specs(void **state)
     expect_error("f:float32(flaot32)", "unknown type 'flaot32' (did you mean float32?");
     expect_error("f:float32(uint6*)", "did you mean uint8*?");
     expect_error("f:float32(string)", "unknown type 'string' (types: bool");
+    /* Nullable types: void? and a nullable pointer are not types; a return is no output. */
+    expect_error("f:void?(float32)", "'void?' is not a type: void cannot be null");
+    expect_error("f:float32(float32*?)", "'float32*?' is not a type: a pointer cannot be null");
+    expect_error("f:float32?*(float32)", "a return type cannot be a nullable output (float32?*)");
+}
+
+static void nullable_types(void **state)
+{
+    (void)state;
+    udfkit_spec s;
+    assert_int_equal(udfkit_spec_parse("coalesce:float32?(float32?, float32, int64?*)", &s), UDFKIT_RC_OK);
+    assert_true(s.sig.ret.nullable && !s.sig.ret.pointer);
+    assert_true(s.sig.params[0].nullable && !s.sig.params[1].nullable);
+    assert_true(s.sig.params[2].nullable && s.sig.params[2].pointer);
+    assert_true(udfkit_signature_nullable(&s.sig));
+    assert_int_equal(udfkit_signature_c_arity(&s.sig), 6);
+    udfkit_buf text = UDFKIT_BUF_INIT;
+    udfkit_signature_format(&s.sig, &text);
+    assert_string_equal(text.data, "float32?(float32?, float32, int64?*)");
+    text.size = 0;
+    udfkit_signature_c_prototype(&s.sig, "coalesce", &text);
+    assert_string_equal(text.data,
+                        "bool coalesce(float *out, float a0, bool a0_valid, float a1, int64_t *a2, bool *a2_valid)");
+    udfkit_buf_free(&text);
+    udfkit_spec_free(&s);
+    assert_int_equal(udfkit_spec_parse("f:float16?()", &s), UDFKIT_RC_OK);
+    udfkit_signature_c_prototype(&s.sig, "f", &text);
+    assert_string_equal(text.data, "bool f(uint16_t *out)");
+    udfkit_buf_free(&text);
+    udfkit_spec_free(&s);
 }
 
 static void unique_c_names(void **state)
@@ -131,6 +161,7 @@ int main(void)
         cmocka_unit_test(default_c_name_is_source_name),
         cmocka_unit_test(void_return_and_void_params),
         cmocka_unit_test(rejects_bad_specs),
+        cmocka_unit_test(nullable_types),
         cmocka_unit_test(unique_c_names),
         cmocka_unit_test(formats_signature_and_prototype),
     };

@@ -1,0 +1,99 @@
+"""Nullable types (T?) in specs: CUDA C UDFs taking and returning cuda::std::optional, or
+the C ABI pairs themselves; Python UDFs taking and returning None; the header's pairs; and
+the errors (optional-ness that does not match the spec, a nullable pointer, void?, None
+returned under a plain return type, a template kernel over a nullable function), each with
+its message and exit status and no output left."""
+import json
+import os
+import re
+
+from harness import data, files_under, main, ok, udfkit
+
+CUDA_SPECS = ["coalesce:float32?(float32?, float32)", "safe_div:float64?(float64, float64)",
+              "first_valid:int32?(int32?, int32?)", "halve:void(float32, float32?*)"]
+PY_SPECS = ["py_coalesce:float32?(float32?, float32)", "py_safe_div:float64?(float64, float64)",
+            "py_both:(int64?, int64?)"]
+
+
+def test_cuda_and_python_nullable_udfs_and_headers(work):
+    cu, py = data("nullable/udfs.cu"), data("nullable/udfs.py")
+    ok("compile", cu, "-f", *CUDA_SPECS, "--arch", "80", "-o", os.path.join(work, "c.json"))
+    ok("compile", py, "-f", *PY_SPECS, "--arch", "80", "-o", os.path.join(work, "p.json"))
+    functions = {f["c_name"]: f for m in ("c.json", "p.json") for f in json.load(open(os.path.join(work, m)))["functions"]}
+    assert functions["py_both"]["signature"] == "int64?(int64?, int64?)", functions["py_both"]  # inferred T?
+    assert functions["halve"]["prototype"] == "void halve(float a0, float *a1, bool *a1_valid)", functions["halve"]
+    for m in ("c", "p"):
+        ok("header", os.path.join(work, f"{m}.json"), "-o", os.path.join(work, f"{m}.h"))
+    header = open(os.path.join(work, "c.h")).read() + open(os.path.join(work, "p.h")).read()
+    for line in ("__device__ bool coalesce(float *out, float a0, bool a0_valid, float a1);",
+                 "__device__ bool safe_div(double *out, double a0, double a1);",
+                 "__device__ bool first_valid(int32_t *out, int32_t a0, bool a0_valid, int32_t a1, bool a1_valid);",
+                 "__device__ void halve(float a0, float *a1, bool *a1_valid);",
+                 "__device__ bool py_both(int64_t *out, int64_t a0, bool a0_valid, int64_t a1, bool a1_valid);"):
+        assert line in header, (line, header)
+    # A kernel calling them through the header links.
+    os.rename(os.path.join(work, "c.h"), os.path.join(work, "nullable_cuda.h"))
+    os.rename(os.path.join(work, "p.h"), os.path.join(work, "nullable_py.h"))
+    ok("compile", data("nullable/kernels.cu"), "-I", work, "--arch", "80", "-o", os.path.join(work, "k.json"))
+    ok("link", *(os.path.join(work, m) for m in ("k.json", "c.json", "p.json")), "--arch", "80-real",
+       "-o", os.path.join(work, "n.fatbin"))
+
+
+CU = """#include <cuda/std/optional>
+__device__ cuda::std::optional<float> opt(cuda::std::optional<float> a, float b) { return a ? a : b; }
+__device__ float plain(float a) { return a; }
+__device__ void out(float x, float *y) { *y = x; }
+"""
+PY = "def maybe(x):\n    if x < 0.0:\n        return None\n    return x\n"
+
+# name, source, specs, status, message
+CASES = [
+    ("optional-parameter-declared-plain", "u.cu", ["opt:float32?(float32, float32)"], 1,
+     r"^u\.cu:2: error: 'opt' does not match its declared signature float32\?\(float32, float32\): parameter 1 is "
+     r"'cuda::std::.*optional<float>', declared float32$"),
+    ("optional-return-declared-plain", "u.cu", ["opt:float32(float32?, float32)"], 1,
+     r"'opt' does not match its declared signature float32\(float32\?, float32\): it returns "
+     r"'cuda::std::.*optional<float>', declared float32"),
+    ("plain-return-declared-nullable", "u.cu", ["plain:float32?(float32)"], 1,
+     r"^u\.cu:3: error: 'plain' does not match its declared signature float32\?\(float32\): it returns 'float', "
+     r"declared float32\?$"),
+    ("nullable-output-needs-pairs", "u.cu", ["out:void(float32, float32?*)"], 1,
+     r"parameter 2 is an output that may be set to null \(T\?\*\): 'out' must take the C ABI pairs itself"),
+    ("nullable-pointer", "u.cu", ["plain:float32(float32*?)"], 1,
+     r"'float32\*\?' is not a type: a pointer cannot be null in udfkit's C ABI; an output that may be set to null "
+     r"is T\?\*"),
+    ("nullable-void", "u.cu", ["plain:void?(float32)"], 1, r"'void\?' is not a type: void cannot be null"),
+    ("python-none-under-plain-return", "m.py", ["maybe:float32(float32)"], 1,
+     r"^m\.py:3: error: 'maybe' may return None, but its return type float32 is not nullable: declare float32\? "
+     r"in its spec$"),
+    ("python-none-inferred-without-nullable", "m.py", ["maybe:(float32)"], 1,
+     r"^m\.py:1: error: 'maybe' may return None, but its spec has no nullable return"),
+    ("python-nullable-output", "m.py", ["maybe:void(float32, float32?*)"], 1,
+     r"parameter 2 is float32\?\*, an output that may be set to null; a Python UDF returns None instead"),
+]
+
+
+def make_case(name, source, specs, status, pattern):
+    def test(work):
+        with open(os.path.join(work, "u.cu"), "w") as f:
+            f.write(CU)
+        with open(os.path.join(work, "m.py"), "w") as f:
+            f.write(PY)
+        os.makedirs(os.path.join(work, "out"))
+        r = udfkit("compile", source, "-f", *specs, "--arch", "80", "-o", "out/x.json", cwd=work)
+        assert r.rc == status, r
+        assert re.search(pattern, r.err, re.M), f"{pattern!r} not in {r.err!r}"
+        assert "Traceback" not in r.err and files_under(os.path.join(work, "out")) == [], r
+    test.__name__ = name.replace("-", "_")
+    return test
+
+
+def test_templates_refuse_nullable_functions(work):
+    ok("compile", data("nullable/udfs.cu"), "-f", *CUDA_SPECS, "--arch", "80", "-o", os.path.join(work, "c.json"))
+    r = udfkit("kernels", os.path.join(work, "c.json"), "--kernel", "map(coalesce)", "--name", "lib", "--check")
+    assert r.rc == 1 and "map, filter and reduce take no nullable (T?) types" in r.err, r
+
+
+if __name__ == "__main__":
+    main([test_cuda_and_python_nullable_udfs_and_headers, *[make_case(*c) for c in CASES],
+          test_templates_refuse_nullable_functions])
