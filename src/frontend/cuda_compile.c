@@ -417,7 +417,7 @@ static udfkit_rc place_specs(cuda_build *b)
                                    "declares them",
                                    b->specs[i].text, k + 1, b->specs[i].source_name);
         u->exports[u->nexports] = (udfkit_export){&b->specs[i], check_only, pair};
-        u->log_exports[u->nexports] = (udfkit_log_export){&b->specs[i], file, line};
+        u->log_exports[u->nexports] = (udfkit_log_export){&b->specs[i], file, line, pair};
         u->nexports++;
     }
     for (size_t i = 0; i < req->nsources; i++)

@@ -187,13 +187,23 @@ static void describe_export_error(const diag *d, const diag *notes, size_t nnote
         const char *comma = strchr(from, ',');
         long index = comma ? strtol(comma + 1, NULL, 10) : 0;
         /* The index is the forwarder's own; anything else in a log names no parameter. */
-        if (index < 0 || (size_t)index >= s->sig.nparams)
+        if (index < 0 || (size_t)index >= (e->pair ? udfkit_signature_c_arity(&s->sig) : s->sig.nparams))
             index = 0;
         udfkit_buf declared = UDFKIT_BUF_INIT;
-        if ((size_t)index < s->sig.nparams)
-            udfkit_type_name(s->sig.params[index], &declared);
-        udfkit_buf_printf(out, "'%s' does not match its declared signature %s: parameter %ld is '%s', declared %s",
-                          s->source_name, sig.data, index + 1, to, declared.data ? declared.data : "?");
+        if (e->pair) {
+            /* The source takes the C ABI pairs: the index is the C ABI's, as is the type. */
+            udfkit_signature abi = udfkit_exporter_c_abi(&s->sig);
+            if (index >= 0 && (size_t)index < abi.nparams)
+                udfkit_exporter_abi_type(abi.params[index], &declared);
+            udfkit_buf_printf(out, "'%s' does not match its declared signature %s: its C ABI parameter %ld is '%s', "
+                              "declared %s",
+                              s->source_name, sig.data, index + 1, to, declared.data ? declared.data : "?");
+        } else {
+            if ((size_t)index < s->sig.nparams)
+                udfkit_type_name(s->sig.params[index], &declared);
+            udfkit_buf_printf(out, "'%s' does not match its declared signature %s: parameter %ld is '%s', declared %s",
+                              s->source_name, sig.data, index + 1, to, declared.data ? declared.data : "?");
+        }
         udfkit_buf_free(&declared);
     } else if (strstr(m, "no instance of overloaded function")) {
         udfkit_buf_printf(out, "no overload of '%s' matches its declared signature %s", s->source_name, sig.data);
@@ -211,7 +221,10 @@ static void describe_export_error(const diag *d, const diag *notes, size_t nnote
     } else if (strstr(m, "the return type does not match")) {
         char *actual = template_arg(d->detail.data, "__udfkit_R");
         udfkit_buf declared = UDFKIT_BUF_INIT;
-        udfkit_type_name(s->sig.ret, &declared);
+        if (e->pair)
+            udfkit_buf_puts(&declared, "bool (whether the T? result is valid, in the C ABI pair form)");
+        else
+            udfkit_type_name(s->sig.ret, &declared);
         udfkit_buf_printf(out, "'%s' does not match its declared signature %s: it returns '%s', declared %s",
                           s->source_name, sig.data, actual ? actual : "?", declared.data);
         udfkit_buf_free(&declared);

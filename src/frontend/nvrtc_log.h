@@ -14,6 +14,7 @@ typedef struct udfkit_log_export {
     const udfkit_spec *spec;
     const char *file; /* where the function is defined, as shown to the user */
     int line;         /* 0 where unknown */
+    bool pair;        /* a nullable spec whose source takes the C ABI pairs: indexes are the C ABI's */
 } udfkit_log_export;
 
 /* Writes the rewritten log to `out`. Returns whether it holds an error. */

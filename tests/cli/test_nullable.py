@@ -43,6 +43,8 @@ CU = """#include <cuda/std/optional>
 __device__ cuda::std::optional<float> opt(cuda::std::optional<float> a, float b) { return a ? a : b; }
 __device__ float plain(float a) { return a; }
 __device__ void out(float x, float *y) { *y = x; }
+__device__ bool pairs(int *out, float a, bool a_valid) { *out = (int)a; return a_valid; }
+__device__ int pairs_ret(int *out, int a, bool a_valid) { *out = a; return a_valid; }
 """
 PY = "def maybe(x):\n    if x < 0.0:\n        return None\n    return x\n"
 
@@ -59,6 +61,12 @@ CASES = [
      r"declared float32\?$"),
     ("nullable-output-needs-pairs", "u.cu", ["out:void(float32, float32?*)"], 1,
      r"parameter 2 is an output that may be set to null \(T\?\*\): 'out' must take the C ABI pairs itself"),
+    ("pair-form-parameter", "u.cu", ["pairs:int32?(int32?)"], 1,
+     r"^u\.cu:5: error: 'pairs' does not match its declared signature int32\?\(int32\?\): its C ABI parameter 2 "
+     r"is 'float', declared int$"),
+    ("pair-form-return", "u.cu", ["pairs_ret:int32?(int32?)"], 1,
+     r"^u\.cu:6: error: 'pairs_ret' does not match its declared signature int32\?\(int32\?\): it returns 'int', "
+     r"declared bool \(whether the T\? result is valid, in the C ABI pair form\)$"),
     ("nullable-pointer", "u.cu", ["plain:float32(float32*?)"], 1,
      r"'float32\*\?' is not a type: a pointer cannot be null in udfkit's C ABI; an output that may be set to null "
      r"is T\?\*"),
