@@ -108,6 +108,33 @@ static udfkit_rc check_elementwise(const udfkit_kernel_entry *e)
     return UDFKIT_RC_OK;
 }
 
+/* A map with several outputs: void(A1..An, O1*, ..., Ok*), values first, at least one
+ * input and one output, each output a pointer to a value type. */
+static udfkit_rc check_outputs(const udfkit_kernel_entry *e)
+{
+    const udfkit_signature *s = &e->fn->sig;
+    size_t inputs = udfkit_kernel_map_inputs(s);
+    const char *why = NULL;
+    if (inputs == 0)
+        why = "a map with outputs needs void(A1..An, O1*, ..., Ok*) with at least one input A1 (or R(A1..An))";
+    else if (inputs == s->nparams)
+        why = "map needs R(A1..An) with R not void, or void(A1..An, O1*, ..., Ok*) writing k outputs";
+    for (size_t i = inputs; !why && i < s->nparams; i++)
+        if (!s->params[i].pointer)
+            why = "a map with outputs takes its inputs first, then only its outputs (O1*, ..., Ok*)";
+        else if (s->params[i].scalar == UDFKIT_VOID)
+            why = "a map's outputs point to values (void* is no column type)";
+    return why ? mismatch(e, why) : UDFKIT_RC_OK;
+}
+
+size_t udfkit_kernel_map_inputs(const udfkit_signature *s)
+{
+    size_t n = 0;
+    while (n < s->nparams && !s->params[n].pointer)
+        n++;
+    return n;
+}
+
 udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count,
                                    bool return_may_be_unknown)
 {
@@ -139,7 +166,7 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
     switch (e->tpl) {
     case UDFKIT_KERNEL_MAP:
         if (s->has_return && is_type(s->ret, UDFKIT_VOID))
-            rc = mismatch(e, "map needs R(A1..An) with R not void");
+            rc = check_outputs(e);
         else if (s->has_return && s->ret.pointer)
             rc = mismatch(e, "map needs R(A1..An) with R a value, not a pointer");
         else

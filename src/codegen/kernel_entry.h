@@ -28,6 +28,12 @@ udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out);
  * errors name the entry and the function. With `return_may_be_unknown`, a signature without
  * a return type (a Python function's, inferred when it compiles) is checked by its
  * parameters only: configure-time checks know no more, and build time checks the rest. */
+/* A map function's inputs: its leading value parameters. A map returning void writes its
+ * other parameters, pointers, as that many output columns (void(A1..An, O1*, ..., Ok*)). */
+size_t udfkit_kernel_map_inputs(const udfkit_signature *s);
+/* Whether a bound map entry writes outputs through pointer parameters rather than returning. */
+#define UDFKIT_MAP_HAS_OUTPUTS(sig) ((sig)->has_return && (sig)->ret.scalar == UDFKIT_VOID && !(sig)->ret.pointer)
+
 udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count,
                                    bool return_may_be_unknown);
 void udfkit_kernel_entry_free(udfkit_kernel_entry *e);

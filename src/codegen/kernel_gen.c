@@ -16,31 +16,53 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "const float *a1, const int32_t *a2" (C) or "const float *a1, const int *a2" (CUDA). */
+/* The input columns of an entry: every parameter, but a map's outputs. */
+static size_t input_count(const udfkit_signature *s)
+{
+    return UDFKIT_MAP_HAS_OUTPUTS(s) ? udfkit_kernel_map_inputs(s) : s->nparams;
+}
+
+/* "const float *a1, const int32_t *a2" (C) or "const float *a1, const int *a2" (CUDA);
+ * a map's outputs follow as "float *out1, ...". */
 static void array_params(const udfkit_signature *s, bool cuda, udfkit_buf *out)
 {
+    size_t inputs = input_count(s);
     for (size_t i = 0; i < s->nparams; i++) {
-        udfkit_buf_puts(out, i ? ", const " : "const ");
+        /* An output parameter is T*: its column is T*, named out<j>. */
+        udfkit_type t = i < inputs ? s->params[i] : (udfkit_type){s->params[i].scalar, false, false};
+        udfkit_buf_puts(out, i ? ", " : "");
+        udfkit_buf_puts(out, i < inputs ? "const " : "");
         if (cuda)
-            udfkit_exporter_abi_type(s->params[i], out);
+            udfkit_exporter_abi_type(t, out);
         else
-            udfkit_type_c(s->params[i], out);
-        udfkit_buf_printf(out, " *a%zu", i + 1);
+            udfkit_type_c(t, out);
+        if (i < inputs)
+            udfkit_buf_printf(out, " *a%zu", i + 1);
+        else
+            udfkit_buf_printf(out, " *out%zu", i - inputs + 1);
     }
 }
 
-/* "a1[i], a2[i]" */
+/* "a1[i], a2[i]", and a map's outputs "&out1[i], ..." */
 static void element_args(const udfkit_signature *s, udfkit_buf *out)
 {
+    size_t inputs = input_count(s);
     for (size_t i = 0; i < s->nparams; i++)
-        udfkit_buf_printf(out, "%sa%zu[i]", i ? ", " : "", i + 1);
+        if (i < inputs)
+            udfkit_buf_printf(out, "%sa%zu[i]", i ? ", " : "", i + 1);
+        else
+            udfkit_buf_printf(out, ", &out%zu[i]", i - inputs + 1);
 }
 
-/* "&a1, &a2": kernel arguments as cuLaunchKernel takes them. */
+/* "&a1, &a2" (and "&out1, ..."): kernel arguments as cuLaunchKernel takes them. */
 static void arg_pointers(const udfkit_signature *s, udfkit_buf *out)
 {
+    size_t inputs = input_count(s);
     for (size_t i = 0; i < s->nparams; i++)
-        udfkit_buf_printf(out, "%s&a%zu", i ? ", " : "", i + 1);
+        if (i < inputs)
+            udfkit_buf_printf(out, "%s&a%zu", i ? ", " : "", i + 1);
+        else
+            udfkit_buf_printf(out, ", &out%zu", i - inputs + 1);
 }
 
 /* SPEC.md's launcher signature, without the ';'. */
@@ -52,6 +74,10 @@ static void launcher_prototype(const char *name, const udfkit_kernel_entry *e, u
     switch (e->tpl) {
     case UDFKIT_KERNEL_MAP:
         array_params(s, false, out);
+        if (UDFKIT_MAP_HAS_OUTPUTS(s)) {
+            udfkit_buf_puts(out, ")");
+            break;
+        }
         udfkit_buf_puts(out, ", ");
         udfkit_type_c(s->ret, out);
         udfkit_buf_puts(out, " *out)");
@@ -80,7 +106,11 @@ static void launcher_doc(const udfkit_kernel_entry *e, udfkit_buf *out)
     const char *f = e->c_name;
     switch (e->tpl) {
     case UDFKIT_KERNEL_MAP:
-        udfkit_buf_printf(out, "/* map(%s): out[i] = %s(%s) for i < n. */\n", f, f, args.data);
+        if (UDFKIT_MAP_HAS_OUTPUTS(&e->fn->sig))
+            udfkit_buf_printf(out, "/* map(%s): %s(%s) for i < n, writing %zu output columns. */\n", f, f, args.data,
+                              e->fn->sig.nparams - udfkit_kernel_map_inputs(&e->fn->sig));
+        else
+            udfkit_buf_printf(out, "/* map(%s): out[i] = %s(%s) for i < n. */\n", f, f, args.data);
         break;
     case UDFKIT_KERNEL_FILTER:
         udfkit_buf_printf(out,
@@ -173,9 +203,12 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"ARG_POINTERS", ptrs.data},
     };
     size_t nvars = sizeof vars / sizeof *vars;
-    udfkit_rc rc = udfkit_template_render(cuda_tpl[e->tpl], vars, nvars, &r->kernels);
+    bool outputs = e->tpl == UDFKIT_KERNEL_MAP && UDFKIT_MAP_HAS_OUTPUTS(s);
+    udfkit_rc rc = udfkit_template_render(outputs ? udfkit_tpl_kernel_map_outputs : cuda_tpl[e->tpl], vars, nvars,
+                                          &r->kernels);
     if (!rc)
-        rc = udfkit_template_render(c_tpl[e->tpl], vars, nvars, &r->launchers);
+        rc = udfkit_template_render(outputs ? udfkit_tpl_launcher_map_outputs : c_tpl[e->tpl], vars, nvars,
+                                    &r->launchers);
     if (!rc) {
         kernel_names(kernel.data, e->tpl, &r->names);
         udfkit_buf_printf(&r->markers, " *   udfkit-kernel %s %s %s %s_%s_%s\n", tpl_name, e->c_name, sig.data, r->name,

@@ -21,7 +21,8 @@ KERNEL_UDFS = ["is_even:bool(int32)", "add64:int64(int64, int64)", "affine:int64
 ENTRIES = ["map(scale)", "map(inc8)", "filter(is_even)", "reduce(add64)", "reduce(max_f32)"]
 DECLARED = ["scale:float32(float32, float32)", "vf:void(float32)", "pf:float32(float32*)", "pr:float32*(float32)",
             "z:float32()", "mix:int64(int64, int32)", "rp:float32*(float32*, float32*)", "py:(float32)",
-            "pp:bool(int32*)"]
+            "pp:bool(int32*)", "mo:void(float32, int32*, float64*)", "mixo:void(float32, float32*, float32)",
+            "noin:void(float32*)", "vpo:void(float32, void*)"]
 
 # name, arguments (besides the functions), exit status, message pattern
 CASES = [
@@ -35,7 +36,16 @@ CASES = [
     ("no-such-function", ["--kernel", "map(nosuch)"], 1,
      r"^udfkit: error: kernel entry 'map\(nosuch\)': no function 'nosuch' among the inputs \(functions: scale, vf,"),
     ("map-void", ["--kernel", "map(vf)"], 1,
-     r"^udfkit: error: kernel entry 'map\(vf\)': 'vf' is void\(float32\), but map needs R\(A1\.\.An\) with R not void$"),
+     r"^udfkit: error: kernel entry 'map\(vf\)': 'vf' is void\(float32\), but map needs R\(A1\.\.An\) with R not "
+     r"void, or void\(A1\.\.An, O1\*, \.\.\., Ok\*\) writing k outputs$"),
+    ("map-outputs-not-last", ["--kernel", "map(mixo)"], 1,
+     r"'mixo' is void\(float32, float32\*, float32\), but a map with outputs takes its inputs first, then only its "
+     r"outputs \(O1\*, \.\.\., Ok\*\)$"),
+    ("map-outputs-without-input", ["--kernel", "map(noin)"], 1,
+     r"'noin' is void\(float32\*\), but a map with outputs needs void\(A1\.\.An, O1\*, \.\.\., Ok\*\) with at "
+     r"least one input"),
+    ("map-output-void-pointer", ["--kernel", "map(vpo)"], 1,
+     r"'vpo' is void\(float32, void\*\), but a map's outputs point to values"),
     ("map-pointer-parameter", ["--kernel", "map(pf)"], 1,
      r"kernel entry 'map\(pf\)': 'pf' is float32\(float32\*\), but map passes one element of each input array, "
      r"not a pointer: parameter 1 is float32\*$"),
@@ -89,6 +99,17 @@ def test_errors_leave_no_output_and_match_check(work):
         assert files_under(os.path.join(work, "out")) == [], f"{name}: left {files_under(os.path.join(work, 'out'))}"
         checked = udfkit(*base, "--check", cwd=work)
         assert (checked.rc, checked.err) == (r.rc, r.err), f"{name}: --check differs: {checked!r}"
+
+
+def test_map_with_outputs(work):
+    """A map function void(A1..An, O1*, ..., Ok*) gets a launcher with k output columns."""
+    r = udfkit("kernels", "--function", *DECLARED, "--kernel", "map(mo)", "--name", "lib", *outputs(work), cwd=work)
+    assert r.rc == 0, r
+    header = open(os.path.join(work, "out", "lib.h")).read()
+    assert ("udfkit_status lib_map_mo(udfkit_stream s, size_t n, const float *a1, int32_t *out1, double *out2);"
+            in header), header
+    kernels = open(os.path.join(work, "out", "lib_kernels.cu")).read()
+    assert "::mo(a1[i], &out1[i], &out2[i]);" in kernels, kernels
 
 
 def test_usage_errors(work):
@@ -244,5 +265,5 @@ def test_same_input_same_bytes(work):
 
 
 if __name__ == "__main__":
-    main([test_errors_leave_no_output_and_match_check, test_usage_errors, test_check_writes_nothing,
+    main([test_errors_leave_no_output_and_match_check, test_map_with_outputs, test_usage_errors, test_check_writes_nothing,
           test_unknown_return_type_is_checked_at_build_time, test_float16_crosses_as_bits, test_whole_path_to_a_c_program, test_same_input_same_bytes])

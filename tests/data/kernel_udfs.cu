@@ -32,3 +32,10 @@ __device__ signed char inc8(signed char x)
 {
     return (signed char)(x + 1);
 }
+
+// A map with two output columns of different types: void(A1, O1*, O2*).
+__device__ void split2(int x, int *half, long long *square)
+{
+    *half = x / 2;
+    *square = (long long)x * x;
+}

@@ -89,6 +89,32 @@ static void run_map(size_t n)
     free(y);
 }
 
+/* map(split2): two output columns, int32 and int64, from one input. */
+static void run_map_outputs(size_t n)
+{
+    int32_t *x = malloc((n + 1) * sizeof *x), *half = malloc((n + 1) * sizeof *half);
+    int64_t *square = malloc((n + 1) * sizeof *square);
+    for (size_t i = 0; i < n; i++)
+        x[i] = (int32_t)(next_random() % 2000001) - 1000000;
+    void *dx = device_copy(x, n * sizeof *x), *dh = device_copy(NULL, n * sizeof *half);
+    void *ds = device_copy(NULL, n * sizeof *square);
+    if (dx && dh && ds && !check(tpl_map_split2(NULL, n, dx, dh, ds), "tpl_map_split2") &&
+        !check(udfkit_synchronize(), "synchronize after map(split2)") &&
+        !check(udfkit_copy_to_host(half, dh, n * sizeof *half), "copy") &&
+        !check(udfkit_copy_to_host(square, ds, n * sizeof *square), "copy")) {
+        size_t wrong = 0;
+        for (size_t i = 0; i < n; i++)
+            wrong += half[i] != x[i] / 2 || square[i] != (int64_t)x[i] * x[i];
+        expect(wrong == 0, "map(split2) with two outputs", n);
+    }
+    udfkit_device_free(dx);
+    udfkit_device_free(dh);
+    udfkit_device_free(ds);
+    free(x);
+    free(half);
+    free(square);
+}
+
 static void run_filter(size_t n)
 {
     int32_t *v = malloc((n + 1) * sizeof *v);
@@ -211,6 +237,7 @@ int main(void)
     const size_t sizes[] = {0, 1, 1000, ((size_t)1 << 20) + 7};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         run_map(sizes[i]);
+        run_map_outputs(sizes[i]);
         run_filter(sizes[i]);
         run_reduce(sizes[i]);
     }

@@ -76,7 +76,13 @@ static void checks_signatures(void **state)
     assert_string_equal(bind_message("map(g)", "f:float32(float32)"),
                         "udfkit: error: kernel entry 'map(g)': no function 'g' among the inputs (functions: f)");
     assert_string_equal(bind_message("map(f)", "f:void(float32)"),
-                        "udfkit: error: kernel entry 'map(f)': 'f' is void(float32), but map needs R(A1..An) with R not void");
+                        "udfkit: error: kernel entry 'map(f)': 'f' is void(float32), but map needs R(A1..An) with R "
+                        "not void, or void(A1..An, O1*, ..., Ok*) writing k outputs");
+    /* A map with outputs: inputs first, then pointers to values. */
+    assert_string_equal(bind_message("map(f)", "f:void(float32, int32*, float64*)"), "");
+    assert_string_equal(bind_message("map(f)", "f:void(float32, int32*, float64)"),
+                        "udfkit: error: kernel entry 'map(f)': 'f' is void(float32, int32*, float64), but a map with "
+                        "outputs takes its inputs first, then only its outputs (O1*, ..., Ok*)");
     assert_string_equal(bind_message("map(f)", "f:float32*(float32)"),
                         "udfkit: error: kernel entry 'map(f)': 'f' is float32*(float32), but map needs R(A1..An) with "
                         "R a value, not a pointer");
