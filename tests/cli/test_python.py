@@ -202,6 +202,21 @@ def test_float_mod_helpers_are_named_by_type(work):
     assert ".entry k(" in text and "callprototype" not in text and not re.search(r"\.func .*\brem\b", text), text
 
 
+def test_python_map_with_outputs(work):
+    """A Python UDF writing two outputs through pointers is a map with two output columns."""
+    write(os.path.join(work, "s.py"), "def split(x, hi, lo):\n    hi[0] = x * 2.0\n    lo[0] = x - 1.0\n")
+    ok("compile", os.path.join(work, "s.py"), "-f", "split:void(float32, float32*, float64*)", "--arch", "80",
+       "-o", os.path.join(work, "s.json"))
+    out = [os.path.join(work, n) for n in ("k.cu", "l.c", "lib.h")]
+    ok("kernels", os.path.join(work, "s.json"), "--kernel", "map(split)", "--name", "lib", "--cuda", out[0], "--c",
+       out[1], "--header", out[2])
+    assert "lib_map_split(udfkit_stream s, size_t n, const float *a1, float *out1, double *out2);" in open(out[2]).read()
+    ok("compile", out[0], "--arch", "80", "-o", os.path.join(work, "k.json"))
+    ok("link", os.path.join(work, "k.json"), os.path.join(work, "s.json"), "--arch", "80-real",
+       "-o", os.path.join(work, "lib.fatbin"))
+    assert "udfkit_lib_map_split" in ok("inspect", os.path.join(work, "lib.fatbin")).out
+
+
 def test_python_without_numba_cuda(work):
     r = udfkit("compile", PY, "-f", "add:float32(float32, float32)", "--python", "/usr/bin/python3", "-o",
                os.path.join(work, "x.json"))
@@ -238,6 +253,7 @@ def test_newer_nvvm_than_nvjitlink_is_refused(work):
 
 
 if __name__ == "__main__":
-    main([test_float16_modules_compiled_apart_link_together, test_float_mod_helpers_are_named_by_type, test_many_functions_in_one_call, test_header_of_every_test_udf_compiles, test_depfile_lists_local_imports_only, test_same_input_same_bytes,
+    main([test_float16_modules_compiled_apart_link_together, test_float_mod_helpers_are_named_by_type,
+          test_python_map_with_outputs, test_many_functions_in_one_call, test_header_of_every_test_udf_compiles, test_depfile_lists_local_imports_only, test_same_input_same_bytes,
           test_one_artifact_without_manifest, test_same_module_names_do_not_merge, *[make_case(*c) for c in CASES],
           test_python_without_numba_cuda, test_old_numba_cuda_is_refused, test_newer_nvvm_than_nvjitlink_is_refused])
