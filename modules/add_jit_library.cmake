@@ -197,16 +197,8 @@ function(add_jit_library target)
     list(APPEND _kernel_args --kernel "${_entry}")
   endforeach()
   if(_kernels AND _udfkit_now)
-    set(_function_args)
-    foreach(_spec IN LISTS _specs)
-      list(APPEND _function_args --function "${_spec}")
-    endforeach()
-    execute_process(COMMAND "${_udfkit_now}" kernels ${_function_args} ${_kernel_args} --name "${_ident}" --check
-                    RESULT_VARIABLE _rc ERROR_VARIABLE _error ERROR_STRIP_TRAILING_WHITESPACE)
-    if(NOT _rc EQUAL 0)
-      string(REGEX REPLACE "^udfkit: error: " "" _error "${_error}")
-      message(FATAL_ERROR "add_jit_library: KERNELS of target '${target}': ${_error}")
-    endif()
+    _udfkit_check_with_tool(add_jit_library "${target}" KERNELS "${_udfkit_now}" "${_ident}" SPECS ${_specs}
+                            KERNELS ${_kernels})
   endif()
 
   # Kernels and launchers generated from templates, the header with them.
@@ -222,17 +214,8 @@ function(add_jit_library target)
 
   # The SOURCES' own flags (the generated kernels need none: their compile stays the same
   # in every build directory, and hits udfkit's cache).
-  set(_source_flags)
-  foreach(_inc IN LISTS arg_INCLUDE_DIRECTORIES)
-    get_filename_component(_inc "${_inc}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-    list(APPEND _source_flags -I "${_inc}")
-  endforeach()
-  foreach(_def IN LISTS arg_COMPILE_DEFINITIONS)
-    list(APPEND _source_flags -D "${_def}")
-  endforeach()
-  foreach(_opt IN LISTS arg_COMPILE_OPTIONS)
-    list(APPEND _source_flags "-Xnvrtc=${_opt}")
-  endforeach()
+  _udfkit_compile_flags(_source_flags "${arg_INCLUDE_DIRECTORIES}" "${arg_COMPILE_DEFINITIONS}"
+                        "${arg_COMPILE_OPTIONS}")
 
   # One compile per CUDA source, the generated kernels included.
   set(_parts)

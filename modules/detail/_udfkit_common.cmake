@@ -74,6 +74,43 @@ function(_udfkit_unique_name stem list_var out_var)
   set(${out_var} "${_name}" PARENT_SCOPE)
 endfunction()
 
+# A compile's -I/-D/-Xnvrtc options from INCLUDE_DIRECTORIES (relative to the current source
+# directory), COMPILE_DEFINITIONS and COMPILE_OPTIONS lists.
+function(_udfkit_compile_flags out_var includes definitions options)
+  set(_flags)
+  foreach(_inc IN LISTS includes)
+    get_filename_component(_inc "${_inc}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND _flags -I "${_inc}")
+  endforeach()
+  foreach(_def IN LISTS definitions)
+    list(APPEND _flags -D "${_def}")
+  endforeach()
+  foreach(_opt IN LISTS options)
+    list(APPEND _flags "-Xnvrtc=${_opt}")
+  endforeach()
+  set(${out_var} "${_flags}" PARENT_SCOPE)
+endfunction()
+
+# `udfkit kernels --check` of function specs (and kernel entries), now, where the tool
+# already exists: a mistake is a configure-time error at <fn>'s call, naming <keyword>.
+#   _udfkit_check_with_tool(<fn> <target> <keyword> <tool> <ident> SPECS <spec>... [KERNELS <entry>...])
+function(_udfkit_check_with_tool fn target keyword tool ident)
+  cmake_parse_arguments(PARSE_ARGV 5 arg "" "" "SPECS;KERNELS")
+  set(_args)
+  foreach(_spec IN LISTS arg_SPECS)
+    list(APPEND _args --function "${_spec}")
+  endforeach()
+  foreach(_entry IN LISTS arg_KERNELS)
+    list(APPEND _args --kernel "${_entry}")
+  endforeach()
+  execute_process(COMMAND "${tool}" kernels ${_args} --name "${ident}" --check
+                  RESULT_VARIABLE _rc ERROR_VARIABLE _error ERROR_STRIP_TRAILING_WHITESPACE)
+  if(NOT _rc EQUAL 0)
+    string(REGEX REPLACE "^udfkit: error: " "" _error "${_error}")
+    message(FATAL_ERROR "${fn}: ${keyword} of target '${target}': ${_error}")
+  endif()
+endfunction()
+
 # The depfile options of a compile writing <out>: the depfile names <out> as given (an
 # absolute path), which CMake's CMP0116 NEW handling rewrites for Ninja.
 function(_udfkit_depfile_args out var)

@@ -445,29 +445,18 @@ def compile_function(fn, module, request, out):
     except OSError as exc:
         # A declare_device(link=[...]) file that cannot be read: numba reads it relative to the working directory.
         raise UdfError(f"cannot compile '{fn['source_name']}': code it links cannot be read: {exc}", path, line)
-    except errors.TypingError as exc:
-        file, at = error_location(exc, path, line)
-        if "No conversion from none to" in str(exc):
-            raise UdfError(f"'{fn['source_name']}' may return None, but its return type {fn['ret']} is not nullable: "
-                           f"declare {fn['ret']}? in its spec", file, at)
-        raise UdfError(f"cannot compile '{fn['source_name']}' for {shown}: {trim_numba_message(exc)}", file, at)
-    except AttributeError as exc:
-        # numba-cuda's C ABI cannot return numba's optional: a UDF that may return None
-        # whose spec leaves the return type to inference and has no T? in it.
-        if "_return_errcode_raw" in str(exc):
-            raise UdfError(f"'{fn['source_name']}' may return None, but its spec has no nullable return: declare "
-                           f"it (e.g. {fn['c_name']}:float64?{shown})", path, line)
-        if getattr(exc, "udfkit_loc", None) is None:
-            raise
-        file, at = error_location(exc, path, line)
-        raise UdfError(f"cannot compile '{fn['source_name']}' for {shown}: {type(exc).__name__}: {exc}", file, at)
-    except errors.NumbaError as exc:
+    except errors.NumbaError as exc:  # TypingError and numba's other errors, whichever module defines them
         file, at = error_location(exc, path, line)
         if "No conversion from none to" in str(exc):
             raise UdfError(f"'{fn['source_name']}' may return None, but its return type {fn['ret']} is not nullable: "
                            f"declare {fn['ret']}? in its spec", file, at)
         raise UdfError(f"cannot compile '{fn['source_name']}' for {shown}: {trim_numba_message(exc)}", file, at)
     except Exception as exc:
+        # numba-cuda's C ABI cannot return numba's optional: a UDF that may return None
+        # whose spec leaves the return type to inference and has no T? in it.
+        if isinstance(exc, AttributeError) and "_return_errcode_raw" in str(exc):
+            raise UdfError(f"'{fn['source_name']}' may return None, but its spec has no nullable return: declare "
+                           f"it (e.g. {fn['c_name']}:float64?{shown})", path, line)
         # Raised while typing a statement of the user's code (math.nosuch): a located
         # error of theirs. Anything else stays an internal error, with its traceback.
         if getattr(exc, "udfkit_loc", None) is None:
@@ -475,10 +464,6 @@ def compile_function(fn, module, request, out):
         file, at = error_location(exc, path, line)
         raise UdfError(f"cannot compile '{fn['source_name']}' for {shown}: {type(exc).__name__}: {exc}", file, at)
     ret = nullable_ret or udfkit_type(resty)
-    if ret is None and optional_type(resty) is not None:
-        raise UdfError(f"'{fn['source_name']}' may return None, but its return type is not nullable: declare "
-                       f"{udfkit_type(optional_type(resty))}? in its spec (e.g. "
-                       f"{fn['c_name']}:{udfkit_type(optional_type(resty))}?{shown})", path, line)
     if ret is None:
         raise UdfError(f"'{fn['source_name']}' returns {resty}, which cannot cross the C ABI (arrays, records and "
                        f"tuples cannot); return a scalar, and pass a pointer for anything larger", path, line)
