@@ -106,7 +106,6 @@ typedef struct merge_state {
     size_t nmanifests;
     raw_code *raw;              /* inputs that are precompiled code */
     size_t nraw;
-    udfkit_buf list;            /* every input, for messages */
     char *out_dir, *stem;
     json_t *merged;
     udfkit_outputs *outputs;
@@ -126,7 +125,6 @@ static udfkit_rc load_inputs(merge_state *m)
         } else if ((rc = udfkit_manifest_load(req->inputs[i], &m->manifests[m->nmanifests++]))) {
             return rc;
         }
-        udfkit_buf_printf(&m->list, "%s%s", m->list.size ? ", " : "", req->inputs[i]);
     }
     return UDFKIT_RC_OK;
 }
@@ -426,7 +424,6 @@ udfkit_rc udfkit_merge(const udfkit_merge_request *req)
         .specs = calloc(req->nfunctions + 1, sizeof *m.specs),
         .manifests = calloc(req->ninputs + 1, sizeof *m.manifests),
         .raw = calloc(req->ninputs + 1, sizeof *m.raw),
-        .list = UDFKIT_BUF_INIT,
         .out_dir = udfkit_path_dirname(req->output),
         .stem = udfkit_path_stem(req->output),
         .merged = udfkit_manifest_new("udfs"),
@@ -469,7 +466,6 @@ udfkit_rc udfkit_merge(const udfkit_merge_request *req)
     free(m.out_dir);
     free(m.stem);
     json_decref(m.merged);
-    udfkit_buf_free(&m.list);
     udfkit_outputs_free(m.outputs);
     return rc;
 }
