@@ -15,6 +15,7 @@ static const struct {
     {"reduce", bench_reduce_main, "udfkit reduce(add_f32) against cub::DeviceReduce::Sum"},
     {"load", bench_load_main, "udfkit_library_load of SASS, and of PTX by the driver and by nvPTXCompiler"},
     {"compress", bench_compress_main, "size and SASS load time of fatbins packed plain and compressed"},
+    {"nullable", bench_nullable_main, "nullable_map/filter against cudaMemcpy, map and CUB; error checks' cost"},
     {"link", bench_link_main, "udfkit_library_link: first link against a cached one in a new process"},
 };
 

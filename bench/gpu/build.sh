@@ -45,7 +45,8 @@ grep -q ' T udfkit_library_link$' <<<"$defined" &&
   grep -q udfkit_library_link "$include/udfkit/runtime.h" && has_link=1
 
 # The UDFs, for SASS (sm_80, sm_90) and LTO-IR (compute_80, compute_90).
-functions=("affine:float32(float32)" "add_f32=add:float32(float32, float32)")
+functions=("affine:float32(float32)" "add_f32=add:float32(float32, float32)" "affine_checked:float32(float32)"
+           "above_half:bool(float32)")
 maps=(--kernel "map(affine)")
 for f in wave gauss log_abs squash root angle power error_fn cube_root modulo hypotenuse beat poly newton_rsqrt \
          log_gamma exp_minus_one log_one_plus arc_sinh sigmoid softplus; do
@@ -62,17 +63,26 @@ run "$udfkit" kernels "$out/gen/udfs.json" --kernel "map(affine)" --kernel "redu
 run "$udfkit" kernels "$out/gen/udfs.json" "${maps[@]}" --kernel "reduce(add_f32)" --name loadlib \
   --cuda "$out/gen/loadlib_kernels.cu" --c "$out/gen/loadlib.c" --header "$out/gen/loadlib.h"
 
+# nulllib: the nullable templates and an error check, for bench_nullable.
+run "$udfkit" kernels "$out/gen/udfs.json" --kernel "nullable_map(affine)" --kernel "map(affine)" \
+  --kernel "map(affine_checked)" --kernel "nullable_filter(above_half)" --name nulllib \
+  --cuda "$out/gen/nulllib_kernels.cu" --c "$out/gen/nulllib.c" --header "$out/gen/nulllib.h"
+
 # The nvcc compiles are the slowest step (CUB): they run while udfkit works.
 nvcc_flags=(-O3 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode "arch=compute_90,code=[sm_90,compute_90]"
             -I "$here" -I "$out/gen" -I "$include" -Xcompiler -Wall)
 pids=()
-for b in map reduce; do
+for b in map reduce nullable; do
   run "$nvcc" "${nvcc_flags[@]}" -c "$here/bench_$b.cu" -o "$out/obj/bench_$b.o" & pids+=($!)
 done
 
 run "$udfkit" compile "$out/gen/benchlib_kernels.cu" --arch "$archs" -o "$out/gen/benchlib_kernels.json"
 run "$udfkit" link "$out/gen/benchlib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/benchlib.fatbin"
 run "$udfkit" embed "$out/gen/benchlib.fatbin" --symbol benchlib_fatbin -o "$out/gen/benchlib_fatbin.c"
+
+run "$udfkit" compile "$out/gen/nulllib_kernels.cu" --arch "$archs" -o "$out/gen/nulllib_kernels.json"
+run "$udfkit" link "$out/gen/nulllib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/nulllib.fatbin"
+run "$udfkit" embed "$out/gen/nulllib.fatbin" --symbol nulllib_fatbin -o "$out/gen/nulllib_fatbin.c"
 
 run "$udfkit" compile "$out/gen/loadlib_kernels.cu" --arch "$archs" -o "$out/gen/loadlib_kernels.json"
 run "$udfkit" link "$out/gen/loadlib_kernels.json" "$out/gen/udfs.json" --arch "80-real;90-real" -o "$out/loadlib.sass.fatbin"
@@ -99,6 +109,8 @@ block=$(sed -n 's/^#define UDFKIT_BLOCK \([0-9][0-9]*\).*/\1/p' "$out/gen/loadli
 [[ -n $block ]] || { echo "build.sh: no UDFKIT_BLOCK in the generated kernels" >&2; exit 1; }
 run "$cc" "${cflags[@]}" -c "$out/gen/benchlib.c" -o "$out/obj/benchlib.o"
 run "$cc" "${cflags[@]}" -c "$out/gen/benchlib_fatbin.c" -o "$out/obj/benchlib_fatbin.o"
+run "$cc" "${cflags[@]}" -c "$out/gen/nulllib.c" -o "$out/obj/nulllib.o"
+run "$cc" "${cflags[@]}" -c "$out/gen/nulllib_fatbin.c" -o "$out/obj/nulllib_fatbin.o"
 run "$cc" "${cflags[@]}" -c "$here/bench_main.c" -o "$out/obj/bench_main.o"
 run "$cc" "${cflags[@]}" -DBENCH_RUNTIME_HAS_PTX_COMPILE=$has_ptx_compile -c "$here/bench_load.c" -o "$out/obj/bench_load.o"
 run "$cc" "${cflags[@]}" -DBENCH_HAS_LINK=$has_link -DBENCH_LINK_BLOCK="$block" -c "$here/bench_link.c" \

@@ -37,3 +37,13 @@ __device__ float log_one_plus(float x) { return log1pf(fabsf(x)); }
 __device__ float arc_sinh(float x) { return asinhf(x); }
 __device__ float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 __device__ float softplus(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
+
+// The nullable benchmark (bench_nullable.cu): affine with an error check no row trips, and a
+// predicate.
+__device__ float affine_checked(float x)
+{
+    if (x != x)
+        udfkit_row_error(1);
+    return 2.0f * x + 1.0f;
+}
+__device__ bool above_half(float x) { return x > 0.5f; }

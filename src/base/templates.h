@@ -14,8 +14,13 @@ extern const char udfkit_tpl_kernel_map[];
 extern const char udfkit_tpl_kernel_map_outputs[];
 extern const char udfkit_tpl_launcher_map_outputs[];
 extern const char udfkit_tpl_kernel_filter[];
-extern const char udfkit_tpl_kernel_filter_scan[];
 extern const char udfkit_tpl_kernel_reduce[];
+/* <udfkit/udf.h>, pre-included in every CUDA C/C++ UDF compile */
+extern const char udfkit_tpl_udf_device_h[];
+extern const char udfkit_tpl_kernel_nullable_map[];
+extern const char udfkit_tpl_kernel_nullable_reduce[];
+extern const char udfkit_tpl_launcher_nullable_map[];
+extern const char udfkit_tpl_launcher_nullable_reduce[];
 extern const char udfkit_tpl_kernel_launchers[];
 extern const char udfkit_tpl_launcher_common[];
 extern const char udfkit_tpl_launcher_chunks[];

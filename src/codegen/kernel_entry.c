@@ -10,6 +10,9 @@ static const char *const template_names[] = {
     [UDFKIT_KERNEL_MAP] = "map",
     [UDFKIT_KERNEL_FILTER] = "filter",
     [UDFKIT_KERNEL_REDUCE] = "reduce",
+    [UDFKIT_KERNEL_NULLABLE_MAP] = "nullable_map",
+    [UDFKIT_KERNEL_NULLABLE_FILTER] = "nullable_filter",
+    [UDFKIT_KERNEL_NULLABLE_REDUCE] = "nullable_reduce",
 };
 
 const char *udfkit_kernel_template_name(udfkit_kernel_template t)
@@ -43,10 +46,16 @@ udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out)
     char *tpl = identifier_at(p, &p);
     p = skip_space(p);
     bool well_formed = tpl && *p == '(';
+    char *option = NULL;
     if (well_formed) {
         out->c_name = identifier_at(skip_space(p + 1), &p);
         p = skip_space(p);
-        well_formed = out->c_name && *p == ')' && !*skip_space(p + 1);
+        if (out->c_name && *p == ',') {
+            option = identifier_at(skip_space(p + 1), &p);
+            p = skip_space(p);
+            well_formed = option != NULL;
+        }
+        well_formed = well_formed && out->c_name && *p == ')' && !*skip_space(p + 1);
     }
     udfkit_rc rc = UDFKIT_RC_OK;
     if (!well_formed) {
@@ -58,9 +67,24 @@ udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out)
             t++;
         if (t == sizeof template_names / sizeof *template_names)
             rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
-                             "unknown kernel template '%s' in '%s' (templates: map, filter, reduce)", tpl, text);
+                             "unknown kernel template '%s' in '%s' (templates: map, filter, reduce, nullable_map, "
+                             "nullable_filter, nullable_reduce)",
+                             tpl, text);
         out->tpl = (udfkit_kernel_template)t;
     }
+    if (!rc && option) {
+        if (out->tpl == UDFKIT_KERNEL_NULLABLE_MAP && strcmp(option, "nullify") == 0)
+            out->nullify = true;
+        else if (out->tpl == UDFKIT_KERNEL_NULLABLE_MAP)
+            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                             "kernel entry '%s': unknown option '%s' (nullable_map takes 'nullify': rows the UDF "
+                             "fails become nulls)",
+                             text, option);
+        else
+            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s': %s takes no option ('%s')", text, tpl,
+                             option);
+    }
+    free(option);
     free(tpl);
     return rc;
 }
@@ -160,10 +184,19 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
     udfkit_type t = s->has_return || !s->nparams ? s->ret : s->params[0];
     udfkit_rc rc = UDFKIT_RC_OK;
     /* map, filter and reduce pass dense arrays: a null has no place in them. */
-    if (udfkit_signature_nullable(s))
-        return mismatch(e, "map, filter and reduce take no nullable (T?) types: they pass dense columns, with no "
-                           "validity; call it from a kernel of your own through the header's C ABI pairs");
+    bool dense = e->tpl == UDFKIT_KERNEL_MAP || e->tpl == UDFKIT_KERNEL_FILTER || e->tpl == UDFKIT_KERNEL_REDUCE;
+    if (dense && udfkit_signature_nullable(s)) {
+        udfkit_buf why = UDFKIT_BUF_INIT;
+        udfkit_buf_printf(&why,
+                          "%s takes no nullable (T?) types: it passes dense columns, with no validity; use "
+                          "nullable_%s(%s), whose columns come with validity bitmaps",
+                          udfkit_kernel_template_name(e->tpl), udfkit_kernel_template_name(e->tpl), e->c_name);
+        rc = mismatch(e, why.data);
+        udfkit_buf_free(&why);
+        return rc;
+    }
     switch (e->tpl) {
+    case UDFKIT_KERNEL_NULLABLE_MAP:
     case UDFKIT_KERNEL_MAP:
         if (s->has_return && is_type(s->ret, UDFKIT_VOID))
             rc = check_outputs(e);
@@ -178,11 +211,28 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
         else
             rc = check_elementwise(e);
         break;
+    case UDFKIT_KERNEL_NULLABLE_FILTER:
+        if (s->has_return && !is_type(s->ret, UDFKIT_BOOL))
+            rc = mismatch(e, "nullable_filter needs a predicate bool(A1..An) or bool?(A1..An)");
+        else
+            rc = check_elementwise(e);
+        break;
+    case UDFKIT_KERNEL_NULLABLE_REDUCE:
+        if (udfkit_signature_nullable(s)) {
+            rc = mismatch(e, "nullable_reduce skips nulls and combines valid values only: op is T(T, T), with no "
+                             "nullable (T?) types");
+            break;
+        }
+        /* fall through */
     case UDFKIT_KERNEL_REDUCE:
         if (t_known && (t.pointer || is_type(t, UDFKIT_VOID)))
-            rc = mismatch(e, "reduce needs T(T, T) with T a value, not void or a pointer");
+            rc = mismatch(e, e->tpl == UDFKIT_KERNEL_REDUCE
+                                 ? "reduce needs T(T, T) with T a value, not void or a pointer"
+                                 : "nullable_reduce needs T(T, T) with T a value, not void or a pointer");
         else if (s->nparams != 2 || !udfkit_type_equal(s->params[0], t) || !udfkit_type_equal(s->params[1], t))
-            rc = mismatch(e, "reduce needs T(T, T): two parameters of the type it returns");
+            rc = mismatch(e, e->tpl == UDFKIT_KERNEL_REDUCE
+                                 ? "reduce needs T(T, T): two parameters of the type it returns"
+                                 : "nullable_reduce needs T(T, T): two parameters of the type it returns");
         break;
     }
     return rc;

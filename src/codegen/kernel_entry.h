@@ -12,17 +12,23 @@
 typedef enum udfkit_kernel_template {
     UDFKIT_KERNEL_MAP,    /* f: R(A1..An)      out[i] = f(a1[i], ..., an[i]) */
     UDFKIT_KERNEL_FILTER, /* p: bool(A1..An)   the rows where p holds, ascending */
-    UDFKIT_KERNEL_REDUCE  /* op: T(T, T)       init combined with every element, in order */
+    UDFKIT_KERNEL_REDUCE, /* op: T(T, T)       init combined with every element, in order */
+    /* The same over Arrow columns: each input with a validity bitmap (SPEC.md, "Nulls"). */
+    UDFKIT_KERNEL_NULLABLE_MAP,    /* f: R(A1..An), T? allowed; out, out_bits, null_count */
+    UDFKIT_KERNEL_NULLABLE_FILTER, /* p: bool(A1..An) or bool?(..); rows valid and true */
+    UDFKIT_KERNEL_NULLABLE_REDUCE  /* op: T(T, T); nulls skipped, valid rows counted */
 } udfkit_kernel_template;
 
 typedef struct udfkit_kernel_entry {
     char *text;   /* as given, for messages */
     udfkit_kernel_template tpl;
     char *c_name; /* the UDF */
+    bool nullify; /* nullable_map(f, nullify): a row the UDF fails is null, not an error */
     const udfkit_spec *fn; /* set by udfkit_kernel_entry_bind */
 } udfkit_kernel_entry;
 
-/* Parses "map(f)" (spaces allowed around the parts). Input errors quote the entry. */
+/* Parses "map(f)" (spaces allowed around the parts), and "nullable_map(f, nullify)". Input
+ * errors quote the entry. */
 udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out);
 /* Finds the entry's function among `fns` and checks that its signature fits the template;
  * errors name the entry and the function. With `return_may_be_unknown`, a signature without
@@ -38,7 +44,7 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
                                    bool return_may_be_unknown);
 void udfkit_kernel_entry_free(udfkit_kernel_entry *e);
 
-/* "map", "filter", "reduce" */
+/* "map", "filter", "reduce", "nullable_map", ... */
 const char *udfkit_kernel_template_name(udfkit_kernel_template t);
 
 #endif

@@ -4,6 +4,7 @@
 #include "base/fs.h"
 #include "base/templates.h"
 #include "base/types.h"
+#include "codegen/kernel_rows.h"
 #include "codegen/template.h"
 #include "frontend/exporter.h"
 
@@ -82,19 +83,29 @@ static void launcher_prototype(const char *name, const udfkit_kernel_entry *e, u
         udfkit_type_c(s->ret, out);
         udfkit_buf_puts(out, " *out)");
         break;
+    case UDFKIT_KERNEL_NULLABLE_MAP:
+        udfkit_rows_inputs(e, false, out);
+        udfkit_buf_puts(out, ", ");
+        udfkit_rows_outputs(e, false, out);
+        udfkit_buf_puts(out, ", uint64_t *null_count)");
+        break;
     case UDFKIT_KERNEL_FILTER:
-        array_params(s, false, out);
+    case UDFKIT_KERNEL_NULLABLE_FILTER:
+        udfkit_rows_inputs(e, false, out);
         udfkit_buf_puts(out, ", uint64_t *indices, uint64_t *count)");
         break;
     case UDFKIT_KERNEL_REDUCE:
+    case UDFKIT_KERNEL_NULLABLE_REDUCE: {
+        udfkit_type t = {s->ret.scalar, false, false};
         udfkit_buf_puts(out, "const ");
-        udfkit_type_c(s->ret, out);
-        udfkit_buf_puts(out, " *in, ");
-        udfkit_type_c(s->ret, out);
+        udfkit_type_c(t, out);
+        udfkit_buf_puts(out, e->tpl == UDFKIT_KERNEL_REDUCE ? " *in, " : " *in, udfkit_mask m, ");
+        udfkit_type_c(t, out);
         udfkit_buf_puts(out, " init, ");
-        udfkit_type_c(s->ret, out);
-        udfkit_buf_puts(out, " *out)");
+        udfkit_type_c(t, out);
+        udfkit_buf_puts(out, e->tpl == UDFKIT_KERNEL_REDUCE ? " *out)" : " *out, uint64_t *valid_count)");
         break;
+    }
     }
 }
 
@@ -124,8 +135,36 @@ static void launcher_doc(const udfkit_kernel_entry *e, udfkit_buf *out)
                           " * (%s must be associative; it need not commute); init where n = 0. */\n",
                           f, f, f);
         break;
+    case UDFKIT_KERNEL_NULLABLE_MAP:
+        udfkit_buf_printf(out,
+                          "/* nullable_map(%s%s): %s over rows i < n where %s, writing %zu output column%s with\n"
+                          " * validity bitmaps (ceil(n / 8) bytes each, from bit 0) and, where null_count is not\n"
+                          " * NULL, each output's number of nulls into null_count[j] (device memory). */\n",
+                          f, e->nullify ? ", nullify" : "", f,
+                          udfkit_signature_nullable(&e->fn->sig) ? "no input without a T? parameter is null"
+                                                                 : "every input is valid",
+                          udfkit_rows_output_count(e), udfkit_rows_output_count(e) > 1 ? "s" : "");
+        break;
+    case UDFKIT_KERNEL_NULLABLE_FILTER:
+        udfkit_buf_printf(out,
+                          "/* nullable_filter(%s): the rows i < n where %s is valid and true, ascending, into\n"
+                          " * indices (room for n rows), and their number into *count. */\n",
+                          f, f);
+        break;
+    case UDFKIT_KERNEL_NULLABLE_REDUCE:
+        udfkit_buf_printf(out,
+                          "/* nullable_reduce(%s): *out = init combined by %s with the valid rows of in, in order,\n"
+                          " * nulls skipped; where valid_count is not NULL, *valid_count = their number. */\n",
+                          f, f);
+        break;
     }
     udfkit_buf_free(&args);
+}
+
+/* How many kernels an entry's launcher uses: reduces two passes, the others one. */
+static size_t kernel_count(udfkit_kernel_template tpl)
+{
+    return tpl == UDFKIT_KERNEL_REDUCE || tpl == UDFKIT_KERNEL_NULLABLE_REDUCE ? 2 : 1;
 }
 
 /* The kernels an entry uses, in the order of the launchers' name table. */
@@ -133,8 +172,11 @@ static void kernel_names(const char *kernel, udfkit_kernel_template tpl, udfkit_
 {
     static const char *const suffixes[][2] = {
         [UDFKIT_KERNEL_MAP] = {"", NULL},
-        [UDFKIT_KERNEL_FILTER] = {"_count", "_write"},
+        [UDFKIT_KERNEL_FILTER] = {"", NULL},
         [UDFKIT_KERNEL_REDUCE] = {"_partials", "_final"},
+        [UDFKIT_KERNEL_NULLABLE_MAP] = {"", NULL},
+        [UDFKIT_KERNEL_NULLABLE_FILTER] = {"", NULL},
+        [UDFKIT_KERNEL_NULLABLE_REDUCE] = {"_partials", "_final"},
     };
     for (size_t i = 0; i < 2 && suffixes[tpl][i]; i++)
         udfkit_buf_printf(out, "    \"%s%s\",\n", kernel, suffixes[tpl][i]);
@@ -144,7 +186,6 @@ static void kernel_names(const char *kernel, udfkit_kernel_template tpl, udfkit_
 typedef struct render_parts {
     const char *name;       /* the library's */
     const char *upper;      /* the same in capitals */
-    char scan_index[32];    /* the filters' shared scan kernel in the name table */
     udfkit_buf protos;      /* device prototypes of the UDFs the kernels call */
     udfkit_buf kernels;     /* CUDA C kernels */
     udfkit_buf names;       /* the name table */
@@ -153,10 +194,11 @@ typedef struct render_parts {
     udfkit_buf launchers;   /* launcher definitions */
 } render_parts;
 
-/* The UDF's C-ABI prototype for device code, once per function. */
+/* The UDF's C-ABI prototype for device code (T? as its pair), once per function. */
 static void declare_udf(const udfkit_kernel_entry *e, udfkit_buf *protos)
 {
-    const udfkit_signature *s = &e->fn->sig;
+    const udfkit_signature abi = udfkit_exporter_c_abi(&e->fn->sig);
+    const udfkit_signature *s = &abi;
     udfkit_buf_puts(protos, "__device__ ");
     udfkit_exporter_abi_type(s->ret, protos);
     udfkit_buf_printf(protos, " %s(", e->c_name);
@@ -169,55 +211,133 @@ static void declare_udf(const udfkit_kernel_entry *e, udfkit_buf *protos)
     udfkit_buf_puts(protos, ");\n");
 }
 
+/* The texts an entry's templates fill in. */
+typedef struct entry_texts {
+    udfkit_buf kernel;   /* the kernel's name (the name table adds suffixes) */
+    udfkit_buf params;   /* the kernel's input parameters */
+    udfkit_buf args;     /* what the kernels pass to the UDF, or to the row function */
+    udfkit_buf ptrs;     /* the launcher's kernel arguments for the inputs */
+    udfkit_buf ret;      /* the UDF's return type as the C ABI spells it */
+    udfkit_buf fn;       /* what the kernels call for a row */
+    udfkit_buf prefix;   /* nullable_map: the prefix of its row functions */
+    udfkit_buf outs;     /* nullable_map: the kernel's output parameters, */
+    udfkit_buf out_vals; /*   the value columns, */
+    udfkit_buf bits;     /*   the bitmaps, */
+    udfkit_buf out_ptrs; /*   and the launcher's kernel arguments for them */
+    udfkit_buf rows;     /* device functions the kernels call, before them */
+    char k[16];          /* nullable_map: outputs */
+} entry_texts;
+
+static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e, entry_texts *t)
+{
+    const udfkit_signature *s = &e->fn->sig;
+    udfkit_buf_printf(&t->kernel, "udfkit_%s_%s_%s", r->name, udfkit_kernel_template_name(e->tpl), e->c_name);
+    udfkit_exporter_abi_type((udfkit_type){s->ret.scalar, false, false}, &t->ret);
+    switch (e->tpl) {
+    case UDFKIT_KERNEL_MAP:
+    case UDFKIT_KERNEL_REDUCE:
+    case UDFKIT_KERNEL_NULLABLE_REDUCE:
+        array_params(s, true, &t->params);
+        element_args(s, &t->args);
+        arg_pointers(s, &t->ptrs);
+        udfkit_buf_puts(&t->fn, e->c_name);
+        break;
+    case UDFKIT_KERNEL_FILTER:
+    case UDFKIT_KERNEL_NULLABLE_FILTER:
+        /* The template calls <kernel>_load(i, a1, ..., &x) and <kernel>_keep(i, x). */
+        udfkit_rows_inputs(e, true, &t->params);
+        udfkit_rows_input_args(e, false, &t->args);
+        udfkit_rows_input_args(e, true, &t->ptrs);
+        udfkit_buf_puts(&t->fn, t->kernel.data);
+        udfkit_rows_keep_function(t->fn.data, e, &t->rows);
+        break;
+    case UDFKIT_KERNEL_NULLABLE_MAP:
+        udfkit_rows_inputs(e, true, &t->params);
+        udfkit_rows_input_args(e, false, &t->args);
+        udfkit_rows_input_args(e, true, &t->ptrs);
+        udfkit_rows_outputs(e, true, &t->outs);
+        udfkit_rows_output_args(e, false, false, &t->out_vals);
+        udfkit_rows_output_args(e, true, true, &t->out_ptrs);
+        for (size_t j = 0; j < udfkit_rows_output_count(e); j++)
+            udfkit_buf_printf(&t->bits, j ? ", out%zu_bits" : (UDFKIT_MAP_HAS_OUTPUTS(s) ? "out%zu_bits" : "out_bits"),
+                              j + 1);
+        snprintf(t->k, sizeof t->k, "%zu", udfkit_rows_output_count(e));
+        udfkit_buf_puts(&t->fn, e->c_name);
+        udfkit_buf_puts(&t->prefix, t->kernel.data);
+        udfkit_rows_map_functions(t->prefix.data, e, &t->rows);
+        break;
+    }
+}
+
+/* The CUDA and C templates of an entry. */
+static void entry_templates(const udfkit_kernel_entry *e, const char **cuda, const char **c)
+{
+    bool outputs = e->tpl == UDFKIT_KERNEL_MAP && UDFKIT_MAP_HAS_OUTPUTS(&e->fn->sig);
+    switch (e->tpl) {
+    case UDFKIT_KERNEL_MAP:
+        *cuda = outputs ? udfkit_tpl_kernel_map_outputs : udfkit_tpl_kernel_map;
+        *c = outputs ? udfkit_tpl_launcher_map_outputs : udfkit_tpl_launcher_map;
+        break;
+    case UDFKIT_KERNEL_FILTER:
+    case UDFKIT_KERNEL_NULLABLE_FILTER:
+        *cuda = udfkit_tpl_kernel_filter;
+        *c = udfkit_tpl_launcher_filter;
+        break;
+    case UDFKIT_KERNEL_REDUCE:
+        *cuda = udfkit_tpl_kernel_reduce;
+        *c = udfkit_tpl_launcher_reduce;
+        break;
+    case UDFKIT_KERNEL_NULLABLE_MAP:
+        *cuda = udfkit_tpl_kernel_nullable_map;
+        *c = udfkit_tpl_launcher_nullable_map;
+        break;
+    case UDFKIT_KERNEL_NULLABLE_REDUCE:
+        *cuda = udfkit_tpl_kernel_nullable_reduce;
+        *c = udfkit_tpl_launcher_nullable_reduce;
+        break;
+    }
+}
+
 /* One entry's kernels, launcher, name table lines, marker and declaration; `index` is its
  * first kernel's place in the name table. */
 static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, size_t index)
 {
-    const char *cuda_tpl[] = {
-        [UDFKIT_KERNEL_MAP] = udfkit_tpl_kernel_map,
-        [UDFKIT_KERNEL_FILTER] = udfkit_tpl_kernel_filter,
-        [UDFKIT_KERNEL_REDUCE] = udfkit_tpl_kernel_reduce,
-    };
-    const char *c_tpl[] = {
-        [UDFKIT_KERNEL_MAP] = udfkit_tpl_launcher_map,
-        [UDFKIT_KERNEL_FILTER] = udfkit_tpl_launcher_filter,
-        [UDFKIT_KERNEL_REDUCE] = udfkit_tpl_launcher_reduce,
-    };
-    const udfkit_signature *s = &e->fn->sig;
     const char *tpl_name = udfkit_kernel_template_name(e->tpl);
-    udfkit_buf kernel = UDFKIT_BUF_INIT, params = UDFKIT_BUF_INIT, args = UDFKIT_BUF_INIT, ptrs = UDFKIT_BUF_INIT;
-    udfkit_buf ret = UDFKIT_BUF_INIT, proto = UDFKIT_BUF_INIT, sig = UDFKIT_BUF_INIT;
+    entry_texts t = {0};
+    udfkit_buf proto = UDFKIT_BUF_INIT, sig = UDFKIT_BUF_INIT;
     char index_text[32];
-    udfkit_buf_printf(&kernel, "udfkit_%s_%s_%s", r->name, tpl_name, e->c_name);
-    array_params(s, true, &params);
-    element_args(s, &args);
-    arg_pointers(s, &ptrs);
-    udfkit_exporter_abi_type(s->ret, &ret);
+    entry_texts_fill(r, e, &t);
     launcher_prototype(r->name, e, &proto);
-    udfkit_signature_format(s, &sig);
+    udfkit_signature_format(&e->fn->sig, &sig);
     snprintf(index_text, sizeof index_text, "%zu", index);
+#define TEXT(b) ((b).data ? (b).data : "")
     const udfkit_template_var vars[] = {
-        {"NAME", r->name},       {"UPPER_NAME", r->upper}, {"FN", e->c_name},      {"KERNEL", kernel.data},
-        {"PARAMS", params.data}, {"ARGS", args.data},      {"RET", ret.data},      {"T", ret.data},
-        {"PROTOTYPE", proto.data}, {"INDEX", index_text},  {"SCAN_INDEX", r->scan_index},
-        {"ARG_POINTERS", ptrs.data},
+        {"NAME", r->name},          {"UPPER_NAME", r->upper},      {"FN", TEXT(t.fn)},
+        {"KERNEL", t.kernel.data},  {"PARAMS", TEXT(t.params)},    {"ARGS", TEXT(t.args)},
+        {"RET", t.ret.data},        {"T", t.ret.data},             {"PROTOTYPE", proto.data},
+        {"INDEX", index_text},      {"ARG_POINTERS", TEXT(t.ptrs)},
+        {"TEMPLATE", tpl_name},     {"UDF", e->c_name},            {"PREFIX", TEXT(t.prefix)},
+        {"OUT_PARAMS", TEXT(t.outs)}, {"OUTS", TEXT(t.out_vals)},  {"BITS", TEXT(t.bits)},
+        {"OUT_POINTERS", TEXT(t.out_ptrs)}, {"K", t.k},
     };
+#undef TEXT
     size_t nvars = sizeof vars / sizeof *vars;
-    bool outputs = e->tpl == UDFKIT_KERNEL_MAP && UDFKIT_MAP_HAS_OUTPUTS(s);
-    udfkit_rc rc = udfkit_template_render(outputs ? udfkit_tpl_kernel_map_outputs : cuda_tpl[e->tpl], vars, nvars,
-                                          &r->kernels);
+    const char *cuda_tpl = NULL, *c_tpl = NULL;
+    entry_templates(e, &cuda_tpl, &c_tpl);
+    udfkit_buf_puts(&r->kernels, t.rows.data ? t.rows.data : "");
+    udfkit_rc rc = udfkit_template_render(cuda_tpl, vars, nvars, &r->kernels);
     if (!rc)
-        rc = udfkit_template_render(outputs ? udfkit_tpl_launcher_map_outputs : c_tpl[e->tpl], vars, nvars,
-                                    &r->launchers);
+        rc = udfkit_template_render(c_tpl, vars, nvars, &r->launchers);
     if (!rc) {
-        kernel_names(kernel.data, e->tpl, &r->names);
+        kernel_names(t.kernel.data, e->tpl, &r->names);
         udfkit_buf_printf(&r->markers, " *   udfkit-kernel %s %s %s %s_%s_%s\n", tpl_name, e->c_name, sig.data, r->name,
                           tpl_name, e->c_name);
         udfkit_buf_puts(&r->decls, "\n");
         launcher_doc(e, &r->decls);
         udfkit_buf_printf(&r->decls, "%s;\n", proto.data);
     }
-    udfkit_buf *bufs[] = {&kernel, &params, &args, &ptrs, &ret, &proto, &sig};
+    udfkit_buf *bufs[] = {&t.kernel, &t.params, &t.args, &t.ptrs, &t.ret,      &t.fn,  &t.prefix,
+                          &t.outs,   &t.out_vals, &t.bits, &t.out_ptrs, &t.rows, &proto, &sig};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
     return rc;
@@ -228,8 +348,9 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
 {
     udfkit_rc rc = UDFKIT_RC_OK;
     udfkit_buf common = UDFKIT_BUF_INIT, guard = UDFKIT_BUF_INIT;
-    char block[16], abi[16], nkernels_text[32];
+    char block[16], rounds[16], abi[16], nkernels_text[32];
     snprintf(block, sizeof block, "%d", UDFKIT_KERNEL_BLOCK);
+    snprintf(rounds, sizeof rounds, "%d", UDFKIT_KERNEL_FILTER_ROUNDS);
     snprintf(abi, sizeof abi, "%d", UDFKIT_RUNTIME_ABI_VERSION);
     char *upper = strdup(name);
     for (char *p = upper; *p; p++)
@@ -237,16 +358,14 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     udfkit_buf_printf(&guard, "UDFKIT_LIBRARY_%s_H", name);
     render_parts r = {.name = name, .upper = upper};
 
-    /* The name table: each entry's kernels in order, then the one scan all filters share. */
+    /* The name table: each entry's kernels in order. */
     size_t nkernels = 0;
-    bool chunked = false, filters = false;
+    bool chunked = false;
     for (size_t i = 0; i < count; i++) {
-        nkernels += entries[i].tpl == UDFKIT_KERNEL_MAP ? 1 : 2;
-        chunked |= entries[i].tpl != UDFKIT_KERNEL_MAP;
-        filters |= entries[i].tpl == UDFKIT_KERNEL_FILTER;
+        nkernels += kernel_count(entries[i].tpl);
+        chunked |= entries[i].tpl == UDFKIT_KERNEL_REDUCE || entries[i].tpl == UDFKIT_KERNEL_NULLABLE_REDUCE;
     }
-    snprintf(r.scan_index, sizeof r.scan_index, "%zu", nkernels);
-    snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters);
+    snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels);
 
     size_t next = 0;
     for (size_t i = 0; i < count && !rc; i++) {
@@ -256,14 +375,11 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         if (!declared)
             declare_udf(&entries[i], &r.protos);
         rc = render_entry(&r, &entries[i], next);
-        next += entries[i].tpl == UDFKIT_KERNEL_MAP ? 1 : 2;
+        next += kernel_count(entries[i].tpl);
     }
-    const udfkit_template_var helper_vars[] = {{"NAME", name}, {"UPPER_NAME", upper}, {"BLOCK", block}};
+    const udfkit_template_var helper_vars[] = {
+        {"NAME", name}, {"UPPER_NAME", upper}, {"BLOCK", block}, {"FILTER_ROUNDS", rounds}};
     size_t nhelper_vars = sizeof helper_vars / sizeof *helper_vars;
-    if (!rc && filters) {
-        rc = udfkit_template_render(udfkit_tpl_kernel_filter_scan, helper_vars, nhelper_vars, &r.kernels);
-        udfkit_buf_printf(&r.names, "    \"udfkit_%s_filter_scan\",\n", name);
-    }
     /* Helpers only where a launcher uses them: an unused static function is a warning. */
     if (!rc && count)
         rc = udfkit_template_render(udfkit_tpl_launcher_common, helper_vars, nhelper_vars, &common);
@@ -277,6 +393,7 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         {"VERSION", UDFKIT_VERSION_STRING},
         {"NAME", name},
         {"BLOCK", block},
+        {"FILTER_ROUNDS", rounds},
         {"ABI_VERSION", abi},
         {"SYMBOL", fatbin_symbol},
         {"HEADER_NAME", udfkit_path_basename(header_include)},

@@ -4,6 +4,7 @@
 #include "base/arch.h"
 #include "base/fs.h"
 #include "base/spec.h"
+#include "base/templates.h"
 #include "cache/cache.h"
 #include "frontend/cxx_scan.h"
 #include "frontend/exporter.h"
@@ -70,6 +71,7 @@ static void job_key(const compile_job *j, char key[UDFKIT_CACHE_KEY_SIZE])
     for (size_t i = 0; i < j->noptions; i++)
         udfkit_hasher_add_str(h, j->options[i]);
     udfkit_hasher_add(h, &j->kind, sizeof j->kind);
+    udfkit_hasher_add_str(h, udfkit_tpl_udf_device_h);
     udfkit_hasher_finish(h, key);
 }
 
@@ -116,13 +118,15 @@ static void *worker(void *arg)
             }
             udfkit_cache_record(q->cache, false);
         }
+        /* <udfkit/udf.h> (udfkit_row_error) is there to include, and pre-included. */
+        const char *header_texts[] = {udfkit_tpl_udf_device_h}, *header_names[] = {"udfkit/udf.h"};
         udfkit_nvrtc_job nj = {j->unit->text.data,
                                j->unit->path,
                                j->options,
                                j->noptions,
-                               NULL,
-                               NULL,
-                               0,
+                               header_texts,
+                               header_names,
+                               1,
                                j->kind};
         j->rc = udfkit_nvrtc_compile(&nj, &j->code, &j->log);
         char took[64];
@@ -436,6 +440,7 @@ static void plan_options(cuda_build *b)
     udfkit_buf_printf(&opt, "--std=%s", req->std ? req->std : "c++17");
     b->options[b->noptions++] = udfkit_buf_detach(&opt);
     b->options[b->noptions++] = strdup("-rdc=true");
+    b->options[b->noptions++] = strdup("--pre-include=udfkit/udf.h");
     if (req->emit == UDFKIT_CODE_LTOIR)
         b->options[b->noptions++] = strdup("-dlto");
     for (size_t i = 0; i < req->ninclude_dirs; i++) {

@@ -290,6 +290,92 @@ def shared_shims_link_once():
     nvrtc.compile = compile
 
 
+ROW_ERROR_RAISED = -1  # the code of a raise other than udfkit.RowError(code)
+
+
+def call_row_error(builder, code):
+    """A call of the C ABI's `void udfkit_row_error(int code)` (udfkit's kernels define it)."""
+    from llvmlite import ir
+    from numba.cuda import cgutils
+
+    fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(32)])
+    builder.call(cgutils.get_or_insert_function(builder.module, fnty, "udfkit_row_error"), [code])
+
+
+def udfkit_module():
+    """`import udfkit` in a UDF's module: udfkit.row_error(code) stops the row with that code
+    (the C ABI's udfkit_row_error, defined by udfkit's kernels), and `raise
+    udfkit.RowError(code)` does the same where code is a constant int."""
+    import types as pytypes
+
+    if "udfkit" in sys.modules and getattr(sys.modules["udfkit"], "udfkit_worker", False):
+        return
+    from numba import types
+    from numba.cuda.extending import intrinsic
+
+    class RowError(Exception):
+        """raise RowError(code): the row fails with `code` (a constant int)."""
+
+    @intrinsic
+    def row_error(typingctx, code):
+        """row_error(code): the row fails with `code` (an integer, taken as int32)."""
+        if not isinstance(code, types.Integer):
+            return None
+
+        def codegen(context, builder, signature, args):
+            call_row_error(builder, context.cast(builder, args[0], code, types.int32))
+            return context.get_dummy_value()
+
+        return types.none(code), codegen
+
+    module = pytypes.ModuleType("udfkit", "udfkit's functions for Python UDFs")
+    module.row_error = row_error
+    module.RowError = RowError
+    module.ROW_ERROR_RAISED = ROW_ERROR_RAISED
+    module.udfkit_worker = True
+    sys.modules["udfkit"] = module
+
+
+def raise_code(exc, exc_args):
+    """The row error code of `raise exc(*exc_args)`."""
+    module = sys.modules.get("udfkit")
+    row_error = getattr(module, "RowError", None)
+    if row_error is not None and isinstance(exc, type) and issubclass(exc, row_error):
+        args = exc_args or ()
+        if len(args) == 1 and isinstance(args[0], int) and not isinstance(args[0], bool) \
+                and -2**31 <= args[0] < 2**31:
+            return args[0]
+        raise UdfError(f"udfkit.RowError takes one constant int code (an int32), not {args!r}: "
+                       f"call udfkit.row_error(code) for a code computed at run time")
+    return ROW_ERROR_RAISED
+
+
+def raise_records_row_error():
+    """numba-cuda compiles `raise` in device code to an error status that the C ABI drops:
+    the row went on as if nothing had happened. Here a raise first calls udfkit_row_error
+    with its code (udfkit.RowError's, else ROW_ERROR_RAISED), so the launch records the row;
+    under the C ABI the function then returns zero."""
+    from llvmlite import ir
+    from numba.cuda.core import callconv
+
+    for conv in (callconv.MinimalCallConv, callconv.CUDACABICallConv):
+        if getattr(conv.return_user_exc, "udfkit_row_error", False):
+            continue
+        original = conv.return_user_exc
+        c_abi = conv is callconv.CUDACABICallConv
+
+        def return_user_exc(self, builder, exc, exc_args=None, loc=None, func_name=None, _original=original,
+                            _c_abi=c_abi):
+            call_row_error(builder, ir.Constant(ir.IntType(32), raise_code(exc, exc_args)))
+            if not _c_abi:
+                return _original(self, builder, exc, exc_args, loc=loc, func_name=func_name)
+            rettype = builder.function.ftype.return_type
+            return builder.ret_void() if isinstance(rettype, ir.VoidType) else builder.ret(ir.Constant(rettype, None))
+
+        return_user_exc.udfkit_row_error = True
+        conv.return_user_exc = return_user_exc
+
+
 def error_location(text, default_file, default_line):
     for exc in (text, getattr(text, "__cause__", None)):
         loc = getattr(exc, "udfkit_loc", None) or getattr(exc, "loc", None)
@@ -396,7 +482,8 @@ def nullable_wrapper(fn, pyfunc, path, line):
     abi_params, abi_types, call = [], [], []
     if ret.endswith("?"):
         abi_params.append("out")
-        abi_types.append(types.CPointer(numba_type(ret[:-1])))
+        # numba stores a boolean as i1, not as C's one byte: a bool? result goes out as uint8.
+        abi_types.append(types.CPointer(types.uint8 if ret == "bool?" else numba_type(ret[:-1])))
     for k, t in enumerate(params):
         abi_params.append(f"a{k}")
         abi_types.append(numba_type(t.rstrip("?")))
@@ -408,7 +495,8 @@ def nullable_wrapper(fn, pyfunc, path, line):
             call.append(f"a{k}")
     invoke = f"udf({', '.join(call)})"
     if ret.endswith("?"):
-        body = f"    r = {invoke}\n    if r is None:\n        return False\n    out[0] = r\n    return True\n"
+        store = "(1 if r else 0)" if ret == "bool?" else "r"
+        body = f"    r = {invoke}\n    if r is None:\n        return False\n    out[0] = {store}\n    return True\n"
         abi_ret = types.boolean
     else:
         body = f"    return {invoke}\n" if ret != "void" else f"    {invoke}\n"
@@ -542,6 +630,8 @@ def handle(request):
     """The answer to one request, as a dict."""
     try:
         numba_cuda_version = load_numba()
+        udfkit_module()
+        raise_records_row_error()
         modules = {path: import_module(path) for path in request["modules"]}
         compile_without_a_device(request["cc"])
         locate_typing_errors()

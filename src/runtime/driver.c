@@ -60,6 +60,9 @@ static void load_driver(void)
     RESOLVE(mem_get_info, "cuMemGetInfo_v2");
     RESOLVE(memcpy_htod, "cuMemcpyHtoD_v2");
     RESOLVE(memcpy_dtoh, "cuMemcpyDtoH_v2");
+    RESOLVE(memset_d8_async, "cuMemsetD8Async");
+    RESOLVE(stream_synchronize, "cuStreamSynchronize");
+    RESOLVE(library_get_global, "cuLibraryGetGlobal");
     CUresult r = driver.init(0);
     if (r == CUDA_ERROR_NO_DEVICE) {
         snprintf(load_message, sizeof load_message, "the CUDA driver sees no GPU (cuInit: CUDA_ERROR_NO_DEVICE)");

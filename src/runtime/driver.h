@@ -39,6 +39,9 @@ typedef struct udfkit_driver {
     CUresult (*mem_get_info)(size_t *, size_t *);
     CUresult (*memcpy_htod)(CUdeviceptr, const void *, size_t);
     CUresult (*memcpy_dtoh)(void *, CUdeviceptr, size_t);
+    CUresult (*memset_d8_async)(CUdeviceptr, unsigned char, size_t, CUstream);
+    CUresult (*stream_synchronize)(CUstream);
+    CUresult (*library_get_global)(CUdeviceptr *, size_t *, CUlibrary, const char *);
 } udfkit_driver;
 
 /* Loads libcuda once and makes sure the calling thread has a current context (its own,

@@ -44,6 +44,8 @@ const char *udfkit_status_string(udfkit_status s)
         return "ABI version mismatch";
     case UDFKIT_ERROR_DRIVER:
         return "CUDA driver error";
+    case UDFKIT_ERROR_UDF:
+        return "a UDF failed a row";
     }
     return "unknown status";
 }

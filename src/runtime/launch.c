@@ -24,3 +24,13 @@ udfkit_status udfkit_synchronize(void)
     CUresult r = d->ctx_synchronize();
     return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuCtxSynchronize");
 }
+
+udfkit_status udfkit_stream_synchronize(udfkit_stream s)
+{
+    const udfkit_driver *d;
+    udfkit_status st = udfkit_driver_enter(&d);
+    if (st)
+        return st;
+    CUresult r = d->stream_synchronize((CUstream)s);
+    return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuStreamSynchronize");
+}

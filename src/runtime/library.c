@@ -123,3 +123,47 @@ udfkit_status udfkit_library_get_kernel(udfkit_library *lib, const char *name, u
     *out = (udfkit_kernel)k;
     return UDFKIT_OK;
 }
+
+/* The record the kernels of `udfkit kernels` keep (templates/kernels/prelude.cu.in):
+ * min_row filters, row and code are the answer, lock guards them. */
+typedef struct udf_error_record {
+    uint64_t min_row, row;
+    int32_t code, lock;
+} udf_error_record;
+
+udfkit_status udfkit_library_udf_error(udfkit_library *lib, udfkit_stream s, uint64_t *row, int *code)
+{
+    if (!lib)
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_library_udf_error: no library");
+    const udfkit_driver *d;
+    udfkit_status st = udfkit_driver_enter(&d);
+    if (st)
+        return st;
+    CUresult r = d->stream_synchronize((CUstream)s);
+    if (r != CUDA_SUCCESS)
+        return udfkit_driver_fail(d, r, "cuStreamSynchronize");
+    CUdeviceptr at = 0;
+    size_t bytes = 0;
+    r = d->library_get_global(&at, &bytes, lib->handle, "udfkit_udf_error_record");
+    if (r == CUDA_ERROR_NOT_FOUND)
+        return UDFKIT_OK;
+    if (r != CUDA_SUCCESS)
+        return udfkit_driver_fail(d, r, "cuLibraryGetGlobal");
+    udf_error_record rec;
+    if (bytes != sizeof rec)
+        return udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "the library's UDF error record has %zu bytes, not %zu",
+                                   bytes, sizeof rec);
+    if ((r = d->memcpy_dtoh(&rec, at, sizeof rec)) != CUDA_SUCCESS)
+        return udfkit_driver_fail(d, r, "reading the UDF error record");
+    if (rec.row == UINT64_MAX)
+        return UDFKIT_OK;
+    const udf_error_record clear = {UINT64_MAX, UINT64_MAX, 0, 0};
+    if ((r = d->memcpy_htod(at, &clear, sizeof clear)) != CUDA_SUCCESS)
+        return udfkit_driver_fail(d, r, "clearing the UDF error record");
+    if (row)
+        *row = rec.row;
+    if (code)
+        *code = rec.code;
+    return udfkit_runtime_fail(UDFKIT_ERROR_UDF, "a UDF failed row %llu with code %d", (unsigned long long)rec.row,
+                               (int)rec.code);
+}

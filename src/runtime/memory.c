@@ -116,3 +116,17 @@ udfkit_status udfkit_device_free_async(void *p, udfkit_stream s)
     CUresult r = d->mem_free_async((CUdeviceptr)(uintptr_t)p, (CUstream)s);
     return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuMemFreeAsync");
 }
+
+udfkit_status udfkit_device_memset_async(void *p, int value, size_t bytes, udfkit_stream s)
+{
+    if (!bytes)
+        return UDFKIT_OK;
+    if (!p)
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_device_memset_async: no memory given");
+    const udfkit_driver *d;
+    udfkit_status st = udfkit_driver_enter(&d);
+    if (st)
+        return st;
+    CUresult r = d->memset_d8_async((CUdeviceptr)(uintptr_t)p, (unsigned char)value, bytes, (CUstream)s);
+    return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuMemsetD8Async");
+}

@@ -179,7 +179,8 @@ def test_shared_library_exports_its_header_only(work):
         lib = os.path.join(build, "libshop_kernels.so")
         declared = header_functions(os.path.join(build, "shop_kernels.udfkit", "include", "shop_kernels.h"))
         assert declared == ["shop_kernels_filter_is_big", "shop_kernels_library", "shop_kernels_load",
-                            "shop_kernels_map_discount", "shop_kernels_reduce_add_f32", "shop_kernels_unload"], declared
+                            "shop_kernels_map_discount", "shop_kernels_reduce_add_f32", "shop_kernels_udf_error",
+                            "shop_kernels_unload"], declared
         assert dynamic_symbols(lib) == declared, (name, dynamic_symbols(lib))
         strings = run(["nm", lib]).stdout
         assert ("nvPTXCompilerCompile" in strings) == (name == "fallback"), name

@@ -9,6 +9,7 @@
 #define UDFKIT_RUNTIME_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,7 +36,8 @@ typedef enum udfkit_status {
     UDFKIT_ERROR_OUT_OF_MEMORY,
     UDFKIT_ERROR_LAUNCH,        /* a launch or the work it started failed */
     UDFKIT_ERROR_ABI_MISMATCH,  /* generated code made for another runtime ABI */
-    UDFKIT_ERROR_DRIVER         /* any other driver error; the message names it */
+    UDFKIT_ERROR_DRIVER,        /* any other driver error; the message names it */
+    UDFKIT_ERROR_UDF            /* a UDF failed a row (<target>_udf_error says which) */
 } udfkit_status;
 
 /* A CUstream or cudaStream_t passes as it is; NULL is the default stream. */
@@ -43,6 +45,13 @@ typedef struct CUstream_st *udfkit_stream;
 
 typedef struct udfkit_library udfkit_library;
 typedef struct udfkit_kernel_st *udfkit_kernel;
+
+/* An Arrow validity bitmap: row i is valid iff bit (offset + i) of bits is set, bits LSB
+ * first within each byte. bits is device memory; NULL means every row is valid. */
+typedef struct udfkit_mask {
+    const uint8_t *bits;
+    uint64_t offset; /* in bits */
+} udfkit_mask;
 
 typedef struct udfkit_dim3 {
     unsigned int x, y, z;
@@ -85,9 +94,21 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_device_free(void *p);
 UDFKIT_RUNTIME_API udfkit_status udfkit_device_alloc_async(size_t bytes, udfkit_stream s, void **out);
 /* Accepts NULL. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_device_free_async(void *p, udfkit_stream s);
+/* Sets `bytes` bytes at p to `value`, in stream order. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_device_memset_async(void *p, int value, size_t bytes, udfkit_stream s);
 UDFKIT_RUNTIME_API udfkit_status udfkit_copy_to_device(void *dst, const void *src, size_t bytes);
 UDFKIT_RUNTIME_API udfkit_status udfkit_copy_to_host(void *dst, const void *src, size_t bytes);
 UDFKIT_RUNTIME_API udfkit_status udfkit_synchronize(void);
+UDFKIT_RUNTIME_API udfkit_status udfkit_stream_synchronize(udfkit_stream s);
+
+/* The UDF error record of a library made by `udfkit kernels` (its kernels keep the lowest
+ * row a UDF failed with udfkit_row_error, and that code): waits for s, then returns
+ * UDFKIT_ERROR_UDF with *row and *code set (and the detail in udfkit_last_error()) where a
+ * launch failed a row since the last call, and clears the record; else UDFKIT_OK. A
+ * library without the record (no udfkit kernels in it) always gives UDFKIT_OK.
+ * <target>_udf_error calls this with its library; row and code may be NULL. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_library_udf_error(udfkit_library *lib, udfkit_stream s, uint64_t *row,
+                                                          int *code);
 
 /* What launchers size their grids by, of the device of the calling thread's context. */
 typedef enum udfkit_device_attr {

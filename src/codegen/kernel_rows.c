@@ -1,0 +1,244 @@
+#include "codegen/kernel_rows.h"
+
+#include "base/types.h"
+#include "frontend/exporter.h"
+
+bool udfkit_rows_nullable(udfkit_kernel_template tpl)
+{
+    return tpl == UDFKIT_KERNEL_NULLABLE_MAP || tpl == UDFKIT_KERNEL_NULLABLE_FILTER ||
+           tpl == UDFKIT_KERNEL_NULLABLE_REDUCE;
+}
+
+static bool is_map(const udfkit_kernel_entry *e)
+{
+    return e->tpl == UDFKIT_KERNEL_MAP || e->tpl == UDFKIT_KERNEL_NULLABLE_MAP;
+}
+
+/* The input columns: a map's leading value parameters, every parameter elsewhere. */
+static size_t input_count(const udfkit_kernel_entry *e)
+{
+    const udfkit_signature *s = &e->fn->sig;
+    return is_map(e) && UDFKIT_MAP_HAS_OUTPUTS(s) ? udfkit_kernel_map_inputs(s) : s->nparams;
+}
+
+/* A column's element type: T of T, T?, T* and T?*, as C or as the C ABI spells it in CUDA. */
+static void column_type(udfkit_type t, bool cuda, udfkit_buf *out)
+{
+    udfkit_type value = {t.scalar, false, false};
+    if (cuda)
+        udfkit_exporter_abi_type(value, out);
+    else
+        udfkit_type_c(value, out);
+}
+
+void udfkit_rows_inputs(const udfkit_kernel_entry *e, bool cuda, udfkit_buf *out)
+{
+    bool masks = udfkit_rows_nullable(e->tpl);
+    for (size_t i = 0; i < input_count(e); i++) {
+        udfkit_buf_puts(out, i ? ", const " : "const ");
+        column_type(e->fn->sig.params[i], cuda, out);
+        udfkit_buf_printf(out, " *a%zu", i + 1);
+        if (masks)
+            udfkit_buf_printf(out, ", %s m%zu", cuda ? "udfkit_detail::mask" : "udfkit_mask", i + 1);
+    }
+}
+
+void udfkit_rows_input_args(const udfkit_kernel_entry *e, bool pointers, udfkit_buf *out)
+{
+    const char *amp = pointers ? "&" : "";
+    for (size_t i = 0; i < input_count(e); i++) {
+        udfkit_buf_printf(out, "%s%sa%zu", i ? ", " : "", amp, i + 1);
+        if (udfkit_rows_nullable(e->tpl))
+            udfkit_buf_printf(out, ", %sm%zu", amp, i + 1);
+    }
+}
+
+size_t udfkit_rows_output_count(const udfkit_kernel_entry *e)
+{
+    const udfkit_signature *s = &e->fn->sig;
+    return UDFKIT_MAP_HAS_OUTPUTS(s) ? s->nparams - udfkit_kernel_map_inputs(s) : 1;
+}
+
+/* Output j (0-based): its type, and its name ("out" alone, else "out1", ...). */
+static udfkit_type output_type(const udfkit_kernel_entry *e, size_t j)
+{
+    const udfkit_signature *s = &e->fn->sig;
+    return UDFKIT_MAP_HAS_OUTPUTS(s) ? s->params[udfkit_kernel_map_inputs(s) + j] : s->ret;
+}
+
+static void output_name(const udfkit_kernel_entry *e, size_t j, udfkit_buf *out)
+{
+    if (UDFKIT_MAP_HAS_OUTPUTS(&e->fn->sig))
+        udfkit_buf_printf(out, "out%zu", j + 1);
+    else
+        udfkit_buf_puts(out, "out");
+}
+
+void udfkit_rows_outputs(const udfkit_kernel_entry *e, bool cuda, udfkit_buf *out)
+{
+    for (size_t j = 0; j < udfkit_rows_output_count(e); j++) {
+        udfkit_buf_puts(out, j ? ", " : "");
+        column_type(output_type(e, j), cuda, out);
+        udfkit_buf_puts(out, " *");
+        output_name(e, j, out);
+        udfkit_buf_printf(out, ", %s *", cuda ? "unsigned char" : "uint8_t");
+        output_name(e, j, out);
+        udfkit_buf_puts(out, "_bits");
+    }
+}
+
+void udfkit_rows_output_args(const udfkit_kernel_entry *e, bool pointers, bool bits, udfkit_buf *out)
+{
+    for (size_t j = 0; j < udfkit_rows_output_count(e); j++) {
+        udfkit_buf_printf(out, "%s%s", j ? ", " : "", pointers ? "&" : "");
+        output_name(e, j, out);
+        if (bits) {
+            udfkit_buf_printf(out, ", %s", pointers ? "&" : "");
+            output_name(e, j, out);
+            udfkit_buf_puts(out, "_bits");
+        }
+    }
+}
+
+/* The struct of one row's inputs (values, and validity under the nullable templates) and
+ * the function loading it: every load of a row at once, before anything depends on them, so
+ * that a kernel keeps the loads of several rows in flight. */
+static void input_struct(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    bool masks = udfkit_rows_nullable(e->tpl);
+    udfkit_buf_printf(out, "struct %s_in {\n", prefix);
+    for (size_t i = 0; i < input_count(e); i++) {
+        udfkit_buf_puts(out, "    ");
+        column_type(e->fn->sig.params[i], true, out);
+        udfkit_buf_printf(out, " a%zu;\n", i + 1);
+        if (masks)
+            udfkit_buf_printf(out, "    bool v%zu;\n", i + 1);
+    }
+    udfkit_buf_puts(out, "};\n\n");
+    udfkit_buf_printf(out, "__device__ __forceinline__ void %s_load(unsigned long long i, ", prefix);
+    udfkit_rows_inputs(e, true, out);
+    udfkit_buf_printf(out, ", %s_in *x)\n{\n", prefix);
+    for (size_t i = 0; i < input_count(e); i++) {
+        udfkit_buf_printf(out, "    x->a%zu = a%zu[i];\n", i + 1, i + 1);
+        if (masks)
+            udfkit_buf_printf(out, "    x->v%zu = udfkit_detail::valid(m%zu, i);\n", i + 1, i + 1);
+    }
+    udfkit_buf_puts(out, "}\n\n");
+}
+
+/* Where some parameter takes no null: the return that skips the UDF for a row with a null
+ * there. */
+static void validity(const udfkit_kernel_entry *e, const char *skip, udfkit_buf *out)
+{
+    bool gate = false;
+    for (size_t i = 0; i < input_count(e); i++) {
+        if (e->fn->sig.params[i].nullable)
+            continue;
+        udfkit_buf_printf(out, gate ? " && x.v%zu" : "    if (!(x.v%zu", i + 1);
+        gate = true;
+    }
+    if (gate)
+        udfkit_buf_printf(out, "))\n        %s\n", skip);
+}
+
+/* The UDF's arguments: "x.a1, x.a2, x.v2" (a T? parameter passes its validity). */
+static void call_args(const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    for (size_t i = 0; i < input_count(e); i++) {
+        udfkit_buf_printf(out, "%sx.a%zu", i ? ", " : "", i + 1);
+        if (e->fn->sig.params[i].nullable)
+            udfkit_buf_printf(out, ", x.v%zu", i + 1);
+    }
+}
+
+void udfkit_rows_keep_function(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    bool nullable = udfkit_rows_nullable(e->tpl);
+    udfkit_buf_printf(out, "\n/* %s(%s): row i's inputs, and whether the row is kept. */\n",
+                      udfkit_kernel_template_name(e->tpl), e->c_name);
+    input_struct(prefix, e, out);
+    udfkit_buf_printf(out, "__device__ __forceinline__ bool %s_keep(unsigned long long i, const %s_in &x)\n{\n", prefix,
+                      prefix);
+    if (nullable)
+        validity(e, "return false;", out);
+    if (e->fn->sig.ret.nullable) {
+        udfkit_buf_printf(out, "    bool result = false;\n    const bool known = ::%s(&result, ", e->c_name);
+        call_args(e, out);
+        udfkit_buf_puts(out, ");\n    const bool keep = known && result;\n");
+    } else {
+        udfkit_buf_printf(out, "    const bool keep = ::%s(", e->c_name);
+        call_args(e, out);
+        udfkit_buf_puts(out, ");\n");
+    }
+    udfkit_buf_puts(out, "    return !udfkit_detail::row_failed(i, false) && keep;\n}\n");
+}
+
+/* The call of a nullable_map's UDF, setting r->r<j> and r->valid. */
+static void map_call(const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    const udfkit_signature *s = &e->fn->sig;
+    if (!UDFKIT_MAP_HAS_OUTPUTS(s)) {
+        if (s->ret.nullable) {
+            udfkit_buf_printf(out, "    r->valid = ::%s(&r->r1, ", e->c_name);
+            call_args(e, out);
+            udfkit_buf_puts(out, ") ? 1u : 0u;\n");
+        } else {
+            udfkit_buf_printf(out, "    r->r1 = ::%s(", e->c_name);
+            call_args(e, out);
+            udfkit_buf_puts(out, ");\n    r->valid = 1u;\n");
+        }
+        return;
+    }
+    /* A T* output is valid where the UDF runs; a T?* output where the UDF says so. */
+    size_t k = udfkit_rows_output_count(e);
+    for (size_t j = 0; j < k; j++)
+        udfkit_buf_printf(out, "    bool w%zu = %s;\n", j + 1, output_type(e, j).nullable ? "false" : "true");
+    udfkit_buf_printf(out, "    ::%s(", e->c_name);
+    call_args(e, out);
+    for (size_t j = 0; j < k; j++) {
+        udfkit_buf_printf(out, ", &r->r%zu", j + 1);
+        if (output_type(e, j).nullable)
+            udfkit_buf_printf(out, ", &w%zu", j + 1);
+    }
+    udfkit_buf_puts(out, ");\n    r->valid = ");
+    for (size_t j = 0; j < k; j++)
+        udfkit_buf_printf(out, "%s(w%zu ? %uu : 0u)", j ? " | " : "", j + 1, 1u << j);
+    udfkit_buf_puts(out, ";\n");
+}
+
+void udfkit_rows_map_functions(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    size_t k = udfkit_rows_output_count(e);
+    udfkit_buf_printf(out, "\n/* nullable_map(%s%s): one row's outputs, and their validity (bit j: output j + 1). */\n",
+                      e->c_name, e->nullify ? ", nullify" : "");
+    udfkit_buf_printf(out, "struct %s_row {\n", prefix);
+    for (size_t j = 0; j < k; j++) {
+        udfkit_buf_puts(out, "    ");
+        column_type(output_type(e, j), true, out);
+        udfkit_buf_printf(out, " r%zu;\n", j + 1);
+    }
+    udfkit_buf_puts(out, "    unsigned valid;\n};\n\n");
+    input_struct(prefix, e, out);
+    udfkit_buf_printf(out, "__device__ __forceinline__ void %s_compute(unsigned long long i, const %s_in &x, %s_row *r)\n{\n",
+                      prefix, prefix, prefix);
+    for (size_t j = 0; j < k; j++) {
+        udfkit_buf_printf(out, "    r->r%zu = ", j + 1);
+        column_type(output_type(e, j), true, out);
+        udfkit_buf_puts(out, "();\n");
+    }
+    udfkit_buf_puts(out, "    r->valid = 0u;\n");
+    validity(e, "return;", out);
+    map_call(e, out);
+    udfkit_buf_printf(out, "    if (udfkit_detail::row_failed(i, %s))\n        r->valid = 0u;\n}\n\n",
+                      e->nullify ? "true" : "false");
+    udfkit_buf_printf(out, "__device__ __forceinline__ void %s_store(unsigned long long i, ", prefix);
+    for (size_t j = 0; j < k; j++) {
+        udfkit_buf_puts(out, j ? ", " : "");
+        column_type(output_type(e, j), true, out);
+        udfkit_buf_printf(out, " *o%zu", j + 1);
+    }
+    udfkit_buf_printf(out, ", const %s_row &r)\n{\n", prefix);
+    for (size_t j = 0; j < k; j++)
+        udfkit_buf_printf(out, "    o%zu[i] = r.r%zu;\n", j + 1, j + 1);
+    udfkit_buf_puts(out, "}\n");
+}

@@ -1,0 +1,37 @@
+/* The per-row pieces of the generated kernels: their column parameters (values, and under the
+ * nullable_* templates a validity bitmap each), and the device functions that compute one row:
+ * which inputs are valid, whether the UDF is called, what it returns and whether it failed. */
+#ifndef UDFKIT_KERNEL_ROWS_H
+#define UDFKIT_KERNEL_ROWS_H
+
+#include "base/buf.h"
+#include "codegen/kernel_entry.h"
+
+#include <stdbool.h>
+
+/* Whether the entry's columns carry validity bitmaps. */
+bool udfkit_rows_nullable(udfkit_kernel_template tpl);
+
+/* The input columns: "const float *a1, udfkit_mask m1, ..." (C; CUDA spells the mask
+ * udfkit_detail::mask and types as they cross the C ABI); without masks for dense templates. */
+void udfkit_rows_inputs(const udfkit_kernel_entry *e, bool cuda, udfkit_buf *out);
+/* "a1, m1, ..." and "&a1, &m1, ...". */
+void udfkit_rows_input_args(const udfkit_kernel_entry *e, bool pointers, udfkit_buf *out);
+
+/* nullable_map's outputs: "float *out, uint8_t *out_bits", or "O1 *out1, uint8_t *out1_bits, ..."
+ * for a function writing k outputs; and their count. */
+void udfkit_rows_outputs(const udfkit_kernel_entry *e, bool cuda, udfkit_buf *out);
+void udfkit_rows_output_args(const udfkit_kernel_entry *e, bool pointers, bool bits, udfkit_buf *out);
+size_t udfkit_rows_output_count(const udfkit_kernel_entry *e);
+
+/* A row's inputs, `struct <prefix>_in`, and `void <prefix>_load(i, <inputs>, <prefix>_in *x)`
+ * reading them all at once; then, for filter and nullable_filter, whether row i is kept:
+ * `bool <prefix>_keep(unsigned long long i, const <prefix>_in &x)`; a row the UDF fails is not. */
+void udfkit_rows_keep_function(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out);
+
+/* nullable_map's row: <prefix>_in and _load as above, `struct <prefix>_row` of the outputs'
+ * values and their validity bits, `void <prefix>_compute(i, const <prefix>_in &x, <prefix>_row *r)`
+ * and `void <prefix>_store(i, <outputs>, const <prefix>_row &r)`. */
+void udfkit_rows_map_functions(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out);
+
+#endif

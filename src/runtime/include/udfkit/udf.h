@@ -1,0 +1,16 @@
+/* Device functions udfkit gives UDFs. `udfkit compile` declares them in every CUDA C/C++
+ * UDF it compiles (this header is pre-included); a UDF compiled by other means includes it.
+ * The kernels of `udfkit kernels` (add_jit_library's KERNELS) define them. */
+#ifndef UDFKIT_UDF_H
+#define UDFKIT_UDF_H
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+/* Stops the current row with an error `code` (any int; the first call of a row counts): the
+ * launch records the lowest failed row and its code, and <library>_udf_error reports them
+ * (UDFKIT_ERROR_UDF); under nullable_map(f, nullify) the row becomes null instead. The
+ * UDF still returns normally; what it returns for a failed row is not used by filters and
+ * nullable templates. Outside udfkit's kernels the call does nothing. */
+extern "C" __device__ void udfkit_row_error(int code);
+#endif
+
+#endif /* UDFKIT_UDF_H */
