@@ -11,9 +11,8 @@ extern const char udfkit_py_worker[];
 /* udfkit kernels: templates/kernels/ */
 extern const char udfkit_tpl_kernel_prelude[];
 extern const char udfkit_tpl_kernel_map[];
-extern const char udfkit_tpl_kernel_map_outputs[];
-extern const char udfkit_tpl_launcher_map_outputs[];
 extern const char udfkit_tpl_kernel_filter[];
+extern const char udfkit_tpl_kernel_filter_scan[];
 extern const char udfkit_tpl_kernel_reduce[];
 /* <udfkit/udf.h>, pre-included in every CUDA C/C++ UDF compile */
 extern const char udfkit_tpl_udf_device_h[];

@@ -161,10 +161,11 @@ static void launcher_doc(const udfkit_kernel_entry *e, udfkit_buf *out)
     udfkit_buf_free(&args);
 }
 
-/* How many kernels an entry's launcher uses: reduces two passes, the others one. */
+/* How many kernels of its own an entry's launcher uses: maps one, filters and reduces two
+ * (filters also the scan they share). */
 static size_t kernel_count(udfkit_kernel_template tpl)
 {
-    return tpl == UDFKIT_KERNEL_REDUCE || tpl == UDFKIT_KERNEL_NULLABLE_REDUCE ? 2 : 1;
+    return tpl == UDFKIT_KERNEL_MAP || tpl == UDFKIT_KERNEL_NULLABLE_MAP ? 1 : 2;
 }
 
 /* The kernels an entry uses, in the order of the launchers' name table. */
@@ -172,10 +173,10 @@ static void kernel_names(const char *kernel, udfkit_kernel_template tpl, udfkit_
 {
     static const char *const suffixes[][2] = {
         [UDFKIT_KERNEL_MAP] = {"", NULL},
-        [UDFKIT_KERNEL_FILTER] = {"", NULL},
+        [UDFKIT_KERNEL_FILTER] = {"_flags", "_write"},
         [UDFKIT_KERNEL_REDUCE] = {"_partials", "_final"},
         [UDFKIT_KERNEL_NULLABLE_MAP] = {"", NULL},
-        [UDFKIT_KERNEL_NULLABLE_FILTER] = {"", NULL},
+        [UDFKIT_KERNEL_NULLABLE_FILTER] = {"_flags", "_write"},
         [UDFKIT_KERNEL_NULLABLE_REDUCE] = {"_partials", "_final"},
     };
     for (size_t i = 0; i < 2 && suffixes[tpl][i]; i++)
@@ -189,6 +190,7 @@ typedef struct render_parts {
     udfkit_buf protos;      /* device prototypes of the UDFs the kernels call */
     udfkit_buf kernels;     /* CUDA C kernels */
     udfkit_buf names;       /* the name table */
+    char scan_index[32];    /* the filters' shared scan kernel in the name table */
     udfkit_buf markers;     /* machine-readable lines, one per launcher */
     udfkit_buf decls;       /* launcher declarations for the header */
     udfkit_buf launchers;   /* launcher definitions */
@@ -234,7 +236,6 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
     udfkit_buf_printf(&t->kernel, "udfkit_%s_%s_%s", r->name, udfkit_kernel_template_name(e->tpl), e->c_name);
     udfkit_exporter_abi_type((udfkit_type){s->ret.scalar, false, false}, &t->ret);
     switch (e->tpl) {
-    case UDFKIT_KERNEL_MAP:
     case UDFKIT_KERNEL_REDUCE:
     case UDFKIT_KERNEL_NULLABLE_REDUCE:
         array_params(s, true, &t->params);
@@ -251,13 +252,14 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
         udfkit_buf_puts(&t->fn, t->kernel.data);
         udfkit_rows_keep_function(t->fn.data, e, &t->rows);
         break;
+    case UDFKIT_KERNEL_MAP:
     case UDFKIT_KERNEL_NULLABLE_MAP:
         udfkit_rows_inputs(e, true, &t->params);
         udfkit_rows_input_args(e, false, &t->args);
         udfkit_rows_input_args(e, true, &t->ptrs);
         udfkit_rows_outputs(e, true, &t->outs);
         udfkit_rows_output_args(e, false, false, &t->out_vals);
-        udfkit_rows_output_args(e, true, true, &t->out_ptrs);
+        udfkit_rows_output_args(e, true, e->tpl == UDFKIT_KERNEL_NULLABLE_MAP, &t->out_ptrs);
         for (size_t j = 0; j < udfkit_rows_output_count(e); j++)
             udfkit_buf_printf(&t->bits, j ? ", out%zu_bits" : (UDFKIT_MAP_HAS_OUTPUTS(s) ? "out%zu_bits" : "out_bits"),
                               j + 1);
@@ -272,11 +274,10 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
 /* The CUDA and C templates of an entry. */
 static void entry_templates(const udfkit_kernel_entry *e, const char **cuda, const char **c)
 {
-    bool outputs = e->tpl == UDFKIT_KERNEL_MAP && UDFKIT_MAP_HAS_OUTPUTS(&e->fn->sig);
     switch (e->tpl) {
     case UDFKIT_KERNEL_MAP:
-        *cuda = outputs ? udfkit_tpl_kernel_map_outputs : udfkit_tpl_kernel_map;
-        *c = outputs ? udfkit_tpl_launcher_map_outputs : udfkit_tpl_launcher_map;
+        *cuda = udfkit_tpl_kernel_map;
+        *c = udfkit_tpl_launcher_map;
         break;
     case UDFKIT_KERNEL_FILTER:
     case UDFKIT_KERNEL_NULLABLE_FILTER:
@@ -315,7 +316,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"NAME", r->name},          {"UPPER_NAME", r->upper},      {"FN", TEXT(t.fn)},
         {"KERNEL", t.kernel.data},  {"PARAMS", TEXT(t.params)},    {"ARGS", TEXT(t.args)},
         {"RET", t.ret.data},        {"T", t.ret.data},             {"PROTOTYPE", proto.data},
-        {"INDEX", index_text},      {"ARG_POINTERS", TEXT(t.ptrs)},
+        {"INDEX", index_text},      {"SCAN_INDEX", r->scan_index}, {"ARG_POINTERS", TEXT(t.ptrs)},
         {"TEMPLATE", tpl_name},     {"UDF", e->c_name},            {"PREFIX", TEXT(t.prefix)},
         {"OUT_PARAMS", TEXT(t.outs)}, {"OUTS", TEXT(t.out_vals)},  {"BITS", TEXT(t.bits)},
         {"OUT_POINTERS", TEXT(t.out_ptrs)}, {"K", t.k},
@@ -358,14 +359,17 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     udfkit_buf_printf(&guard, "UDFKIT_LIBRARY_%s_H", name);
     render_parts r = {.name = name, .upper = upper};
 
-    /* The name table: each entry's kernels in order. */
+    /* The name table: each entry's kernels in order, then the one scan all filters share. */
     size_t nkernels = 0;
-    bool chunked = false;
+    bool chunked = false, filters = false;
     for (size_t i = 0; i < count; i++) {
+        bool filter = entries[i].tpl == UDFKIT_KERNEL_FILTER || entries[i].tpl == UDFKIT_KERNEL_NULLABLE_FILTER;
         nkernels += kernel_count(entries[i].tpl);
-        chunked |= entries[i].tpl == UDFKIT_KERNEL_REDUCE || entries[i].tpl == UDFKIT_KERNEL_NULLABLE_REDUCE;
+        chunked |= kernel_count(entries[i].tpl) == 2;
+        filters |= filter;
     }
-    snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels);
+    snprintf(r.scan_index, sizeof r.scan_index, "%zu", nkernels);
+    snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters);
 
     size_t next = 0;
     for (size_t i = 0; i < count && !rc; i++) {
@@ -380,6 +384,10 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     const udfkit_template_var helper_vars[] = {
         {"NAME", name}, {"UPPER_NAME", upper}, {"BLOCK", block}, {"FILTER_ROUNDS", rounds}};
     size_t nhelper_vars = sizeof helper_vars / sizeof *helper_vars;
+    if (!rc && filters) {
+        rc = udfkit_template_render(udfkit_tpl_kernel_filter_scan, helper_vars, nhelper_vars, &r.kernels);
+        udfkit_buf_printf(&r.names, "    \"udfkit_%s_filter_scan\",\n", name);
+    }
     /* Helpers only where a launcher uses them: an unused static function is a warning. */
     if (!rc && count)
         rc = udfkit_template_render(udfkit_tpl_launcher_common, helper_vars, nhelper_vars, &common);

@@ -16,9 +16,9 @@
  * launch: __launch_bounds__(256) caps registers at 255 per thread, and 256 * 255 fits the
  * 64K registers a block may use on every architecture NVRTC 13 targets. */
 #define UDFKIT_KERNEL_BLOCK 256
-/* Rounds of UDFKIT_KERNEL_BLOCK rows in a filter's tile: each thread keeps that many rows'
- * loads in flight. */
-#define UDFKIT_KERNEL_FILTER_ROUNDS 8
+/* Rounds of 4 x UDFKIT_KERNEL_BLOCK rows a filter's block loads at once: each thread keeps
+ * 4 times that many rows' loads in flight. */
+#define UDFKIT_KERNEL_FILTER_ROUNDS 2
 
 typedef struct udfkit_kernels_request {
     const char *const *manifests; /* udfkit manifests of UDFs */

@@ -76,11 +76,14 @@ static void output_name(const udfkit_kernel_entry *e, size_t j, udfkit_buf *out)
 
 void udfkit_rows_outputs(const udfkit_kernel_entry *e, bool cuda, udfkit_buf *out)
 {
+    bool bits = udfkit_rows_nullable(e->tpl);
     for (size_t j = 0; j < udfkit_rows_output_count(e); j++) {
         udfkit_buf_puts(out, j ? ", " : "");
         column_type(output_type(e, j), cuda, out);
         udfkit_buf_puts(out, " *");
         output_name(e, j, out);
+        if (!bits)
+            continue;
         udfkit_buf_printf(out, ", %s *", cuda ? "unsigned char" : "uint8_t");
         output_name(e, j, out);
         udfkit_buf_puts(out, "_bits");
@@ -126,6 +129,30 @@ static void input_struct(const char *prefix, const udfkit_kernel_entry *e, udfki
     udfkit_buf_puts(out, "}\n\n");
 }
 
+/* `void <prefix>_load4(i, <inputs>, <prefix>_in *x)`: rows i..i+3 (i a multiple of 4, all
+ * below n), each column with one vector load where it is aligned. */
+static void input_load4(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    bool masks = udfkit_rows_nullable(e->tpl);
+    udfkit_buf_printf(out, "__device__ __forceinline__ void %s_load4(unsigned long long i, ", prefix);
+    udfkit_rows_inputs(e, true, out);
+    udfkit_buf_printf(out, ", %s_in *x)\n{\n", prefix);
+    for (size_t i = 0; i < input_count(e); i++) {
+        udfkit_buf_puts(out, "    {\n        ");
+        column_type(e->fn->sig.params[i], true, out);
+        udfkit_buf_printf(out, " v[4];\n        udfkit_detail::load4(a%zu, i, v);\n", i + 1);
+        for (int k = 0; k < 4; k++)
+            udfkit_buf_printf(out, "        x[%d].a%zu = v[%d];\n", k, i + 1, k);
+        if (masks) {
+            udfkit_buf_printf(out, "        const unsigned b = udfkit_detail::valid4(m%zu, i);\n", i + 1);
+            for (int k = 0; k < 4; k++)
+                udfkit_buf_printf(out, "        x[%d].v%zu = (b >> %d) & 1u;\n", k, i + 1, k);
+        }
+        udfkit_buf_puts(out, "    }\n");
+    }
+    udfkit_buf_puts(out, "}\n\n");
+}
+
 /* Where some parameter takes no null: the return that skips the UDF for a row with a null
  * there. */
 static void validity(const udfkit_kernel_entry *e, const char *skip, udfkit_buf *out)
@@ -157,6 +184,7 @@ void udfkit_rows_keep_function(const char *prefix, const udfkit_kernel_entry *e,
     udfkit_buf_printf(out, "\n/* %s(%s): row i's inputs, and whether the row is kept. */\n",
                       udfkit_kernel_template_name(e->tpl), e->c_name);
     input_struct(prefix, e, out);
+    input_load4(prefix, e, out);
     udfkit_buf_printf(out, "__device__ __forceinline__ bool %s_keep(unsigned long long i, const %s_in &x)\n{\n", prefix,
                       prefix);
     if (nullable)
@@ -170,7 +198,7 @@ void udfkit_rows_keep_function(const char *prefix, const udfkit_kernel_entry *e,
         call_args(e, out);
         udfkit_buf_puts(out, ");\n");
     }
-    udfkit_buf_puts(out, "    return !udfkit_detail::row_failed(i, false) && keep;\n}\n");
+    udfkit_buf_puts(out, "    return keep;\n}\n");
 }
 
 /* The call of a nullable_map's UDF, setting r->r<j> and r->valid. */
@@ -209,8 +237,8 @@ static void map_call(const udfkit_kernel_entry *e, udfkit_buf *out)
 void udfkit_rows_map_functions(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out)
 {
     size_t k = udfkit_rows_output_count(e);
-    udfkit_buf_printf(out, "\n/* nullable_map(%s%s): one row's outputs, and their validity (bit j: output j + 1). */\n",
-                      e->c_name, e->nullify ? ", nullify" : "");
+    udfkit_buf_printf(out, "\n/* %s(%s%s): one row's inputs, its outputs and their validity (bit j: output j + 1). */\n",
+                      udfkit_kernel_template_name(e->tpl), e->c_name, e->nullify ? ", nullify" : "");
     udfkit_buf_printf(out, "struct %s_row {\n", prefix);
     for (size_t j = 0; j < k; j++) {
         udfkit_buf_puts(out, "    ");
@@ -219,26 +247,36 @@ void udfkit_rows_map_functions(const char *prefix, const udfkit_kernel_entry *e,
     }
     udfkit_buf_puts(out, "    unsigned valid;\n};\n\n");
     input_struct(prefix, e, out);
+    input_load4(prefix, e, out);
     udfkit_buf_printf(out, "__device__ __forceinline__ void %s_compute(unsigned long long i, const %s_in &x, %s_row *r)\n{\n",
                       prefix, prefix, prefix);
-    for (size_t j = 0; j < k; j++) {
-        udfkit_buf_printf(out, "    r->r%zu = ", j + 1);
-        column_type(output_type(e, j), true, out);
-        udfkit_buf_puts(out, "();\n");
-    }
+    for (size_t j = 0; j < k; j++)
+        udfkit_buf_printf(out, "    r->r%zu = 0;\n", j + 1);
     udfkit_buf_puts(out, "    r->valid = 0u;\n");
-    validity(e, "return;", out);
+    if (udfkit_rows_nullable(e->tpl))
+        validity(e, "return;", out);
     map_call(e, out);
     udfkit_buf_printf(out, "    if (udfkit_detail::row_failed(i, %s))\n        r->valid = 0u;\n}\n\n",
                       e->nullify ? "true" : "false");
-    udfkit_buf_printf(out, "__device__ __forceinline__ void %s_store(unsigned long long i, ", prefix);
-    for (size_t j = 0; j < k; j++) {
-        udfkit_buf_puts(out, j ? ", " : "");
-        column_type(output_type(e, j), true, out);
-        udfkit_buf_printf(out, " *o%zu", j + 1);
+    /* _store (one row) and _store4 (rows i..i+3, a vector store per column where aligned). */
+    for (int four = 0; four < 2; four++) {
+        udfkit_buf_printf(out, "__device__ __forceinline__ void %s_store%s(unsigned long long i, ", prefix, four ? "4" : "");
+        for (size_t j = 0; j < k; j++) {
+            udfkit_buf_puts(out, j ? ", " : "");
+            column_type(output_type(e, j), true, out);
+            udfkit_buf_printf(out, " *o%zu", j + 1);
+        }
+        udfkit_buf_printf(out, ", const %s_row *r)\n{\n", prefix);
+        for (size_t j = 0; j < k; j++) {
+            if (!four) {
+                udfkit_buf_printf(out, "    o%zu[i] = r->r%zu;\n", j + 1, j + 1);
+                continue;
+            }
+            udfkit_buf_puts(out, "    {\n        const ");
+            column_type(output_type(e, j), true, out);
+            udfkit_buf_printf(out, " v[4] = {r[0].r%zu, r[1].r%zu, r[2].r%zu, r[3].r%zu};\n", j + 1, j + 1, j + 1, j + 1);
+            udfkit_buf_printf(out, "        udfkit_detail::store4(o%zu, i, v);\n    }\n", j + 1);
+        }
+        udfkit_buf_puts(out, "}\n\n");
     }
-    udfkit_buf_printf(out, ", const %s_row &r)\n{\n", prefix);
-    for (size_t j = 0; j < k; j++)
-        udfkit_buf_printf(out, "    o%zu[i] = r.r%zu;\n", j + 1, j + 1);
-    udfkit_buf_puts(out, "}\n");
 }

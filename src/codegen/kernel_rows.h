@@ -18,20 +18,22 @@ void udfkit_rows_inputs(const udfkit_kernel_entry *e, bool cuda, udfkit_buf *out
 /* "a1, m1, ..." and "&a1, &m1, ...". */
 void udfkit_rows_input_args(const udfkit_kernel_entry *e, bool pointers, udfkit_buf *out);
 
-/* nullable_map's outputs: "float *out, uint8_t *out_bits", or "O1 *out1, uint8_t *out1_bits, ..."
- * for a function writing k outputs; and their count. */
+/* A map's outputs: "float *out", or "O1 *out1, ..." for a function writing k outputs, each
+ * followed by its bitmap under nullable_map ("uint8_t *out_bits"); and their count. */
 void udfkit_rows_outputs(const udfkit_kernel_entry *e, bool cuda, udfkit_buf *out);
 void udfkit_rows_output_args(const udfkit_kernel_entry *e, bool pointers, bool bits, udfkit_buf *out);
 size_t udfkit_rows_output_count(const udfkit_kernel_entry *e);
 
 /* A row's inputs, `struct <prefix>_in`, and `void <prefix>_load(i, <inputs>, <prefix>_in *x)`
- * reading them all at once; then, for filter and nullable_filter, whether row i is kept:
- * `bool <prefix>_keep(unsigned long long i, const <prefix>_in &x)`; a row the UDF fails is not. */
+ * reading them all at once (and _load4, rows i..i+3); then, for filter and nullable_filter,
+ * whether row i is kept: `bool <prefix>_keep(unsigned long long i, const <prefix>_in &x)`, as
+ * the UDF says (the kernel drops the rows the UDF failed). */
 void udfkit_rows_keep_function(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out);
 
-/* nullable_map's row: <prefix>_in and _load as above, `struct <prefix>_row` of the outputs'
- * values and their validity bits, `void <prefix>_compute(i, const <prefix>_in &x, <prefix>_row *r)`
- * and `void <prefix>_store(i, <outputs>, const <prefix>_row &r)`. */
+/* map's and nullable_map's row: <prefix>_in and _load as above, and _load4 (rows i..i+3 with a
+ * vector load per column), `struct <prefix>_row` of the outputs' values and their validity
+ * bits, `void <prefix>_compute(i, const <prefix>_in &x, <prefix>_row *r)`, and
+ * `void <prefix>_store(i, <outputs>, const <prefix>_row *r)` and _store4 (rows i..i+3). */
 void udfkit_rows_map_functions(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out);
 
 #endif

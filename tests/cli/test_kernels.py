@@ -109,7 +109,8 @@ def test_map_with_outputs(work):
     assert ("udfkit_status lib_map_mo(udfkit_stream s, size_t n, const float *a1, int32_t *out1, double *out2);"
             in header), header
     kernels = open(os.path.join(work, "out", "lib_kernels.cu")).read()
-    assert "::mo(a1[i], &out1[i], &out2[i]);" in kernels, kernels
+    assert "::mo(x.a1, &r->r1, &r->r2);" in kernels, kernels
+    assert "udfkit_lib_map_mo(unsigned long long n, const float *a1, int *out1, double *out2)" in kernels, kernels
 
 
 def test_usage_errors(work):
@@ -215,7 +216,8 @@ def test_whole_path_to_a_c_program(work):
     assert {(e["kind"], e["arch"]) for e in desc["entries"]} == {("sass", "sm_80"), ("sass", "sm_90"),
                                                                  ("ptx", "compute_90")}
     assert set(desc["kernels"]) >= {
-        "udfkit_lib_map_scale", "udfkit_lib_map_inc8", "udfkit_lib_filter_is_even", "udfkit_lib_reduce_add64_partials",
+        "udfkit_lib_map_scale", "udfkit_lib_map_inc8", "udfkit_lib_filter_is_even_flags",
+        "udfkit_lib_filter_is_even_write", "udfkit_lib_filter_scan", "udfkit_lib_reduce_add64_partials",
         "udfkit_lib_reduce_add64_final", "udfkit_lib_reduce_max_f32_partials", "udfkit_lib_reduce_max_f32_final"}
     ok("embed", fatbin, "--symbol", "lib_fatbin", "-o", os.path.join(build, "lib_fatbin.c"))
 

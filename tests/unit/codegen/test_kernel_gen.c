@@ -204,17 +204,19 @@ static void renders_launchers_and_kernels(void **state)
     assert_non_null(strstr(h, "#include <udfkit/runtime.h>"));
     assert_null(strstr(h, "cuda"));
 
-    /* One kernel per map and filter (one pass), two per reduce. */
+    /* One kernel per map, two per filter and reduce, one scan for the filters. */
     assert_non_null(strstr(cu, "extern \"C\" __global__ void __launch_bounds__(UDFKIT_BLOCK) udfkit_lib_map_scale("
                                "unsigned long long n, const float *a1, const float *a2, float *out)"));
     assert_non_null(strstr(cu, "udfkit_lib_map_h(unsigned long long n, const unsigned short *a1, "
                                "const unsigned short *a2, unsigned short *out)"));
-    assert_non_null(strstr(cu, "udfkit_lib_filter_is_even(unsigned long long n, const int *a1, "));
+    assert_non_null(strstr(cu, "udfkit_lib_filter_is_even_flags(unsigned long long n, unsigned long long tiles_per_block, "
+                               "const int *a1, "));
+    assert_non_null(strstr(cu, "udfkit_lib_filter_is_even_write("));
     assert_non_null(strstr(cu, "bool udfkit_lib_filter_is_even_keep(unsigned long long i, "));
-    assert_null(strstr(cu, "filter_scan"));
+    assert_non_null(strstr(cu, "udfkit_lib_filter_scan("));
     assert_non_null(strstr(cu, "udfkit_lib_reduce_add_partials("));
     assert_non_null(strstr(cu, "udfkit_lib_reduce_h_final("));
-    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 7);
+    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 9);
     /* The UDFs' prototypes, each once, and no header: NVRTC needs none. */
     assert_non_null(strstr(cu, "__device__ unsigned short h(unsigned short a0, unsigned short a1);\n"));
     assert_non_null(strstr(cu, "__device__ long add(long a0, long a1);\n"));
@@ -225,8 +227,8 @@ static void renders_launchers_and_kernels(void **state)
     assert_non_null(strstr(c, "#include \"lib.h\"\n"));
     assert_non_null(strstr(c, "extern const unsigned char lib_fatbin[];\nextern const size_t lib_fatbin_size;\n"));
     assert_non_null(strstr(c, "udfkit_runtime_check_abi(1, "));
-    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[7 + 1];"));
-    assert_non_null(strstr(c, "    \"udfkit_lib_reduce_h_final\",\n    NULL,\n"));
+    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[9 + 1];"));
+    assert_non_null(strstr(c, "    \"udfkit_lib_reduce_h_final\",\n    \"udfkit_lib_filter_scan\",\n    NULL,\n"));
     assert_non_null(strstr(c, "udfkit_lib_chunks("));
     assert_int_equal(occurrences(c, "\nudfkit_status lib_"), 7); /* load, udf_error, 5 launchers */
     rendered_free(&r);
