@@ -11,7 +11,7 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
     [SOURCES <file.cu>...]
     [INCLUDE_DIRECTORIES <dir>...] [COMPILE_DEFINITIONS <def>...] [COMPILE_OPTIONS <opt>...]
     [UDFS <add_ptx_udf target>...]
-    [KERNELS <template>(<c_name>)...]
+    [KERNELS <template>(<c_name>[, <option>])...]
     [ARCHITECTURES <list>]
     [KEEP_LTOIR]
     [COMPRESS none|speed|balance|size]
@@ -35,9 +35,12 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
   ``LINK`` files and the link lists of Python UDFs are linked too.
 
 ``KERNELS``
-  Kernels made from templates: ``map(f)``, ``filter(p)``, ``reduce(op)``, quoted or not.
-  Each gets a launcher in the header (see the README); signatures are checked at configure
-  time where the UDF's signature is declared, at build time where it is inferred.
+  Kernels made from templates: ``map(f)``, ``filter(p)``, ``reduce(op)``, and over Arrow
+  columns with validity bitmaps ``nullable_map(f)`` (``nullable_map(f, nullify)``: rows the
+  UDF fails become nulls), ``nullable_filter(p)``, ``nullable_reduce(op)``; quoted or not.
+  Each gets a launcher in the header (see the README and docs/nullable.md); signatures are
+  checked at configure time where the UDF's signature is declared, at build time where it
+  is inferred.
 
 ``ARCHITECTURES``
   CMake's ``CUDA_ARCHITECTURES`` syntax; default ``CMAKE_CUDA_ARCHITECTURES``, else udfkit's.
@@ -69,8 +72,8 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
 
 ``HEADER``
   The header's file name, default ``<target>.h``. It compiles as plain C11 and C++ without
-  CUDA headers and declares ``<target>_load``, ``<target>_unload``, ``<target>_library``
-  and the launchers.
+  CUDA headers and declares ``<target>_load``, ``<target>_unload``, ``<target>_library``,
+  ``<target>_udf_error`` and the launchers.
 
 The library type defaults to ``STATIC``; more than one of ``STATIC``, ``SHARED`` and
 ``OBJECT`` is an error. It links the runtime publicly. A ``SHARED`` library exports
@@ -155,9 +158,9 @@ function(add_jit_library target)
   _udfkit_kernel_entries(add_jit_library "${target}" _kernels ${arg_KERNELS})
   string(MAKE_C_IDENTIFIER "${target}" _ident)
   set(_ids "${_ident}_load|the library" "${_ident}_unload|the library" "${_ident}_library|the library"
-           "${_ident}_fatbin|the library")
+           "${_ident}_udf_error|the library" "${_ident}_fatbin|the library")
   foreach(_entry IN LISTS _kernels)
-    string(REGEX REPLACE "^([A-Za-z_0-9]+)\\(([A-Za-z_0-9]+)\\)$" "\\1_\\2" _launcher "${_entry}")
+    string(REGEX REPLACE "^([A-Za-z_0-9]+)\\(([A-Za-z_0-9]+)(,[A-Za-z_0-9]+)?\\)$" "\\1_\\2" _launcher "${_entry}")
     list(APPEND _ids "${_ident}_${_launcher}|KERNELS entry '${_entry}'")
   endforeach()
   _udfkit_claim_identifiers(add_jit_library "${target}" ${_ids})
@@ -296,9 +299,9 @@ function(add_jit_library target)
   if(_type STREQUAL "SHARED")
     # Exactly what the header declares; everything else (the runtime, nvPTXCompiler, the
     # fatbin's symbol) stays local.
-    set(_exports "${_ident}_load" "${_ident}_unload" "${_ident}_library")
+    set(_exports "${_ident}_load" "${_ident}_unload" "${_ident}_library" "${_ident}_udf_error")
     foreach(_entry IN LISTS _kernels)
-      string(REGEX REPLACE "^([A-Za-z_0-9]+)\\(([A-Za-z_0-9]+)\\)$" "${_ident}_\\1_\\2" _launcher "${_entry}")
+      string(REGEX REPLACE "^([A-Za-z_0-9]+)\\(([A-Za-z_0-9]+)(,[A-Za-z_0-9]+)?\\)$" "${_ident}_\\1_\\2" _launcher "${_entry}")
       list(APPEND _exports "${_launcher}")
     endforeach()
     list(JOIN _exports ";\n    " _exports)

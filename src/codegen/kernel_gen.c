@@ -207,7 +207,7 @@ static void declare_udf(const udfkit_kernel_entry *e, udfkit_buf *protos)
     for (size_t p = 0; p < s->nparams; p++) {
         udfkit_buf_puts(protos, p ? ", " : "");
         udfkit_exporter_abi_type(s->params[p], protos);
-        udfkit_buf_printf(protos, " a%zu", p);
+        udfkit_buf_printf(protos, protos->data[protos->size - 1] == '*' ? "a%zu" : " a%zu", p);
     }
     /* Every template passes at least one argument. */
     udfkit_buf_puts(protos, ");\n");

@@ -320,7 +320,7 @@ def udfkit_module():
     def row_error(typingctx, code):
         """row_error(code): the row fails with `code` (an integer, taken as int32)."""
         if not isinstance(code, types.Integer):
-            return None
+            return None  # numba says: no implementation of row_error for that type
 
         def codegen(context, builder, signature, args):
             call_row_error(builder, context.cast(builder, args[0], code, types.int32))
@@ -336,8 +336,8 @@ def udfkit_module():
     sys.modules["udfkit"] = module
 
 
-def raise_code(exc, exc_args):
-    """The row error code of `raise exc(*exc_args)`."""
+def raise_code(exc, exc_args, loc=None):
+    """The row error code of `raise exc(*exc_args)` (at loc, for messages)."""
     module = sys.modules.get("udfkit")
     row_error = getattr(module, "RowError", None)
     if row_error is not None and isinstance(exc, type) and issubclass(exc, row_error):
@@ -346,7 +346,8 @@ def raise_code(exc, exc_args):
                 and -2**31 <= args[0] < 2**31:
             return args[0]
         raise UdfError(f"udfkit.RowError takes one constant int code (an int32), not {args!r}: "
-                       f"call udfkit.row_error(code) for a code computed at run time")
+                       f"call udfkit.row_error(code) for a code computed at run time",
+                       getattr(loc, "filename", None), getattr(loc, "line", None))
     return ROW_ERROR_RAISED
 
 
@@ -366,7 +367,7 @@ def raise_records_row_error():
 
         def return_user_exc(self, builder, exc, exc_args=None, loc=None, func_name=None, _original=original,
                             _c_abi=c_abi):
-            call_row_error(builder, ir.Constant(ir.IntType(32), raise_code(exc, exc_args)))
+            call_row_error(builder, ir.Constant(ir.IntType(32), raise_code(exc, exc_args, loc)))
             if not _c_abi:
                 return _original(self, builder, exc, exc_args, loc=loc, func_name=func_name)
             rettype = builder.function.ftype.return_type

@@ -22,10 +22,33 @@ ENTRIES = ["map(scale)", "map(inc8)", "filter(is_even)", "reduce(add64)", "reduc
 DECLARED = ["scale:float32(float32, float32)", "vf:void(float32)", "pf:float32(float32*)", "pr:float32*(float32)",
             "z:float32()", "mix:int64(int64, int32)", "rp:float32*(float32*, float32*)", "py:(float32)",
             "pp:bool(int32*)", "mo:void(float32, int32*, float64*)", "mixo:void(float32, float32*, float32)",
-            "noin:void(float32*)", "vpo:void(float32, void*)"]
+            "noin:void(float32*)", "vpo:void(float32, void*)", "nsum:float32?(float32?, float32)",
+            "nred:float32?(float32?, float32?)", "nfl:float32?(float32)", "bq:bool?(int32?)",
+            "nho:void(float32, float32?*, int64*)", "isbig:bool(float32)"]
 
 # name, arguments (besides the functions), exit status, message pattern
 CASES = [
+    ("nullable-entry-option", ["--kernel", "nullable_map(nsum, nulls)"], 1,
+     r"^udfkit: error: kernel entry 'nullable_map\(nsum, nulls\)': unknown option 'nulls' \(nullable_map takes "
+     r"'nullify': rows the UDF fails become nulls\)$"),
+    ("option-on-map", ["--kernel", "map(scale, nullify)"], 1,
+     r"^udfkit: error: kernel entry 'map\(scale, nullify\)': map takes no option \('nullify'\)$"),
+    ("option-missing", ["--kernel", "nullable_map(nsum, )"], 1, r"kernel entry 'nullable_map\(nsum, \)' is not of the form"),
+    ("map-of-nullable", ["--kernel", "map(nsum)"], 1,
+     r"'nsum' is float32\?\(float32\?, float32\), but map takes no nullable \(T\?\) types: it passes dense "
+     r"columns, with no validity; use nullable_map\(nsum\), whose columns come with validity bitmaps$"),
+    ("filter-of-nullable", ["--kernel", "filter(bq)"], 1, r"but filter takes no nullable .* use nullable_filter\(bq\)"),
+    ("nullable-filter-not-bool", ["--kernel", "nullable_filter(nfl)"], 1,
+     r"'nfl' is float32\?\(float32\), but nullable_filter needs a predicate bool\(A1\.\.An\) or "
+     r"bool\?\(A1\.\.An\)$"),
+    ("nullable-reduce-nullable", ["--kernel", "nullable_reduce(nred)"], 1,
+     r"'nred' is float32\?\(float32\?, float32\?\), but nullable_reduce skips nulls and combines valid values "
+     r"only: op is T\(T, T\), with no nullable \(T\?\) types$"),
+    ("nullable-reduce-shape", ["--kernel", "nullable_reduce(mix)"], 1,
+     r"'mix' is int64\(int64, int32\), but nullable_reduce needs T\(T, T\): two parameters of the type it "
+     r"returns$"),
+    ("nullable-map-twice", ["--kernel", "nullable_map(nsum)", "--kernel", "nullable_map(nsum, nullify)"], 1,
+     r"kernel entry 'nullable_map\(nsum, nullify\)' is given twice \(also as 'nullable_map\(nsum\)'\)"),
     ("unknown-template", ["--kernel", "scan(scale)"], 1,
      r"^udfkit: error: unknown kernel template 'scan' in 'scan\(scale\)' \(templates: map, filter, reduce, nullable_map, nullable_filter, nullable_reduce\)$"),
     ("entry-without-parentheses", ["--kernel", "map"], 1,
@@ -111,6 +134,46 @@ def test_map_with_outputs(work):
     kernels = open(os.path.join(work, "out", "lib_kernels.cu")).read()
     assert "::mo(x.a1, &r->r1, &r->r2);" in kernels, kernels
     assert "udfkit_lib_map_mo(unsigned long long n, const float *a1, int *out1, double *out2)" in kernels, kernels
+
+
+def test_nullable_launchers(work):
+    """nullable_map, nullable_filter and nullable_reduce: SPEC.md's launchers, each input with
+    its udfkit_mask, each output with its bitmap; a null-aware UDF gets the validity pairs, a
+    plain one is called only where its inputs are valid; <name>_udf_error is declared."""
+    entries = ["nullable_map(nsum)", "nullable_map(nho, nullify)", "nullable_filter(bq)", "nullable_filter(isbig)",
+               "nullable_reduce(scale2)"]
+    r = udfkit("kernels", "--function", *DECLARED, "scale2:float32(float32, float32)",
+               *[a for e in entries for a in ("--kernel", e)], "--name", "lib", *outputs(work), cwd=work)
+    assert r.rc == 0, r
+    header = open(os.path.join(work, "out", "lib.h")).read()
+    for line in (
+            "udfkit_status lib_udf_error(udfkit_stream s, uint64_t *row, int *code);",
+            "udfkit_status lib_nullable_map_nsum(udfkit_stream s, size_t n, const float *a1, udfkit_mask m1, "
+            "const float *a2, udfkit_mask m2, float *out, uint8_t *out_bits, uint64_t *null_count);",
+            "udfkit_status lib_nullable_map_nho(udfkit_stream s, size_t n, const float *a1, udfkit_mask m1, "
+            "float *out1, uint8_t *out1_bits, int64_t *out2, uint8_t *out2_bits, uint64_t *null_count);",
+            "udfkit_status lib_nullable_filter_bq(udfkit_stream s, size_t n, const int32_t *a1, udfkit_mask m1, "
+            "uint64_t *indices, uint64_t *count);",
+            "udfkit_status lib_nullable_reduce_scale2(udfkit_stream s, size_t n, const float *in, udfkit_mask m, "
+            "float init, float *out, uint64_t *valid_count);",
+            " *   udfkit-kernel nullable_map nho void(float32, float32?*, int64*) lib_nullable_map_nho"):
+        assert line in header, (line, header)
+    kernels = open(os.path.join(work, "out", "lib_kernels.cu")).read()
+    # The C ABI pairs: a T? parameter passes its validity, a T? return comes back as bool.
+    assert "__device__ bool nsum(float *a0, float a1, bool a2, float a3);" in kernels, kernels
+    assert "r->valid = ::nsum(&r->r1, x.a1, x.v1, x.a2) ? 1u : 0u;" in kernels, kernels
+    # nsum's second parameter takes no null: a null there skips the call.
+    assert "    if (!(x.v2))\n        return;\n" in kernels, kernels
+    # nho: a T?* output is valid where the UDF says, a T* output where it runs; nullify.
+    assert "bool w1 = false;" in kernels and "bool w2 = true;" in kernels, kernels
+    assert "::nho(x.a1, &r->r1, &w1, &r->r2);" in kernels, kernels
+    assert "if (udfkit_detail::row_failed(i, true))" in kernels, kernels
+    assert "const bool known = ::bq(&result, x.a1, x.v1);" in kernels, kernels
+    # isbig takes no null: a null input drops the row without a call.
+    assert "const bool keep = ::isbig(x.a1);" in kernels, kernels
+    # Every launcher is C17 without warnings.
+    run(["cc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I", os.path.join(work, "out"),
+         "-I", RUNTIME_INCLUDE, os.path.join(work, "out", "lib.c")])
 
 
 def test_usage_errors(work):
@@ -266,5 +329,6 @@ def test_same_input_same_bytes(work):
 
 
 if __name__ == "__main__":
-    main([test_errors_leave_no_output_and_match_check, test_map_with_outputs, test_usage_errors, test_check_writes_nothing,
-          test_unknown_return_type_is_checked_at_build_time, test_float16_crosses_as_bits, test_whole_path_to_a_c_program, test_same_input_same_bytes])
+    main([test_errors_leave_no_output_and_match_check, test_map_with_outputs, test_nullable_launchers, test_usage_errors,
+          test_check_writes_nothing, test_unknown_return_type_is_checked_at_build_time, test_float16_crosses_as_bits,
+          test_whole_path_to_a_c_program, test_same_input_same_bytes])

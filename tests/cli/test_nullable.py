@@ -47,6 +47,19 @@ __device__ bool pairs(int *out, float a, bool a_valid) { *out = (int)a; return a
 __device__ int pairs_ret(int *out, int a, bool a_valid) { *out = a; return a_valid; }
 """
 PY = "def maybe(x):\n    if x < 0.0:\n        return None\n    return x\n"
+PY_ERRORS = """import udfkit
+
+
+def bad_code(x):
+    if x < 0:
+        raise udfkit.RowError(1.5)
+    return x
+
+
+def float_code(x):
+    udfkit.row_error(x)
+    return x
+"""
 
 # name, source, specs, status, message
 CASES = [
@@ -78,6 +91,11 @@ CASES = [
      r"^m\.py:1: error: 'maybe' may return None, but its spec has no nullable return"),
     ("python-nullable-output", "m.py", ["maybe:void(float32, float32?*)"], 1,
      r"parameter 2 is float32\?\*, an output that may be set to null; a Python UDF returns None instead"),
+    ("python-row-error-code-not-int", "e.py", ["bad_code:int32(int32)"], 1,
+     r"^e\.py:6: error: .*udfkit\.RowError takes one constant int code \(an int32\), not \(1\.5,\)"),
+    ("python-row-error-float", "e.py", ["float_code:float32(float32)"], 1,
+     r"^e\.py:11: error: cannot compile 'float_code' for \(float32\): No implementation of function "
+     r"Function\(<intrinsic row_error>\) found for signature: >>> row_error\(float32\)"),
 ]
 
 
@@ -87,6 +105,8 @@ def make_case(name, source, specs, status, pattern):
             f.write(CU)
         with open(os.path.join(work, "m.py"), "w") as f:
             f.write(PY)
+        with open(os.path.join(work, "e.py"), "w") as f:
+            f.write(PY_ERRORS)
         os.makedirs(os.path.join(work, "out"))
         r = udfkit("compile", source, "-f", *specs, "--arch", "80", "-o", "out/x.json", cwd=work)
         assert r.rc == status, r
@@ -94,6 +114,36 @@ def make_case(name, source, specs, status, pattern):
         assert "Traceback" not in r.err and files_under(os.path.join(work, "out")) == [], r
     test.__name__ = name.replace("-", "_")
     return test
+
+
+def test_row_errors_reach_the_c_abi(work):
+    """A CUDA C UDF calls udfkit_row_error without an include (<udfkit/udf.h> is pre-included,
+    and may be included); a Python UDF calls udfkit.row_error or raises: each compiles to a
+    call of the C ABI's void udfkit_row_error(int), with RowError's code or -1."""
+    with open(os.path.join(work, "c.cu"), "w") as f:
+        f.write("__device__ int d(int a, int b) { if (b == 0) udfkit_row_error(a); return b ? a / b : 0; }\n"
+                "#include <udfkit/udf.h>\n__device__ int e(int a) { if (a < 0) udfkit_row_error(7); return a; }\n")
+    with open(os.path.join(work, "p.py"), "w") as f:
+        f.write("import udfkit\nfrom udfkit import RowError, row_error\n\n\ndef called(a, b):\n    if b == 0:\n"
+                "        row_error(a)\n    return a\n\n\ndef raised(x):\n    if x < 0:\n        raise RowError(42)\n"
+                "    return x\n\n\ndef other(x):\n    if x < 0:\n        raise ValueError('negative')\n    return x\n")
+    ok("compile", "c.cu", "-f", "d:int32(int32, int32)", "e:int32(int32)", "--arch", "80", "--emit", "ptx",
+       "-o", "c.json", cwd=work)
+    ok("compile", "p.py", "-f", "called:int32(int32, int32)", "raised:int32(int32)", "other:int32(int32)",
+       "--arch", "80", "--emit", "ptx", "-o", "p.json", cwd=work)
+    ptx = {}
+    for m in ("c.json", "p.json"):
+        manifest = json.load(open(os.path.join(work, m)))
+        for a in manifest["artifacts"]:
+            # Python: a PTX file per function; CUDA C: one per source, for all its functions.
+            for name in [a["function"]] if "function" in a else [f["c_name"] for f in manifest["functions"]]:
+                ptx[name] = ptx.get(name, "") + open(os.path.join(work, a["path"])).read()
+    for name, code in (("d", None), ("e", "7"), ("called", None), ("raised", "42"), ("other", "-1")):
+        text = ptx[name]
+        assert re.search(r"\.extern \.func udfkit_row_error\s*\(\s*\.param \.b32 udfkit_row_error_param_0\s*\)", text), \
+            (name, text)
+        if code is not None:
+            assert re.search(rf"(mov\.[bus]32\s+%r\d+|st\.param\.b32\s+\[param0\+0\]), {code};", text), (name, code)
 
 
 def test_templates_refuse_nullable_functions(work):
@@ -104,4 +154,4 @@ def test_templates_refuse_nullable_functions(work):
 
 if __name__ == "__main__":
     main([test_cuda_and_python_nullable_udfs_and_headers, *[make_case(*c) for c in CASES],
-          test_templates_refuse_nullable_functions])
+          test_row_errors_reach_the_c_abi, test_templates_refuse_nullable_functions])

@@ -179,8 +179,8 @@ def test_shared_library_exports_its_header_only(work):
         lib = os.path.join(build, "libshop_kernels.so")
         declared = header_functions(os.path.join(build, "shop_kernels.udfkit", "include", "shop_kernels.h"))
         assert declared == ["shop_kernels_filter_is_big", "shop_kernels_library", "shop_kernels_load",
-                            "shop_kernels_map_discount", "shop_kernels_reduce_add_f32", "shop_kernels_udf_error",
-                            "shop_kernels_unload"], declared
+                            "shop_kernels_map_discount", "shop_kernels_nullable_map_discount",
+                            "shop_kernels_reduce_add_f32", "shop_kernels_udf_error", "shop_kernels_unload"], declared
         assert dynamic_symbols(lib) == declared, (name, dynamic_symbols(lib))
         strings = run(["nm", lib]).stdout
         assert ("nvPTXCompilerCompile" in strings) == (name == "fallback"), name
@@ -335,7 +335,8 @@ def test_install_chain(work):
             assert os.path.exists(os.path.join(engine, "lib", "libudfkit_runtime.so.1"))
             assert "$ORIGIN" in run(["readelf", "-d", lib]).stdout
             assert dynamic_symbols(os.path.join(engine, "lib", "libengine_kernels.so")) == [
-                "engine_kernels_library", "engine_kernels_load", "engine_kernels_map_scale2", "engine_kernels_unload"]
+                "engine_kernels_library", "engine_kernels_load", "engine_kernels_map_scale2", "engine_kernels_udf_error",
+                "engine_kernels_unload"]
 
 
 def test_add_subdirectory(work):
