@@ -38,8 +38,17 @@ if grep -q ' U nvPTXCompiler' <<<"$undefined"; then
   [[ -n $ptxc ]] || { echo "build.sh: the runtime needs libnvptxcompiler_static.a: set UDFKIT_NVPTXCOMPILER_LIB" >&2; exit 1; }
   runtime_libs=("$runtime" "$ptxc" -ldl -lpthread -lm)
 fi
+# The runtime carries no PTX compiler unless udfkit::runtime_ptx is linked (its archive,
+# kept by its anchor, and nvPTXCompiler's): the load benchmark measures it.
+ptx_archive=$(dirname "$runtime")/libudfkit_runtime_ptx.a
+if [[ -e $ptx_archive ]]; then
+  ptxc=${UDFKIT_NVPTXCOMPILER_LIB:-$(dirname "$runtime")/libudfkit_nvptxcompiler_static.a}
+  [[ -e $ptxc ]] || { echo "build.sh: $ptx_archive needs nvPTXCompiler's archive: set UDFKIT_NVPTXCOMPILER_LIB" >&2; exit 1; }
+  runtime_libs=(-Xlinker --undefined=udfkit_runtime_ptx_anchor "$ptx_archive" "${runtime_libs[@]}" "$ptxc" -lm)
+fi
 has_ptx_compile=0
-grep -qa UDFKIT_PTX_COMPILE "$runtime" && has_ptx_compile=1
+grep -qa UDFKIT_PTX_COMPILE "$runtime" && { [[ -e $ptx_archive ]] || grep -q ' U nvPTXCompiler' <<<"$undefined"; } &&
+  has_ptx_compile=1
 has_link=0
 grep -q ' T udfkit_library_link$' <<<"$defined" &&
   grep -q udfkit_library_link "$include/udfkit/runtime.h" && has_link=1

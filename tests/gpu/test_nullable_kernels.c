@@ -243,6 +243,25 @@ static void run_map_outputs(shape sh)
     void *dhalf = device_copy(NULL, n * 4), *dsq = device_copy(NULL, n * 8);
     void *b1 = device_copy(NULL, (n + 7) / 8), *b2 = device_copy(NULL, (n + 7) / 8), *b3 = device_copy(NULL, (n + 7) / 8);
     void *c1 = device_copy(NULL, 8), *c23 = device_copy(NULL, 16);
+    /* The Python twin of split2 first, into the same columns: split2 then overwrites them. */
+    if (!check(nk_nullable_map_py_split(NULL, n, dk, v.mask, dhalf, b2, dsq, b3, c23), "py_split") &&
+        !check(udfkit_synchronize(), "synchronize")) {
+        int32_t *half = host_copy(dhalf, n * 4);
+        int64_t *sq = host_copy(dsq, n * 8);
+        uint64_t *n23 = host_copy(c23, 16);
+        bool values = true;
+        for (size_t i = 0; i < n; i++) {
+            /* Python's floor division: rounds toward minus infinity. */
+            int32_t floor_half = k[i] / 2 - (k[i] % 2 != 0 && k[i] < 0);
+            values &= !v.valid[i] || (half[i] == floor_half && sq[i] == (int64_t)k[i] * k[i]);
+        }
+        expect(values, "py_split values");
+        expect_bits(b2, n, v.valid, n23[0], "py_split out1");
+        expect_bits(b3, n, v.valid, n23[1], "py_split out2");
+        free(half);
+        free(sq);
+        free(n23);
+    }
     if (!check(nk_nullable_map_halve(NULL, n, dx, v.mask, dh, b1, c1), "halve") &&
         !check(nk_nullable_map_split2(NULL, n, dk, v.mask, dhalf, b2, dsq, b3, c23), "split2") &&
         !check(udfkit_synchronize(), "synchronize")) {
@@ -579,6 +598,6 @@ int main(void)
         snprintf(current, sizeof current, "errors n=%zu rows first, middle, last", n);
         run_errors(n, all, 3);
     }
-    printf("%zu shapes x 11 launchers, errors at 3 sizes: %d failure(s)\n", runs, failures);
+    printf("%zu shapes x 12 launchers, errors at 3 sizes: %d failure(s)\n", runs, failures);
     return failures ? 1 : 0;
 }

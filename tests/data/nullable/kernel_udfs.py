@@ -26,3 +26,9 @@ def py_raise(x):
     if x < 0:
         raise RowError(5)
     return x * 3
+
+
+def py_split(x, half, square):
+    """Two outputs through pointers: void(int32, int32*, int64*)."""
+    half[0] = x // 2
+    square[0] = x * x
