@@ -7,6 +7,7 @@
  * n are 0), null counts exactly, values of valid rows exactly.
  * usage: test_nullable_kernels; exit 77 (skipped) without a GPU. */
 #include "nk.h"
+#include "gpu_test.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -14,18 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-static int check(udfkit_status s, const char *what)
-{
-    if (s != UDFKIT_OK) {
-        fprintf(stderr, "%s: %s: %s\n", what, udfkit_status_string(s), udfkit_last_error());
-        failures++;
-        return 1;
-    }
-    return 0;
-}
 
 /* The case being run, for messages. */
 static char current[160];
@@ -36,28 +25,6 @@ static void expect(bool ok, const char *what)
         fprintf(stderr, "FAIL %s: %s\n", current, what);
         failures++;
     }
-}
-
-static uint64_t rng = 0x9e3779b97f4a7c15u;
-
-static uint64_t next_random(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-static void *device_copy(const void *host, size_t bytes)
-{
-    void *d = NULL;
-    if (check(udfkit_device_alloc(bytes ? bytes : 1, &d), "udfkit_device_alloc"))
-        return NULL;
-    if (host && bytes && check(udfkit_copy_to_device(d, host, bytes), "udfkit_copy_to_device")) {
-        udfkit_device_free(d);
-        return NULL;
-    }
-    return d;
 }
 
 static void *host_copy(const void *device, size_t bytes)

@@ -4,24 +4,13 @@
  * one-byte rows; every result is checked against the same arithmetic on the host.
  * usage: test_templates; exit 77 (skipped) without a GPU. */
 #include "tpl.h"
+#include "gpu_test.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-static int check(udfkit_status s, const char *what)
-{
-    if (s != UDFKIT_OK) {
-        fprintf(stderr, "%s: %s: %s\n", what, udfkit_status_string(s), udfkit_last_error());
-        failures++;
-        return 1;
-    }
-    return 0;
-}
 
 static void expect(int ok, const char *what, size_t n)
 {
@@ -31,16 +20,6 @@ static void expect(int ok, const char *what, size_t n)
     }
 }
 
-static uint64_t rng = 0x9e3779b97f4a7c15u;
-
-static uint64_t next_random(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 /* The UDFs of tests/data/udfs.cu and tests/data/kernel_udfs.cu, on the host. */
 static int64_t affine(int64_t first, int64_t second)
 {
@@ -48,19 +27,6 @@ static int64_t affine(int64_t first, int64_t second)
     uint32_t fh = (uint32_t)(f >> 32), fl = (uint32_t)f, sh = (uint32_t)(s >> 32), sl = (uint32_t)s;
     uint32_t hi = sh * fh, lo = sh * fl + sl;
     return (int64_t)(((uint64_t)hi << 32) | lo);
-}
-
-/* Device memory of `bytes` (at least 1), filled from host or with a byte pattern. */
-static void *device_copy(const void *host, size_t bytes)
-{
-    void *d = NULL;
-    if (check(udfkit_device_alloc(bytes ? bytes : 1, &d), "udfkit_device_alloc"))
-        return NULL;
-    if (host && bytes && check(udfkit_copy_to_device(d, host, bytes), "udfkit_copy_to_device")) {
-        udfkit_device_free(d);
-        return NULL;
-    }
-    return d;
 }
 
 static void run_map(size_t n)
