@@ -63,6 +63,7 @@ static void load_driver(void)
     RESOLVE(memset_d8_async, "cuMemsetD8Async");
     RESOLVE(stream_synchronize, "cuStreamSynchronize");
     RESOLVE(library_get_global, "cuLibraryGetGlobal");
+    RESOLVE(occupancy_max_active_blocks, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     CUresult r = driver.init(0);
     if (r == CUDA_ERROR_NO_DEVICE) {
         snprintf(load_message, sizeof load_message, "the CUDA driver sees no GPU (cuInit: CUDA_ERROR_NO_DEVICE)");

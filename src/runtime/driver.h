@@ -42,6 +42,7 @@ typedef struct udfkit_driver {
     CUresult (*memset_d8_async)(CUdeviceptr, unsigned char, size_t, CUstream);
     CUresult (*stream_synchronize)(CUstream);
     CUresult (*library_get_global)(CUdeviceptr *, size_t *, CUlibrary, const char *);
+    CUresult (*occupancy_max_active_blocks)(int *, CUfunction, int, size_t);
 } udfkit_driver;
 
 /* Loads libcuda once and makes sure the calling thread has a current context (its own,

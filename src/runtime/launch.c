@@ -34,3 +34,19 @@ udfkit_status udfkit_stream_synchronize(udfkit_stream s)
     CUresult r = d->stream_synchronize((CUstream)s);
     return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuStreamSynchronize");
 }
+
+udfkit_status udfkit_kernel_occupancy(udfkit_kernel k, unsigned block_threads, size_t shared_bytes, int *blocks_per_sm)
+{
+    if (!k || !blocks_per_sm || !block_threads)
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_kernel_occupancy: missing argument");
+    const udfkit_driver *d;
+    udfkit_status st = udfkit_driver_enter(&d);
+    if (st)
+        return st;
+    /* The kernel's function in the current context: its registers are the compiled code's. */
+    CUfunction f;
+    CUresult r = d->kernel_get_function(&f, (CUkernel)k);
+    if (r == CUDA_SUCCESS)
+        r = d->occupancy_max_active_blocks(blocks_per_sm, f, (int)block_threads, shared_bytes);
+    return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+}

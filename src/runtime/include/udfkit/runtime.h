@@ -81,6 +81,12 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_library_link(const udfkit_image *parts, 
 UDFKIT_RUNTIME_API void udfkit_library_unload(udfkit_library *lib);
 UDFKIT_RUNTIME_API udfkit_status udfkit_library_get_kernel(udfkit_library *lib, const char *name, udfkit_kernel *out);
 
+/* How many blocks of k, of `block_threads` threads and `shared_bytes` of dynamic shared
+ * memory, run at once on one multiprocessor of the current device (registers and shared
+ * memory included): a grid of that many per multiprocessor fills the GPU in one wave. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_kernel_occupancy(udfkit_kernel k, unsigned block_threads, size_t shared_bytes,
+                                                         int *blocks_per_sm);
+
 /* args: one pointer per kernel parameter, as cuLaunchKernel takes them. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_launch(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block, size_t shared_bytes, udfkit_stream s,
                             void **args);
