@@ -17,53 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The input columns of an entry: every parameter, but a map's outputs. */
-static size_t input_count(const udfkit_signature *s)
+/* "a1[i], a2[i]", and a map's outputs "&out1[i], ...", for the header's words. */
+static void element_args(const udfkit_kernel_entry *e, udfkit_buf *out)
 {
-    return UDFKIT_MAP_HAS_OUTPUTS(s) ? udfkit_kernel_map_inputs(s) : s->nparams;
-}
-
-/* "const float *a1, const int32_t *a2" (C) or "const float *a1, const int *a2" (CUDA);
- * a map's outputs follow as "float *out1, ...". */
-static void array_params(const udfkit_signature *s, bool cuda, udfkit_buf *out)
-{
-    size_t inputs = input_count(s);
-    for (size_t i = 0; i < s->nparams; i++) {
-        /* An output parameter is T*: its column is T*, named out<j>. */
-        udfkit_type t = i < inputs ? s->params[i] : (udfkit_type){s->params[i].scalar, false, false};
-        udfkit_buf_puts(out, i ? ", " : "");
-        udfkit_buf_puts(out, i < inputs ? "const " : "");
-        if (cuda)
-            udfkit_exporter_abi_type(t, out);
-        else
-            udfkit_type_c(t, out);
-        if (i < inputs)
-            udfkit_buf_printf(out, " *a%zu", i + 1);
-        else
-            udfkit_buf_printf(out, " *out%zu", i - inputs + 1);
-    }
-}
-
-/* "a1[i], a2[i]", and a map's outputs "&out1[i], ..." */
-static void element_args(const udfkit_signature *s, udfkit_buf *out)
-{
-    size_t inputs = input_count(s);
-    for (size_t i = 0; i < s->nparams; i++)
+    size_t inputs = udfkit_rows_input_count(e);
+    for (size_t i = 0; i < e->fn->sig.nparams; i++)
         if (i < inputs)
             udfkit_buf_printf(out, "%sa%zu[i]", i ? ", " : "", i + 1);
         else
             udfkit_buf_printf(out, ", &out%zu[i]", i - inputs + 1);
-}
-
-/* "&a1, &a2" (and "&out1, ..."): kernel arguments as cuLaunchKernel takes them. */
-static void arg_pointers(const udfkit_signature *s, udfkit_buf *out)
-{
-    size_t inputs = input_count(s);
-    for (size_t i = 0; i < s->nparams; i++)
-        if (i < inputs)
-            udfkit_buf_printf(out, "%s&a%zu", i ? ", " : "", i + 1);
-        else
-            udfkit_buf_printf(out, ", &out%zu", i - inputs + 1);
 }
 
 /* SPEC.md's launcher signature, without the ';'. */
@@ -74,20 +36,11 @@ static void launcher_prototype(const char *name, const udfkit_kernel_entry *e, u
                       udfkit_kernel_template_name(e->tpl), e->c_name);
     switch (e->tpl) {
     case UDFKIT_KERNEL_MAP:
-        array_params(s, false, out);
-        if (UDFKIT_MAP_HAS_OUTPUTS(s)) {
-            udfkit_buf_puts(out, ")");
-            break;
-        }
-        udfkit_buf_puts(out, ", ");
-        udfkit_type_c(s->ret, out);
-        udfkit_buf_puts(out, " *out)");
-        break;
     case UDFKIT_KERNEL_NULLABLE_MAP:
         udfkit_rows_inputs(e, false, out);
         udfkit_buf_puts(out, ", ");
         udfkit_rows_outputs(e, false, out);
-        udfkit_buf_puts(out, ", uint64_t *null_count)");
+        udfkit_buf_puts(out, e->tpl == UDFKIT_KERNEL_MAP ? ")" : ", uint64_t *null_count)");
         break;
     case UDFKIT_KERNEL_FILTER:
     case UDFKIT_KERNEL_NULLABLE_FILTER:
@@ -113,7 +66,7 @@ static void launcher_prototype(const char *name, const udfkit_kernel_entry *e, u
 static void launcher_doc(const udfkit_kernel_entry *e, udfkit_buf *out)
 {
     udfkit_buf args = UDFKIT_BUF_INIT;
-    element_args(&e->fn->sig, &args);
+    element_args(e, &args);
     const char *f = e->c_name;
     switch (e->tpl) {
     case UDFKIT_KERNEL_MAP:
@@ -216,18 +169,18 @@ static void declare_udf(const udfkit_kernel_entry *e, udfkit_buf *protos)
 /* The texts an entry's templates fill in. */
 typedef struct entry_texts {
     udfkit_buf kernel;   /* the kernel's name (the name table adds suffixes) */
-    udfkit_buf params;   /* the kernel's input parameters */
-    udfkit_buf args;     /* what the kernels pass to the UDF, or to the row function */
+    udfkit_buf params;   /* the kernel's input parameters (maps and filters) */
+    udfkit_buf args;     /* what the kernels pass to the row functions */
     udfkit_buf ptrs;     /* the launcher's kernel arguments for the inputs */
     udfkit_buf ret;      /* the UDF's return type as the C ABI spells it */
     udfkit_buf fn;       /* what the kernels call for a row */
-    udfkit_buf prefix;   /* nullable_map: the prefix of its row functions */
-    udfkit_buf outs;     /* nullable_map: the kernel's output parameters, */
+    udfkit_buf prefix;   /* maps: the prefix of their row functions */
+    udfkit_buf outs;     /* maps: the kernel's output parameters, */
     udfkit_buf out_vals; /*   the value columns, */
-    udfkit_buf bits;     /*   the bitmaps, */
+    udfkit_buf bits;     /*   the bitmaps (nullable_map), */
     udfkit_buf out_ptrs; /*   and the launcher's kernel arguments for them */
     udfkit_buf rows;     /* device functions the kernels call, before them */
-    char k[16];          /* nullable_map: outputs */
+    char k[16];          /* maps: outputs */
 } entry_texts;
 
 static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e, entry_texts *t)
@@ -238,9 +191,7 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
     switch (e->tpl) {
     case UDFKIT_KERNEL_REDUCE:
     case UDFKIT_KERNEL_NULLABLE_REDUCE:
-        array_params(s, true, &t->params);
-        element_args(s, &t->args);
-        arg_pointers(s, &t->ptrs);
+        /* Their templates take T, the kernel and the UDF's name; the columns are fixed. */
         udfkit_buf_puts(&t->fn, e->c_name);
         break;
     case UDFKIT_KERNEL_FILTER:

@@ -14,8 +14,7 @@ static bool is_map(const udfkit_kernel_entry *e)
     return e->tpl == UDFKIT_KERNEL_MAP || e->tpl == UDFKIT_KERNEL_NULLABLE_MAP;
 }
 
-/* The input columns: a map's leading value parameters, every parameter elsewhere. */
-static size_t input_count(const udfkit_kernel_entry *e)
+size_t udfkit_rows_input_count(const udfkit_kernel_entry *e)
 {
     const udfkit_signature *s = &e->fn->sig;
     return is_map(e) && UDFKIT_MAP_HAS_OUTPUTS(s) ? udfkit_kernel_map_inputs(s) : s->nparams;
@@ -34,7 +33,7 @@ static void column_type(udfkit_type t, bool cuda, udfkit_buf *out)
 void udfkit_rows_inputs(const udfkit_kernel_entry *e, bool cuda, udfkit_buf *out)
 {
     bool masks = udfkit_rows_nullable(e->tpl);
-    for (size_t i = 0; i < input_count(e); i++) {
+    for (size_t i = 0; i < udfkit_rows_input_count(e); i++) {
         udfkit_buf_puts(out, i ? ", const " : "const ");
         column_type(e->fn->sig.params[i], cuda, out);
         udfkit_buf_printf(out, " *a%zu", i + 1);
@@ -46,7 +45,7 @@ void udfkit_rows_inputs(const udfkit_kernel_entry *e, bool cuda, udfkit_buf *out
 void udfkit_rows_input_args(const udfkit_kernel_entry *e, bool pointers, udfkit_buf *out)
 {
     const char *amp = pointers ? "&" : "";
-    for (size_t i = 0; i < input_count(e); i++) {
+    for (size_t i = 0; i < udfkit_rows_input_count(e); i++) {
         udfkit_buf_printf(out, "%s%sa%zu", i ? ", " : "", amp, i + 1);
         if (udfkit_rows_nullable(e->tpl))
             udfkit_buf_printf(out, ", %sm%zu", amp, i + 1);
@@ -110,7 +109,7 @@ static void input_struct(const char *prefix, const udfkit_kernel_entry *e, udfki
 {
     bool masks = udfkit_rows_nullable(e->tpl);
     udfkit_buf_printf(out, "struct %s_in {\n", prefix);
-    for (size_t i = 0; i < input_count(e); i++) {
+    for (size_t i = 0; i < udfkit_rows_input_count(e); i++) {
         udfkit_buf_puts(out, "    ");
         column_type(e->fn->sig.params[i], true, out);
         udfkit_buf_printf(out, " a%zu;\n", i + 1);
@@ -121,7 +120,7 @@ static void input_struct(const char *prefix, const udfkit_kernel_entry *e, udfki
     udfkit_buf_printf(out, "__device__ __forceinline__ void %s_load(unsigned long long i, ", prefix);
     udfkit_rows_inputs(e, true, out);
     udfkit_buf_printf(out, ", %s_in *x)\n{\n", prefix);
-    for (size_t i = 0; i < input_count(e); i++) {
+    for (size_t i = 0; i < udfkit_rows_input_count(e); i++) {
         udfkit_buf_printf(out, "    x->a%zu = a%zu[i];\n", i + 1, i + 1);
         if (masks)
             udfkit_buf_printf(out, "    x->v%zu = udfkit_detail::valid(m%zu, i);\n", i + 1, i + 1);
@@ -137,7 +136,7 @@ static void input_load4(const char *prefix, const udfkit_kernel_entry *e, udfkit
     udfkit_buf_printf(out, "__device__ __forceinline__ void %s_load4(unsigned long long i, ", prefix);
     udfkit_rows_inputs(e, true, out);
     udfkit_buf_printf(out, ", %s_in *x)\n{\n", prefix);
-    for (size_t i = 0; i < input_count(e); i++) {
+    for (size_t i = 0; i < udfkit_rows_input_count(e); i++) {
         udfkit_buf_puts(out, "    {\n        ");
         column_type(e->fn->sig.params[i], true, out);
         udfkit_buf_printf(out, " v[4];\n        udfkit_detail::load4(a%zu, i, v);\n", i + 1);
@@ -158,7 +157,7 @@ static void input_load4(const char *prefix, const udfkit_kernel_entry *e, udfkit
 static void validity(const udfkit_kernel_entry *e, const char *skip, udfkit_buf *out)
 {
     bool gate = false;
-    for (size_t i = 0; i < input_count(e); i++) {
+    for (size_t i = 0; i < udfkit_rows_input_count(e); i++) {
         if (e->fn->sig.params[i].nullable)
             continue;
         udfkit_buf_printf(out, gate ? " && x.v%zu" : "    if (!(x.v%zu", i + 1);
@@ -171,7 +170,7 @@ static void validity(const udfkit_kernel_entry *e, const char *skip, udfkit_buf 
 /* The UDF's arguments: "x.a1, x.a2, x.v2" (a T? parameter passes its validity). */
 static void call_args(const udfkit_kernel_entry *e, udfkit_buf *out)
 {
-    for (size_t i = 0; i < input_count(e); i++) {
+    for (size_t i = 0; i < udfkit_rows_input_count(e); i++) {
         udfkit_buf_printf(out, "%sx.a%zu", i ? ", " : "", i + 1);
         if (e->fn->sig.params[i].nullable)
             udfkit_buf_printf(out, ", x.v%zu", i + 1);

@@ -12,6 +12,8 @@
 /* Whether the entry's columns carry validity bitmaps. */
 bool udfkit_rows_nullable(udfkit_kernel_template tpl);
 
+/* How many input columns: a map's leading value parameters, every parameter elsewhere. */
+size_t udfkit_rows_input_count(const udfkit_kernel_entry *e);
 /* The input columns: "const float *a1, udfkit_mask m1, ..." (C; CUDA spells the mask
  * udfkit_detail::mask and types as they cross the C ABI); without masks for dense templates. */
 void udfkit_rows_inputs(const udfkit_kernel_entry *e, bool cuda, udfkit_buf *out);

@@ -135,16 +135,13 @@ udfkit_status udfkit_library_udf_error(udfkit_library *lib, udfkit_stream s, uin
 {
     if (!lib)
         return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_library_udf_error: no library");
-    const udfkit_driver *d;
-    udfkit_status st = udfkit_driver_enter(&d);
+    udfkit_status st = udfkit_stream_synchronize(s);
     if (st)
         return st;
-    CUresult r = d->stream_synchronize((CUstream)s);
-    if (r != CUDA_SUCCESS)
-        return udfkit_driver_fail(d, r, "cuStreamSynchronize");
+    const udfkit_driver *d = lib->driver;
     CUdeviceptr at = 0;
     size_t bytes = 0;
-    r = d->library_get_global(&at, &bytes, lib->handle, "udfkit_udf_error_record");
+    CUresult r = d->library_get_global(&at, &bytes, lib->handle, "udfkit_udf_error_record");
     if (r == CUDA_ERROR_NOT_FOUND)
         return UDFKIT_OK;
     if (r != CUDA_SUCCESS)
