@@ -108,10 +108,18 @@ struct udfkit_cache {
     const char *section; /* "entries": results, counted and evicted; "toolchain": facts */
     uint64_t limit;
     pthread_mutex_t lock;
-    bool broken; /* a write failed: behave as no cache from now on */
+    bool broken; /* the directory cannot be written: no local level from now on */
+    bool remote; /* results go on to the next level (section "entries" with one set) */
 };
 
-static char *cache_dir(void)
+static const udfkit_cache_level *next_level;
+
+void udfkit_cache_set_next_level(const udfkit_cache_level *level)
+{
+    next_level = level;
+}
+
+char *udfkit_cache_directory(void)
 {
     const char *env = getenv("UDFKIT_CACHE_DIR");
     if (env && *env)
@@ -162,25 +170,30 @@ udfkit_cache *udfkit_cache_open_section(const char *section)
     const char *off = getenv("UDFKIT_CACHE");
     if (off && (strcmp(off, "0") == 0 || strcmp(off, "off") == 0 || strcmp(off, "false") == 0))
         return NULL;
-    char *dir = cache_dir();
+    char *dir = udfkit_cache_directory();
     if (!dir)
         return NULL;
     char *probe = udfkit_path_join(dir, section);
     bool usable = udfkit_make_dirs(probe) && access(probe, W_OK) == 0;
     free(probe);
+    bool remote = next_level && strcmp(section, "entries") == 0;
     if (!usable) {
         /* Said once per process, however many times the cache is opened. */
         static atomic_flag said = ATOMIC_FLAG_INIT;
         if (!atomic_flag_test_and_set(&said))
-            udfkit_warn("the cache directory %s cannot be written (%s); going on without a cache", dir,
-                        strerror(errno));
-        free(dir);
-        return NULL;
+            udfkit_warn("the cache directory %s cannot be written (%s); going on without a %s", dir, strerror(errno),
+                        remote ? "local cache" : "cache");
+        if (!remote) {
+            free(dir);
+            return NULL;
+        }
     }
     udfkit_cache *c = calloc(1, sizeof *c);
     c->dir = dir;
     c->section = section;
     c->limit = size_limit();
+    c->broken = !usable;
+    c->remote = remote;
     pthread_mutex_init(&c->lock, NULL);
     return c;
 }
@@ -240,10 +253,34 @@ static bool parse_entry(const udfkit_buf *file, udfkit_cache_entry *out)
     return true;
 }
 
+static void store_file(udfkit_cache *c, const char *key, const udfkit_buf *file);
+
+/* After a local miss: the next level's entry, verified there and parsed here, fills the
+ * local cache. */
+static bool get_remote(udfkit_cache *c, const char *key, udfkit_cache_entry *out)
+{
+    udfkit_buf file = UDFKIT_BUF_INIT;
+    bool hit = next_level->get(key, &file);
+    if (hit && !(hit = parse_entry(&file, out))) {
+        udfkit_cache_entry_free(out);
+        udfkit_warn("the remote cache's entry %s holds no valid result; it is rebuilt", key);
+    }
+    if (hit) {
+        out->from_remote = true;
+        if (!c->broken)
+            store_file(c, key, &file);
+    }
+    udfkit_buf_free(&file);
+    return hit;
+}
+
 bool udfkit_cache_get(udfkit_cache *c, const char *key, udfkit_cache_entry *out)
 {
-    if (!c || c->broken)
+    out->from_remote = false;
+    if (!c)
         return false;
+    if (c->broken)
+        return c->remote && get_remote(c, key, out);
     char *path = entry_path(c, key);
     udfkit_buf file = UDFKIT_BUF_INIT;
     bool hit = false;
@@ -260,13 +297,13 @@ bool udfkit_cache_get(udfkit_cache *c, const char *key, udfkit_cache_entry *out)
     udfkit_diag_clear();
     udfkit_buf_free(&file);
     free(path);
-    return hit;
+    return hit || (c->remote && get_remote(c, key, out));
 }
 
-void udfkit_cache_record(udfkit_cache *c, bool hit)
+void udfkit_cache_record(udfkit_cache *c, const udfkit_cache_entry *e, bool hit)
 {
     if (c && !c->broken)
-        count_event(c, hit ? "hits" : "misses");
+        count_event(c, hit && !e->from_remote ? "hits" : "misses");
 }
 
 typedef struct aged {
@@ -387,7 +424,7 @@ static void account(udfkit_cache *c, int64_t delta)
 
 void udfkit_cache_put(udfkit_cache *c, const char *key, const udfkit_cache_entry *e)
 {
-    if (!c || c->broken)
+    if (!c || (c->broken && !c->remote))
         return;
     udfkit_buf payload = UDFKIT_BUF_INIT, file = UDFKIT_BUF_INIT;
     for (size_t i = 0; i < e->count; i++) {
@@ -405,7 +442,17 @@ void udfkit_cache_put(udfkit_cache *c, const char *key, const udfkit_cache_entry
     udfkit_buf_append(&file, &h.high64, 8);
     udfkit_buf_append(&file, &h.low64, 8);
     udfkit_buf_append(&file, payload.data, payload.size);
+    udfkit_buf_free(&payload);
+    if (!c->broken)
+        store_file(c, key, &file);
+    if (c->remote)
+        next_level->put(key, file.data, file.size);
+    udfkit_buf_free(&file);
+}
 
+/* Writes an entry file aside and renames it into place. */
+static void store_file(udfkit_cache *c, const char *key, const udfkit_buf *file)
+{
     char *path = entry_path(c, key);
     char *sub = udfkit_path_dirname(path);
     struct stat before;
@@ -415,8 +462,8 @@ void udfkit_cache_put(udfkit_cache *c, const char *key, const udfkit_cache_entry
     bool ok = udfkit_make_dirs(sub);
     int fd = ok ? mkstemp(temp.data) : -1;
     ok = fd >= 0;
-    for (size_t at = 0; ok && at < file.size;) {
-        ssize_t n = write(fd, file.data + at, file.size - at);
+    for (size_t at = 0; ok && at < file->size;) {
+        ssize_t n = write(fd, file->data + at, file->size - at);
         if (n <= 0 && errno != EINTR)
             ok = false;
         else if (n > 0)
@@ -434,16 +481,15 @@ void udfkit_cache_put(udfkit_cache *c, const char *key, const udfkit_cache_entry
             unlink(temp.data);
         pthread_mutex_lock(&c->lock);
         if (!c->broken)
-            udfkit_warn("the cache in %s cannot be written (%s); going on without a cache", c->dir, strerror(err));
+            udfkit_warn("the cache in %s cannot be written (%s); going on without a %s", c->dir, strerror(err),
+                        c->remote ? "local cache" : "cache");
         c->broken = true;
         pthread_mutex_unlock(&c->lock);
     } else if (strcmp(c->section, "entries") == 0) {
         pthread_mutex_lock(&c->lock);
-        account(c, (int64_t)file.size - replaced);
+        account(c, (int64_t)file->size - replaced);
         pthread_mutex_unlock(&c->lock);
     }
-    udfkit_buf_free(&payload);
-    udfkit_buf_free(&file);
     udfkit_buf_free(&temp);
     free(sub);
     free(path);
@@ -458,45 +504,40 @@ static long long event_count(const char *dir, const char *what)
     return n;
 }
 
-udfkit_rc udfkit_cache_print_stats(FILE *f)
+udfkit_rc udfkit_cache_read_stats(udfkit_cache_stats *out)
 {
+    memset(out, 0, sizeof *out);
     const char *off = getenv("UDFKIT_CACHE");
-    char *dir = cache_dir();
+    char *dir = udfkit_cache_directory();
     if (!dir)
         return udfkit_fail(UDFKIT_RC_ENV, NULL, 0, "no cache directory: set UDFKIT_CACHE_DIR or HOME");
     aged *entries;
-    uint64_t total;
-    size_t n = list_entries(dir, "entries", false, &entries, &total);
-    size_t orphans = 0;
-    uint64_t orphan_bytes = 0;
-    for (size_t i = 0; i < n; i++)
+    size_t n = list_entries(dir, "entries", false, &entries, &out->bytes);
+    for (size_t i = 0; i < n; i++) {
         if (entries[i].orphan) {
-            orphans++;
-            orphan_bytes += entries[i].size;
+            out->orphans++;
+            out->orphan_bytes += entries[i].size;
         }
-    fprintf(f, "cache directory  %s%s\n", dir, off && strcmp(off, "0") == 0 ? " (turned off by UDFKIT_CACHE=0)" : "");
-    fprintf(f, "entries          %zu\n", n - orphans);
-    fprintf(f, "size             %.1f MiB of %.1f MiB\n", (double)total / (1 << 20), (double)size_limit() / (1 << 20));
-    if (orphans)
-        fprintf(f, "orphaned files   %zu (%.1f MiB), left by interrupted stores; the next eviction or cache clear "
-                   "removes them\n",
-                orphans, (double)orphan_bytes / (1 << 20));
-    fprintf(f, "hits             %lld\n", event_count(dir, "hits"));
-    fprintf(f, "misses           %lld\n", event_count(dir, "misses"));
-    for (size_t i = 0; i < n; i++)
         free(entries[i].path);
+    }
     free(entries);
-    free(dir);
+    out->entries = n - out->orphans;
+    out->dir = dir;
+    out->off = off && strcmp(off, "0") == 0;
+    out->limit = size_limit();
+    out->hits = event_count(dir, "hits");
+    out->misses = event_count(dir, "misses");
     return UDFKIT_RC_OK;
 }
 
 udfkit_rc udfkit_cache_clear(void)
 {
-    char *dir = cache_dir();
+    char *dir = udfkit_cache_directory();
     if (!dir)
         return udfkit_fail(UDFKIT_RC_ENV, NULL, 0, "no cache directory: set UDFKIT_CACHE_DIR or HOME");
     udfkit_rc rc = UDFKIT_RC_OK;
-    for (const char *const *section = (const char *const[]){"entries", "toolchain", NULL}; *section; section++) {
+    for (const char *const *section = (const char *const[]){"entries", "toolchain", "remotes", NULL}; *section;
+         section++) {
         aged *entries;
         uint64_t total;
         size_t n = list_entries(dir, *section, true, &entries, &total);

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define UDFKIT_CACHE_KEY_SIZE 33
@@ -37,6 +38,7 @@ typedef struct udfkit_cache_blob {
 typedef struct udfkit_cache_entry {
     udfkit_cache_blob *blobs;
     size_t count;
+    bool from_remote; /* udfkit_cache_get found it behind the local cache, in a remote */
 } udfkit_cache_entry;
 
 void udfkit_cache_entry_add(udfkit_cache_entry *e, const char *name, const void *data, size_t size);
@@ -52,12 +54,33 @@ udfkit_cache *udfkit_cache_open(void);
 udfkit_cache *udfkit_cache_open_section(const char *section);
 void udfkit_cache_close(udfkit_cache *c);
 bool udfkit_cache_get(udfkit_cache *c, const char *key, udfkit_cache_entry *out);
-/* Counts a hit or a miss for `udfkit cache stats`, once the caller knows which it was. */
-void udfkit_cache_record(udfkit_cache *c, bool hit);
+/* Counts a hit or a miss of the local level for `udfkit cache stats`, once the caller knows
+ * which it was: `hit` is whether the entry udfkit_cache_get gave (`e`) was used; one that
+ * came from a remote counts as a local miss (the remote counts its own hits). */
+void udfkit_cache_record(udfkit_cache *c, const udfkit_cache_entry *e, bool hit);
 void udfkit_cache_put(udfkit_cache *c, const char *key, const udfkit_cache_entry *e);
 
+/* A level behind the local store of results (section "entries"): cache/remote.c puts the
+ * remote caches there in the tool; the runtime links no remote. Each function takes and
+ * gives the bytes of an entry file as the local store writes them. */
+typedef struct udfkit_cache_level {
+    bool (*get)(const char *key, udfkit_buf *file); /* after a local miss */
+    void (*put)(const char *key, const void *file, size_t size); /* a result built after a miss */
+} udfkit_cache_level;
+void udfkit_cache_set_next_level(const udfkit_cache_level *level);
+
+/* The local cache's directory (malloc'd), or NULL where none can be named. */
+char *udfkit_cache_directory(void);
+
 /* `udfkit cache stats|clear` */
-udfkit_rc udfkit_cache_print_stats(FILE *f);
+typedef struct udfkit_cache_stats {
+    char *dir;
+    bool off; /* UDFKIT_CACHE=0 */
+    size_t entries, orphans;
+    uint64_t bytes, orphan_bytes, limit;
+    long long hits, misses;
+} udfkit_cache_stats;
+udfkit_rc udfkit_cache_read_stats(udfkit_cache_stats *out); /* free out->dir */
 udfkit_rc udfkit_cache_clear(void);
 
 #endif

@@ -1,6 +1,7 @@
 /* udfkit: compiles GPU user-defined functions ahead of time. */
 #include "base/diag.h"
 #include "base/fs.h"
+#include "cache/remote.h"
 #include "commands.h"
 #include "nvidia/toolchain.h"
 
@@ -90,6 +91,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s\n", udfkit_diag_message());
             return UDFKIT_RC_ENV;
         }
+        /* Compiles and links look behind the local cache in UDFKIT_REMOTE_CACHE's remotes. */
+        if (commands[i].uses_cuda_parts)
+            udfkit_remote_install();
         return commands[i].run(argc - 2, argv + 2);
     }
     fprintf(stderr, "udfkit: error: unknown command '%s'; see 'udfkit help'\n", name);

@@ -106,7 +106,7 @@ static void *worker(void *arg)
             if (udfkit_cache_get(q->cache, key, &hit)) {
                 const udfkit_buf *code = udfkit_cache_entry_find(&hit, "code"), *log = udfkit_cache_entry_find(&hit, "log");
                 if (code && log) {
-                    udfkit_cache_record(q->cache, true);
+                    udfkit_cache_record(q->cache, &hit, true);
                     udfkit_buf_append(&j->code, code->data, code->size);
                     udfkit_buf_append(&j->log, log->data, log->size);
                     j->rc = UDFKIT_RC_OK;
@@ -116,7 +116,7 @@ static void *worker(void *arg)
                 }
                 udfkit_cache_entry_free(&hit);
             }
-            udfkit_cache_record(q->cache, false);
+            udfkit_cache_record(q->cache, &hit, false);
         }
         /* <udfkit/udf.h> (udfkit_row_error) is there to include, and pre-included. */
         const char *header_texts[] = {udfkit_tpl_udf_device_h}, *header_names[] = {"udfkit/udf.h"};

@@ -634,7 +634,7 @@ static udfkit_rc compile_functions(python_build *b)
         python_key(request, b->req, python, key);
         if (udfkit_cache_get(cache, key, &hit))
             b->answer = replay(&hit, b->scratch, b->specs, b->req->nfunctions);
-        udfkit_cache_record(cache, b->answer != NULL);
+        udfkit_cache_record(cache, &hit, b->answer != NULL);
         udfkit_cache_entry_free(&hit);
     }
     double start = udfkit_seconds();

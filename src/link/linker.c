@@ -457,7 +457,7 @@ static void *link_one(void *arg)
         udfkit_hasher_finish(h, key);
         const udfkit_buf *code;
         bool found = udfkit_cache_get(j->cache, key, &hit) && (code = udfkit_cache_entry_find(&hit, "code"));
-        udfkit_cache_record(j->cache, found);
+        udfkit_cache_record(j->cache, &hit, found);
         if (found) {
             how = "from the cache";
             udfkit_buf_append(&j->out, code->data, code->size);

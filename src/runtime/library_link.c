@@ -144,7 +144,7 @@ udfkit_status udfkit_library_link(const udfkit_image *images, size_t count, udfk
             udfkit_buf_append(&cubin, code->data, code->size);
             cached = true;
         }
-        udfkit_cache_record(cache, cached);
+        udfkit_cache_record(cache, &hit, cached);
         udfkit_cache_entry_free(&hit);
     }
     if (!s && !cached) {
