@@ -224,4 +224,5 @@ def main():
     print(f"one UDF edited ran {u['edit_compiles']} udfkit compile(s) and {u['edit_links']} link(s)")
 
 
-main()
+if __name__ == "__main__":
+    main()

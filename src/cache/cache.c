@@ -114,6 +114,15 @@ struct udfkit_cache {
 
 static const udfkit_cache_level *next_level;
 
+/* Said once per process, however many caches are opened or fail. */
+static void say_unwritable(const char *dir, int err)
+{
+    static atomic_flag said = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&said))
+        udfkit_warn("the cache directory %s cannot be written (%s); going on without a %s", dir, strerror(err),
+                    next_level ? "local cache" : "cache");
+}
+
 void udfkit_cache_set_next_level(const udfkit_cache_level *level)
 {
     next_level = level;
@@ -178,11 +187,7 @@ udfkit_cache *udfkit_cache_open_section(const char *section)
     free(probe);
     bool remote = next_level && strcmp(section, "entries") == 0;
     if (!usable) {
-        /* Said once per process, however many times the cache is opened. */
-        static atomic_flag said = ATOMIC_FLAG_INIT;
-        if (!atomic_flag_test_and_set(&said))
-            udfkit_warn("the cache directory %s cannot be written (%s); going on without a %s", dir, strerror(errno),
-                        remote ? "local cache" : "cache");
+        say_unwritable(dir, errno);
         if (!remote) {
             free(dir);
             return NULL;
@@ -479,10 +484,8 @@ static void store_file(udfkit_cache *c, const char *key, const udfkit_buf *file)
         int err = errno;
         if (fd >= 0)
             unlink(temp.data);
+        say_unwritable(c->dir, err);
         pthread_mutex_lock(&c->lock);
-        if (!c->broken)
-            udfkit_warn("the cache in %s cannot be written (%s); going on without a %s", c->dir, strerror(err),
-                        c->remote ? "local cache" : "cache");
         c->broken = true;
         pthread_mutex_unlock(&c->lock);
     } else if (strcmp(c->section, "entries") == 0) {

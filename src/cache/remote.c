@@ -95,7 +95,8 @@ static const char *kind_name(const remote *r)
     return r->cfg.kind == UDFKIT_REMOTE_HTTP ? "HTTP" : "Redis";
 }
 
-/* The first failure of a remote: one warning, then it is off for the process. */
+/* The first failure of a remote: one warning, then it is off for the process. Called under
+ * r->lock, so that no request waiting for the connection starts after it. */
 static void turn_off(remote *r, const char *what, char *why)
 {
     bool was = atomic_exchange(&r->off, true);
@@ -152,6 +153,8 @@ static bool get_one(remote *r, const char *key, udfkit_buf *file)
     pthread_mutex_lock(&r->lock);
     bool asked = !atomic_load(&r->off) && connected(r);
     udfkit_remote_answer a = asked ? r->backend->get(r->conn, key, &entry, &why) : UDFKIT_REMOTE_FAILED;
+    if (asked && a == UDFKIT_REMOTE_FAILED)
+        turn_off(r, "GET", why); /* before another thread's request can start */
     pthread_mutex_unlock(&r->lock);
     double ms = (udfkit_seconds() - start) * 1e3;
     bool hit = false;
@@ -160,8 +163,6 @@ static bool get_one(remote *r, const char *key, udfkit_buf *file)
     } else if (a == UDFKIT_REMOTE_ABSENT) {
         atomic_fetch_add(&r->counts[MISSES], 1);
         udfkit_note("remote cache %s: GET %s: miss (%.1f ms)", r->cfg.shown, key, ms);
-    } else if (asked) {
-        turn_off(r, "GET", why);
     }
     udfkit_buf_free(&entry);
     return hit;
@@ -184,11 +185,11 @@ static void put_one(remote *r, const char *key, const udfkit_buf *entry)
     udfkit_remote_answer a = atomic_load(&r->off) || !connected(r)
                                  ? UDFKIT_REMOTE_ABSENT
                                  : r->backend->put(r->conn, key, entry->data, entry->size, again, &why);
+    if (a == UDFKIT_REMOTE_FAILED)
+        turn_off(r, "PUT", why);
     pthread_mutex_unlock(&r->lock);
     double ms = (udfkit_seconds() - start) * 1e3;
-    if (a == UDFKIT_REMOTE_FAILED) {
-        turn_off(r, "PUT", why);
-    } else if (a == UDFKIT_REMOTE_FOUND) {
+    if (a == UDFKIT_REMOTE_FOUND) {
         atomic_fetch_add(&r->counts[STORES], 1);
         atomic_fetch_add(&r->counts[BYTES_WRITTEN], (long long)entry->size);
         udfkit_note("remote cache %s: PUT %s: stored, %zu bytes (%.1f ms)", r->cfg.shown, key, entry->size, ms);

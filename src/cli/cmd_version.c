@@ -1,5 +1,7 @@
 #include "commands.h"
 #include "base/subprocess.h"
+#include "cache/cache.h"
+#include "cache/remote.h"
 #include "frontend/python_compile.h"
 #include "nvidia/toolchain.h"
 #include "options.h"
@@ -75,5 +77,14 @@ int udfkit_cmd_version(int argc, char **argv)
     }
     printf("%-19s%s\n", "CUDA headers", UDFKIT_CUDA_INCLUDE_DIR);
     print_python_frontend();
+    /* The remote caches as `cache stats` shows them: passwords and tokens as "***". */
+    char *dir = udfkit_cache_directory();
+    udfkit_remote_stats *remotes;
+    size_t n = udfkit_remote_read_stats(dir ? dir : "", &remotes);
+    for (size_t i = 0; i < n; i++)
+        if (remotes[i].configured)
+            printf("%-19s%s\n", "Remote cache", remotes[i].url);
+    udfkit_remote_stats_free(remotes, n);
+    free(dir);
     return udfkit_cli_report(udfkit_toolchain_check(&tc));
 }

@@ -83,6 +83,9 @@ int main(int argc, char **argv)
             char *argv_help[] = {"--help", NULL};
             return commands[i].run(1, argv_help);
         }
+        /* Compiles and links look behind the local cache in UDFKIT_REMOTE_CACHE's remotes. */
+        if (commands[i].uses_cuda_parts)
+            udfkit_remote_install();
         /* Refuse a toolchain whose parts cannot work together before doing any work. Their
          * versions usually come from the cache (toolchain.h): nothing is loaded for this. */
         udfkit_toolchain tc;
@@ -91,9 +94,6 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s\n", udfkit_diag_message());
             return UDFKIT_RC_ENV;
         }
-        /* Compiles and links look behind the local cache in UDFKIT_REMOTE_CACHE's remotes. */
-        if (commands[i].uses_cuda_parts)
-            udfkit_remote_install();
         return commands[i].run(argc - 2, argv + 2);
     }
     fprintf(stderr, "udfkit: error: unknown command '%s'; see 'udfkit help'\n", name);
