@@ -12,7 +12,7 @@ store), started here on free ports and stopped after.
    Warm builds: median of 3. Goals: warm remote <= 0.15 of cold, <= 1.5x warm local.
 2. Libraries of 1,000 and 10,000 small CUDA C UDFs (generated, 10 per file, one
    `udfkit compile` per file for sm_80 under Ninja -j2): cold, warm remote (Redis, nginx),
-   warm local; the cost per UDF shows whether it grows linearly.
+   warm local (median of 3, interleaved); the cost per UDF shows whether it grows linearly.
 
 usage: python bench/build/remote.py [udfkit install prefix] (default: build/install)
        UDFKIT_BENCH_SIZES=1000,10000 (the default) chooses the libraries of part 2.
@@ -104,7 +104,7 @@ def library(work, n):
         with open(os.path.join(d, f"f{f}.cu"), "w") as out:
             for k, name in enumerate(names):
                 out.write(f"__device__ float {name}(float x)\n{{\n    return x * {k}.5f + {f % 97}.25f;\n}}\n")
-        specs = " ".join(f"{name}:float32(float32)" for name in names)
+        specs = " ".join(f"'{name}:float32(float32)'" for name in names)
         lines += [f"build out/f{f}.json: compile f{f}.cu", f"  specs = {specs}"]
     with open(os.path.join(d, "build.ninja"), "w") as out:
         out.write("\n".join(lines) + "\n")
@@ -120,7 +120,8 @@ def library_build(d, env):
 
 
 def part_libraries(bench, redis, nginx, sizes):
-    print("2. libraries of small CUDA C UDFs (10 per file, one udfkit compile per file, sm_80; Ninja -j2)")
+    print("2. libraries of small CUDA C UDFs (10 per file, one udfkit compile per file, sm_80; Ninja -j2; "
+          "warm: median of 3)")
     print(f"   {'UDFs':>6s} {'cold':>9s} {'warm Redis':>11s} {'warm nginx':>11s} {'warm local':>11s}   per UDF "
           "(cold / Redis / nginx / local)")
     for n in sizes:
@@ -130,9 +131,11 @@ def part_libraries(bench, redis, nginx, sizes):
         library_build(d, bench.env(f"{redis_url} {nginx_url}"))  # fills both remotes
         local = bench.env()["UDFKIT_CACHE_DIR"]
         library_build(d, bench.env(local=local))
-        r["redis"] = library_build(d, bench.env(redis_url))
-        r["nginx"] = library_build(d, bench.env(nginx_url))
-        r["local"] = library_build(d, bench.env(local=local))
+        for _ in range(3):  # interleaved, medians below
+            for label, remote in (("redis", redis_url), ("nginx", nginx_url), ("local", None)):
+                r.setdefault(label + "_all", []).append(library_build(d, bench.env(remote, local if not remote else None)))
+        for label in ("redis", "nginx", "local"):
+            r[label] = statistics.median(r[label + "_all"])
         per = " / ".join(f"{r[k] / n * 1e3:.2f}" for k in ("cold", "redis", "nginx", "local"))
         print(f"   {n:6d} {r['cold']:8.2f}s {r['redis']:10.2f}s {r['nginx']:10.2f}s {r['local']:10.2f}s   {per} ms")
 

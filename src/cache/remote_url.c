@@ -142,8 +142,10 @@ static bool parse_attribute(const char *part, udfkit_remote_config *c, udfkit_bu
 }
 
 /* scheme://[user[:password]@]host[:port][/path]: the parts after "://". */
-static bool parse_authority(const char *rest, udfkit_remote_config *c, udfkit_buf *shown, const char **path,
-                            char **why)
+/* `shown` gets the authority with its password as "***"; *host_at is where its host starts
+ * there, *path the rest of the URL. */
+static bool parse_authority(const char *rest, udfkit_remote_config *c, udfkit_buf *shown, size_t *host_at,
+                            const char **path, char **why)
 {
     const char *slash = rest + strcspn(rest, "/");
     const char *at = memchr(rest, '@', (size_t)(slash - rest));
@@ -158,6 +160,7 @@ static bool parse_authority(const char *rest, udfkit_remote_config *c, udfkit_bu
         udfkit_buf_printf(shown, "%.*s%s@", (int)(user_end - rest), rest, colon ? ":***" : "");
         host = at + 1;
     }
+    *host_at = shown->size;
     const char *port = NULL;
     const char *colon = memchr(host, ':', (size_t)(slash - host));
     if (host[0] == '[') { /* [::1]:6379 */
@@ -201,7 +204,8 @@ static bool parse_url(const char *url, udfkit_remote_config *c, udfkit_buf *show
         c->kind = UDFKIT_REMOTE_REDIS;
         c->port = 6379;
         udfkit_buf_puts(shown, "redis://");
-        if (!parse_authority(url + 8, c, shown, &path, why))
+        size_t host_at;
+        if (!parse_authority(url + 8, c, shown, &host_at, &path, why))
             return false;
         if (*path && strcmp(path, "/") != 0) {
             char *end;
@@ -220,8 +224,8 @@ static bool parse_url(const char *url, udfkit_remote_config *c, udfkit_buf *show
     c->port = https ? 443 : 80;
     const char *scheme = https ? "https://" : "http://";
     udfkit_buf_puts(shown, scheme);
-    size_t host_at = shown->size;
-    if (!parse_authority(url + strlen(scheme), c, shown, &path, why))
+    size_t host_at;
+    if (!parse_authority(url + strlen(scheme), c, shown, &host_at, &path, why))
         return false;
     udfkit_buf base = UDFKIT_BUF_INIT;
     udfkit_buf_printf(&base, "%s%s%s", scheme, shown->data + host_at, path);

@@ -3,9 +3,12 @@
  *   cache_entry_tool names KEY               prints the entry's blob names, one a line
  *   cache_entry_tool get KEY NAME            prints blob NAME
  *   cache_entry_tool rename KEY FROM TO      renames blob FROM to TO
- *   cache_entry_tool set KEY NAME FILE       sets blob NAME to FILE's bytes */
+ *   cache_entry_tool set KEY NAME FILE       sets blob NAME to FILE's bytes
+ *   cache_entry_tool frame KEY FILE          prints FILE (an entry file) framed as a remote
+ *                                            cache stores it under KEY (cache/remote.h) */
 #include "base/fs.h"
 #include "cache/cache.h"
+#include "cache/remote.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +17,18 @@ int main(int argc, char **argv)
 {
     if (argc < 3)
         return 2;
+    if (strcmp(argv[1], "frame") == 0 && argc == 4) {
+        udfkit_buf file = UDFKIT_BUF_INIT, entry = UDFKIT_BUF_INIT;
+        if (udfkit_read_file(argv[3], &file) != UDFKIT_RC_OK) {
+            fprintf(stderr, "%s\n", udfkit_diag_message());
+            return 1;
+        }
+        udfkit_remote_frame(argv[2], file.data, file.size, &entry);
+        fwrite(entry.data, 1, entry.size, stdout);
+        udfkit_buf_free(&file);
+        udfkit_buf_free(&entry);
+        return 0;
+    }
     udfkit_cache *c = udfkit_cache_open();
     udfkit_cache_entry e = {0};
     if (!c || !udfkit_cache_get(c, argv[2], &e)) {

@@ -126,6 +126,15 @@ http {{
             dav_methods PUT;
             create_full_put_path on;
         }}
+        location /team/ {{
+            dav_methods PUT;
+            create_full_put_path on;
+            dav_access user:rw group:r all:r;
+            limit_except GET HEAD {{
+                auth_basic "udfkit";
+                auth_basic_user_file {root}/htpasswd;
+            }}
+        }}
         location /bearer/ {{
             if ($http_authorization != "Bearer {token}") {{ return 401; }}
             dav_methods PUT;
@@ -138,7 +147,8 @@ http {{
 
 class Nginx:
     """nginx as a WebDAV store: PUT and GET under /, basic auth under /basic/ (user `basic_user`
-    with `basic_password`), a bearer token under /bearer/ (`token`)."""
+    with `basic_password`), a bearer token under /bearer/ (`token`), and under /team/ the set-up
+    README.md gives: anyone reads, only `basic_user` writes."""
 
     def __init__(self, work, basic_user="builder", basic_password="pa55:word", token="t0ken-xyz"):
         self.port = free_port()

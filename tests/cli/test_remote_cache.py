@@ -186,6 +186,37 @@ def test_read_only_remote_is_read_never_written(work, started):
     assert outputs(os.path.join(work, "out-r2")) == reference(work)
 
 
+@with_servers
+def test_ci_writes_developers_read_as_the_readme_sets_up(work, started):
+    """README.md's set-ups: nginx where anyone reads and only CI writes, and a Redis with an
+    ACL user that may only read."""
+    nginx = servers.Nginx(work)
+    redis = servers.Redis(work, password=PASSWORD)
+    started += [nginx, redis]
+    redis.command("ACL", "SETUSER", "dev", "on", ">devpw", "~udfkit:*", "+get", "+ping", "+select")
+    quoted = nginx.basic_password.replace(":", "%3A")
+    setups = [(f"http://{nginx.basic_user}:{quoted}@127.0.0.1:{nginx.port}/team/udfkit",
+               f"http://127.0.0.1:{nginx.port}/team/udfkit", "PUT answered HTTP 401 (are the credentials right?)"),
+              (redis.url(), f"redis://dev:devpw@127.0.0.1:{redis.port}/0", "NOPERM")]
+    for i, (ci, developer, refusal) in enumerate(setups):
+        assert_built(build(os.path.join(work, f"ci{i}-out"), os.path.join(work, f"ci{i}"), ci))
+        assert remote_counts(os.path.join(work, f"ci{i}"), ci)["stores"] == 6
+        dev = f"{developer}|read-only"
+        steps = build(os.path.join(work, f"dev{i}-out"), os.path.join(work, f"dev{i}"), dev)
+        assert_built(steps)
+        assert "warning" not in stderr_of(steps), stderr_of(steps)
+        assert remote_counts(os.path.join(work, f"dev{i}"), dev)["hits"] == 6
+        assert outputs(os.path.join(work, f"dev{i}-out")) == reference(work)
+        # A developer who forgets read-only builds something new: the server refuses the store,
+        # one warning, the same bytes as without a cache.
+        args = ["compile", data("udfs.cu"), "--function", *SPECS, "--arch", "86"]
+        r = run(args + ["-o", os.path.join(work, f"forgot{i}", "u.json")], env_for(os.path.join(work, f"f{i}"), developer))
+        plain = run(args + ["-o", os.path.join(work, f"plain{i}", "u.json")], env_for(work, UDFKIT_CACHE="0"))
+        assert r.returncode == 0 and plain.returncode == 0, r.stderr + plain.stderr
+        assert r.stderr.count("warning") == 1 and refusal in r.stderr, r.stderr
+        assert outputs(os.path.join(work, f"forgot{i}")) == outputs(os.path.join(work, f"plain{i}"))
+
+
 def many_sources(work, count=16):
     """Small CUDA C files, each its own compile job per architecture."""
     d = os.path.join(work, "src")
@@ -453,7 +484,8 @@ def test_full_local_disk_with_a_working_remote(work, started):
 
 if __name__ == "__main__":
     main([test_second_machine_gets_remote_hits_only_redis, test_second_machine_gets_remote_hits_only_http_layouts,
-          test_read_only_remote_is_read_never_written, test_server_killed_in_the_middle_of_a_build,
+          test_read_only_remote_is_read_never_written, test_ci_writes_developers_read_as_the_readme_sets_up,
+          test_server_killed_in_the_middle_of_a_build,
           test_server_that_never_answers_costs_its_timeout_once, test_garbage_answers_and_refusals_are_one_warning,
           test_corrupt_entries_on_the_server_are_misses_and_repaired, test_corrupt_file_on_the_http_store,
           test_credentials_wrong_or_right_never_shown, test_eight_concurrent_builds_against_one_server,
