@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the GPU benchmarks into bench/gpu/out (git-ignored), for bench/gpu/run-on-device to
-# run on a GPU machine. Needs the installed udfkit package (bash scripts/run-example makes
+# run on a GPU machine (BENCH_GPU_OUT names another folder). Needs the installed udfkit package (bash scripts/run-example makes
 # build/install; UDFKIT_PREFIX names another) and nvcc (NVCC, else /usr/local/cuda/bin/nvcc).
 # UDFKIT_RUNTIME_LIB and UDFKIT_RUNTIME_INCLUDE take the runtime from elsewhere, e.g. the build
 # tree: build/default/src/libudfkit_runtime.a and src/runtime/include. The programs depend
@@ -15,7 +15,7 @@ runtime=$(realpath "${UDFKIT_RUNTIME_LIB:-$prefix/lib/libudfkit_runtime.a}")
 include=$(realpath "${UDFKIT_RUNTIME_INCLUDE:-$prefix/include}")
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 cc=${CC:-cc}
-out=$here/out
+out=${BENCH_GPU_OUT:-$here/out}
 for f in "$udfkit" "$runtime" "$include/udfkit/runtime.h" "$nvcc"; do
   [[ -e $f ]] || { echo "build.sh: $f is missing (run: bash scripts/run-example)" >&2; exit 1; }
 done
@@ -55,7 +55,7 @@ grep -q ' T udfkit_library_link$' <<<"$defined" &&
 
 # The UDFs, for SASS (sm_80, sm_90) and LTO-IR (compute_80, compute_90).
 functions=("affine:float32(float32)" "add_f32=add:float32(float32, float32)" "affine_checked:float32(float32)"
-           "above_half:bool(float32)")
+           "above_half:bool(float32)" "add_i32:int32(int32, int32)" "add_f64:float64(float64, float64)")
 maps=(--kernel "map(affine)")
 for f in wave gauss log_abs squash root angle power error_fn cube_root modulo hypotenuse beat poly newton_rsqrt \
          log_gamma exp_minus_one log_one_plus arc_sinh sigmoid softplus; do
@@ -77,17 +77,26 @@ run "$udfkit" kernels "$out/gen/udfs.json" --kernel "nullable_map(affine)" --ker
   --kernel "map(affine_checked)" --kernel "nullable_filter(above_half)" --name nulllib \
   --cuda "$out/gen/nulllib_kernels.cu" --c "$out/gen/nulllib.c" --header "$out/gen/nulllib.h"
 
+# scanlib: the scans, for bench_scan.
+run "$udfkit" kernels "$out/gen/udfs.json" --kernel "inclusive_scan(add_i32)" --kernel "exclusive_scan(add_i32)" \
+  --kernel "inclusive_scan(add_f64)" --kernel "exclusive_scan(add_f64)" --name scanlib \
+  --cuda "$out/gen/scanlib_kernels.cu" --c "$out/gen/scanlib.c" --header "$out/gen/scanlib.h"
+
 # The nvcc compiles are the slowest step (CUB): they run while udfkit works.
 nvcc_flags=(-O3 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode "arch=compute_90,code=[sm_90,compute_90]"
             -I "$here" -I "$out/gen" -I "$include" -Xcompiler -Wall)
 pids=()
-for b in map reduce nullable; do
+for b in map reduce nullable scan; do
   run "$nvcc" "${nvcc_flags[@]}" -c "$here/bench_$b.cu" -o "$out/obj/bench_$b.o" & pids+=($!)
 done
 
 run "$udfkit" compile "$out/gen/benchlib_kernels.cu" --arch "$archs" -o "$out/gen/benchlib_kernels.json"
 run "$udfkit" link "$out/gen/benchlib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/benchlib.fatbin"
 run "$udfkit" embed "$out/gen/benchlib.fatbin" --symbol benchlib_fatbin -o "$out/gen/benchlib_fatbin.c"
+
+run "$udfkit" compile "$out/gen/scanlib_kernels.cu" --arch "$archs" -o "$out/gen/scanlib_kernels.json"
+run "$udfkit" link "$out/gen/scanlib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/scanlib.fatbin"
+run "$udfkit" embed "$out/gen/scanlib.fatbin" --symbol scanlib_fatbin -o "$out/gen/scanlib_fatbin.c"
 
 run "$udfkit" compile "$out/gen/nulllib_kernels.cu" --arch "$archs" -o "$out/gen/nulllib_kernels.json"
 run "$udfkit" link "$out/gen/nulllib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/nulllib.fatbin"
@@ -119,6 +128,8 @@ block=$(sed -n 's/^#define UDFKIT_BLOCK \([0-9][0-9]*\).*/\1/p' "$out/gen/loadli
 run "$cc" "${cflags[@]}" -c "$out/gen/benchlib.c" -o "$out/obj/benchlib.o"
 run "$cc" "${cflags[@]}" -c "$out/gen/benchlib_fatbin.c" -o "$out/obj/benchlib_fatbin.o"
 run "$cc" "${cflags[@]}" -c "$out/gen/nulllib.c" -o "$out/obj/nulllib.o"
+run "$cc" "${cflags[@]}" -c "$out/gen/scanlib.c" -o "$out/obj/scanlib.o"
+run "$cc" "${cflags[@]}" -c "$out/gen/scanlib_fatbin.c" -o "$out/obj/scanlib_fatbin.o"
 run "$cc" "${cflags[@]}" -c "$out/gen/nulllib_fatbin.c" -o "$out/obj/nulllib_fatbin.o"
 run "$cc" "${cflags[@]}" -c "$here/bench_main.c" -o "$out/obj/bench_main.o"
 run "$cc" "${cflags[@]}" -DBENCH_RUNTIME_HAS_PTX_COMPILE=$has_ptx_compile -c "$here/bench_load.c" -o "$out/obj/bench_load.o"

@@ -47,3 +47,7 @@ __device__ float affine_checked(float x)
     return 2.0f * x + 1.0f;
 }
 __device__ bool above_half(float x) { return x > 0.5f; }
+
+// Scan operators (bench_scan.cu), as CUB's side writes them as functors.
+__device__ int add_i32(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+__device__ double add_f64(double a, double b) { return a + b; }

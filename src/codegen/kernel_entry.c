@@ -13,6 +13,8 @@ static const char *const template_names[] = {
     [UDFKIT_KERNEL_NULLABLE_MAP] = "nullable_map",
     [UDFKIT_KERNEL_NULLABLE_FILTER] = "nullable_filter",
     [UDFKIT_KERNEL_NULLABLE_REDUCE] = "nullable_reduce",
+    [UDFKIT_KERNEL_INCLUSIVE_SCAN] = "inclusive_scan",
+    [UDFKIT_KERNEL_EXCLUSIVE_SCAN] = "exclusive_scan",
 };
 
 const char *udfkit_kernel_template_name(udfkit_kernel_template t)
@@ -68,7 +70,7 @@ udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out)
         if (t == sizeof template_names / sizeof *template_names)
             rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
                              "unknown kernel template '%s' in '%s' (templates: map, filter, reduce, nullable_map, "
-                             "nullable_filter, nullable_reduce)",
+                             "nullable_filter, nullable_reduce, inclusive_scan, exclusive_scan)",
                              tpl, text);
         out->tpl = (udfkit_kernel_template)t;
     }
@@ -151,6 +153,20 @@ static udfkit_rc check_outputs(const udfkit_kernel_entry *e)
     return why ? mismatch(e, why) : UDFKIT_RC_OK;
 }
 
+/* An associative op T(T, T) with T a value (reduces, scans). */
+static udfkit_rc check_op(const udfkit_kernel_entry *e, const udfkit_signature *s, bool t_known, udfkit_type t)
+{
+    udfkit_buf why = UDFKIT_BUF_INIT;
+    const char *tpl = udfkit_kernel_template_name(e->tpl);
+    if (t_known && (t.pointer || is_type(t, UDFKIT_VOID)))
+        udfkit_buf_printf(&why, "%s needs T(T, T) with T a value, not void or a pointer", tpl);
+    else if (s->nparams != 2 || !udfkit_type_equal(s->params[0], t) || !udfkit_type_equal(s->params[1], t))
+        udfkit_buf_printf(&why, "%s needs T(T, T): two parameters of the type it returns", tpl);
+    udfkit_rc rc = why.data ? mismatch(e, why.data) : UDFKIT_RC_OK;
+    udfkit_buf_free(&why);
+    return rc;
+}
+
 size_t udfkit_kernel_map_inputs(const udfkit_signature *s)
 {
     size_t n = 0;
@@ -183,8 +199,9 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
     bool t_known = s->has_return || s->nparams;
     udfkit_type t = s->has_return || !s->nparams ? s->ret : s->params[0];
     udfkit_rc rc = UDFKIT_RC_OK;
-    /* map, filter and reduce pass dense arrays: a null has no place in them. */
-    bool dense = e->tpl == UDFKIT_KERNEL_MAP || e->tpl == UDFKIT_KERNEL_FILTER || e->tpl == UDFKIT_KERNEL_REDUCE;
+    /* map, filter, reduce and the scans pass dense arrays: a null has no place in them. */
+    bool dense = e->tpl == UDFKIT_KERNEL_MAP || e->tpl == UDFKIT_KERNEL_FILTER || e->tpl == UDFKIT_KERNEL_REDUCE ||
+                 e->tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || e->tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN;
     if (dense && udfkit_signature_nullable(s)) {
         udfkit_buf why = UDFKIT_BUF_INIT;
         udfkit_buf_printf(&why,
@@ -225,14 +242,9 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
         }
         /* fall through */
     case UDFKIT_KERNEL_REDUCE:
-        if (t_known && (t.pointer || is_type(t, UDFKIT_VOID)))
-            rc = mismatch(e, e->tpl == UDFKIT_KERNEL_REDUCE
-                                 ? "reduce needs T(T, T) with T a value, not void or a pointer"
-                                 : "nullable_reduce needs T(T, T) with T a value, not void or a pointer");
-        else if (s->nparams != 2 || !udfkit_type_equal(s->params[0], t) || !udfkit_type_equal(s->params[1], t))
-            rc = mismatch(e, e->tpl == UDFKIT_KERNEL_REDUCE
-                                 ? "reduce needs T(T, T): two parameters of the type it returns"
-                                 : "nullable_reduce needs T(T, T): two parameters of the type it returns");
+    case UDFKIT_KERNEL_INCLUSIVE_SCAN:
+    case UDFKIT_KERNEL_EXCLUSIVE_SCAN:
+        rc = check_op(e, s, t_known, t);
         break;
     }
     return rc;

@@ -16,8 +16,16 @@ typedef enum udfkit_kernel_template {
     /* The same over Arrow columns: each input with a validity bitmap (SPEC.md, "Nulls"). */
     UDFKIT_KERNEL_NULLABLE_MAP,    /* f: R(A1..An), T? allowed; out, out_bits, null_count */
     UDFKIT_KERNEL_NULLABLE_FILTER, /* p: bool(A1..An) or bool?(..); rows valid and true */
-    UDFKIT_KERNEL_NULLABLE_REDUCE  /* op: T(T, T); nulls skipped, valid rows counted */
+    UDFKIT_KERNEL_NULLABLE_REDUCE, /* op: T(T, T); nulls skipped, valid rows counted */
+    /* Grouped and ordered operators (SPEC.md, "More kernel templates"). */
+    UDFKIT_KERNEL_INCLUSIVE_SCAN, /* op: T(T, T)   out[i] = in[0] op ... op in[i] */
+    UDFKIT_KERNEL_EXCLUSIVE_SCAN  /* op: T(T, T)   out[i] = init op in[0] op ... op in[i - 1] */
 } udfkit_kernel_template;
+
+/* Templates whose UDF is an associative op T(T, T), combining rows in order. */
+#define UDFKIT_KERNEL_IS_OP(t)                                                                                    \
+    ((t) == UDFKIT_KERNEL_REDUCE || (t) == UDFKIT_KERNEL_NULLABLE_REDUCE || (t) == UDFKIT_KERNEL_INCLUSIVE_SCAN ||     \
+     (t) == UDFKIT_KERNEL_EXCLUSIVE_SCAN)
 
 typedef struct udfkit_kernel_entry {
     char *text;   /* as given, for messages */

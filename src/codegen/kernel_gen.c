@@ -59,6 +59,20 @@ static void launcher_prototype(const char *name, const udfkit_kernel_entry *e, u
         udfkit_buf_puts(out, e->tpl == UDFKIT_KERNEL_REDUCE ? " *out)" : " *out, uint64_t *valid_count)");
         break;
     }
+    case UDFKIT_KERNEL_INCLUSIVE_SCAN:
+    case UDFKIT_KERNEL_EXCLUSIVE_SCAN: {
+        udfkit_type t = {s->ret.scalar, false, false};
+        udfkit_buf_puts(out, "const ");
+        udfkit_type_c(t, out);
+        udfkit_buf_puts(out, " *in, ");
+        if (e->tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN) {
+            udfkit_type_c(t, out);
+            udfkit_buf_puts(out, " init, ");
+        }
+        udfkit_type_c(t, out);
+        udfkit_buf_puts(out, " *out)");
+        break;
+    }
     }
 }
 
@@ -110,6 +124,19 @@ static void launcher_doc(const udfkit_kernel_entry *e, udfkit_buf *out)
                           " * nulls skipped; where valid_count is not NULL, *valid_count = their number. */\n",
                           f, f);
         break;
+    case UDFKIT_KERNEL_INCLUSIVE_SCAN:
+        udfkit_buf_printf(out,
+                          "/* inclusive_scan(%s): out[i] = in[0] %s ... %s in[i] for i < n, combined in order (%s\n"
+                          " * must be associative; it need not commute). in and out may be the same array. */\n",
+                          f, f, f, f);
+        break;
+    case UDFKIT_KERNEL_EXCLUSIVE_SCAN:
+        udfkit_buf_printf(out,
+                          "/* exclusive_scan(%s): out[0] = init, out[i] = init %s in[0] %s ... %s in[i - 1] for\n"
+                          " * i < n, combined in order (%s must be associative; it need not commute). in and out\n"
+                          " * may be the same array. */\n",
+                          f, f, f, f, f);
+        break;
     }
     udfkit_buf_free(&args);
 }
@@ -131,6 +158,8 @@ static void kernel_names(const char *kernel, udfkit_kernel_template tpl, udfkit_
         [UDFKIT_KERNEL_NULLABLE_MAP] = {"", NULL},
         [UDFKIT_KERNEL_NULLABLE_FILTER] = {"_flags", "_write"},
         [UDFKIT_KERNEL_NULLABLE_REDUCE] = {"_partials", "_final"},
+        [UDFKIT_KERNEL_INCLUSIVE_SCAN] = {"_init", "_scan"},
+        [UDFKIT_KERNEL_EXCLUSIVE_SCAN] = {"_init", "_scan"},
     };
     for (size_t i = 0; i < 2 && suffixes[tpl][i]; i++)
         udfkit_buf_printf(out, "    \"%s%s\",\n", kernel, suffixes[tpl][i]);
@@ -191,6 +220,8 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
     switch (e->tpl) {
     case UDFKIT_KERNEL_REDUCE:
     case UDFKIT_KERNEL_NULLABLE_REDUCE:
+    case UDFKIT_KERNEL_INCLUSIVE_SCAN:
+    case UDFKIT_KERNEL_EXCLUSIVE_SCAN:
         /* Their templates take T, the kernel and the UDF's name; the columns are fixed. */
         udfkit_buf_puts(&t->fn, e->c_name);
         break;
@@ -247,7 +278,36 @@ static void entry_templates(const udfkit_kernel_entry *e, const char **cuda, con
         *cuda = udfkit_tpl_kernel_nullable_reduce;
         *c = udfkit_tpl_launcher_nullable_reduce;
         break;
+    case UDFKIT_KERNEL_INCLUSIVE_SCAN:
+    case UDFKIT_KERNEL_EXCLUSIVE_SCAN:
+        *cuda = udfkit_tpl_kernel_scan;
+        *c = udfkit_tpl_launcher_scan;
+        break;
     }
+}
+
+/* The scan templates' texts: inclusive or exclusive, and CUB's tile for T's size, which
+ * the kernel checks at build time (scan.cu.in). */
+typedef struct scan_texts {
+    const char *kind, *init_value, *init_arg;
+    char init_t[64], init_param[80], tile_items[16], items[16], t_bytes[16];
+} scan_texts;
+
+static void scan_texts_fill(const udfkit_kernel_entry *e, const char *type, scan_texts *t)
+{
+    bool inclusive = e->tpl != UDFKIT_KERNEL_EXCLUSIVE_SCAN;
+    t->kind = inclusive ? "inclusive" : "exclusive";
+    snprintf(t->init_t, sizeof t->init_t, "%s", inclusive ? "cub::NullType" : type);
+    snprintf(t->init_param, sizeof t->init_param, "%s%s%s", inclusive ? "" : ", ", inclusive ? "" : type,
+             inclusive ? "" : " init");
+    t->init_value = inclusive ? "cub::NullType()" : "init";
+    t->init_arg = inclusive ? "" : ", &init";
+    /* cub::MemBoundScaling<128, 15, T>: 15 rows a thread for 4-byte T, 60 / size, at most 30. */
+    size_t size = udfkit_scalar_size(e->fn->sig.ret.scalar), items = 15 * 4 / (size ? size : 1);
+    items = items > 30 ? 30 : items < 1 ? 1 : items;
+    snprintf(t->items, sizeof t->items, "%zu", items);
+    snprintf(t->tile_items, sizeof t->tile_items, "%zu", 128 * items);
+    snprintf(t->t_bytes, sizeof t->t_bytes, "%zu", size);
 }
 
 /* One entry's kernels, launcher, name table lines, marker and declaration; `index` is its
@@ -262,6 +322,8 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     launcher_prototype(r->name, e, &proto);
     udfkit_signature_format(&e->fn->sig, &sig);
     snprintf(index_text, sizeof index_text, "%zu", index);
+    scan_texts scan;
+    scan_texts_fill(e, t.ret.data, &scan);
 #define TEXT(b) ((b).data ? (b).data : "")
     const udfkit_template_var vars[] = {
         {"NAME", r->name},          {"UPPER_NAME", r->upper},      {"FN", TEXT(t.fn)},
@@ -271,6 +333,9 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"TEMPLATE", tpl_name},     {"UDF", e->c_name},            {"PREFIX", TEXT(t.prefix)},
         {"OUT_PARAMS", TEXT(t.outs)}, {"OUTS", TEXT(t.out_vals)},  {"BITS", TEXT(t.bits)},
         {"OUT_POINTERS", TEXT(t.out_ptrs)}, {"K", t.k},
+        {"SCAN_KIND", scan.kind},   {"SCAN_INIT_T", scan.init_t},  {"INIT_PARAM", scan.init_param},
+        {"INIT_VALUE", scan.init_value}, {"INIT_ARG", scan.init_arg}, {"TILE_ITEMS", scan.tile_items},
+        {"ITEMS", scan.items},      {"T_BYTES", scan.t_bytes},
     };
 #undef TEXT
     size_t nvars = sizeof vars / sizeof *vars;
@@ -312,11 +377,13 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
 
     /* The name table: each entry's kernels in order, then the one scan all filters share. */
     size_t nkernels = 0;
-    bool chunked = false, filters = false;
+    bool blocks = false, chunked = false, filters = false;
     for (size_t i = 0; i < count; i++) {
         bool filter = entries[i].tpl == UDFKIT_KERNEL_FILTER || entries[i].tpl == UDFKIT_KERNEL_NULLABLE_FILTER;
+        bool scan = entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN;
         nkernels += kernel_count(entries[i].tpl);
-        chunked |= kernel_count(entries[i].tpl) == 2;
+        blocks |= !scan; /* scans size their grids by tiles */
+        chunked |= kernel_count(entries[i].tpl) == 2 && !scan;
         filters |= filter;
     }
     snprintf(r.scan_index, sizeof r.scan_index, "%zu", nkernels);
@@ -342,6 +409,8 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     /* Helpers only where a launcher uses them: an unused static function is a warning. */
     if (!rc && count)
         rc = udfkit_template_render(udfkit_tpl_launcher_common, helper_vars, nhelper_vars, &common);
+    if (!rc && blocks)
+        rc = udfkit_template_render(udfkit_tpl_launcher_blocks, helper_vars, nhelper_vars, &common);
     if (!rc && chunked)
         rc = udfkit_template_render(udfkit_tpl_launcher_chunks, helper_vars, nhelper_vars, &common);
     udfkit_buf_puts(&common, r.launchers.data ? r.launchers.data : "");

@@ -1,0 +1,129 @@
+/* scan: udfkit's inclusive_scan and exclusive_scan launchers against cub::DeviceScan with
+ * the same operator written as a C++ functor (CUB's temporary storage allocated once,
+ * outside the timing; udfkit's tile state allocated stream-ordered in every call, as its
+ * launcher does), for int32 and float64 at 2^16 and 2^LOG2 rows; a device-to-device copy of
+ * the same bytes as the limit. Every result is checked against CUB's (int32 exactly;
+ * float64 on integer values, exact in any order).
+ * usage: udfkit_bench scan [log2 elements (28)] [repetitions (50)]; exits 77 without a GPU. */
+#include "bench_cuda.cuh"
+#include "scanlib.h"
+
+#include <cub/device/device_scan.cuh>
+
+#include <cstring>
+#include <vector>
+
+struct add_i32_functor {
+    __device__ __forceinline__ int operator()(const int &a, const int &b) const
+    {
+        return (int)((unsigned)a + (unsigned)b);
+    }
+};
+struct add_f64_functor {
+    __device__ __forceinline__ double operator()(const double &a, const double &b) const { return a + b; }
+};
+
+template <typename T>
+static __global__ void fill_values(size_t n, T *out)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        out[i] = (T)(int)((i * 2654435761u >> 7) % 201) - (T)100;
+}
+
+template <typename T, typename Op, typename Inc, typename Exc>
+static int bench_type(const char *type, size_t n, int reps, int sms, Inc udfkit_inclusive, Exc udfkit_exclusive)
+{
+    const size_t bytes = n * sizeof(T);
+    T *in, *out_u, *out_c;
+    BENCH_CUDA(cudaMalloc(&in, bytes));
+    BENCH_CUDA(cudaMalloc(&out_u, bytes));
+    BENCH_CUDA(cudaMalloc(&out_c, bytes));
+    fill_values<<<sms * 8, 256>>>(n, in);
+    BENCH_CUDA(cudaDeviceSynchronize());
+    cudaStream_t s;
+    BENCH_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    void *temp = NULL;
+    size_t temp_bytes = 0, exc_bytes = 0;
+    BENCH_CUDA(cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out_c, Op(), (long long)n, s));
+    BENCH_CUDA(cub::DeviceScan::ExclusiveScan(temp, exc_bytes, in, out_c, Op(), T(5), (long long)n, s));
+    temp_bytes = temp_bytes > exc_bytes ? temp_bytes : exc_bytes;
+    BENCH_CUDA(cudaMalloc(&temp, temp_bytes ? temp_bytes : 1));
+
+    std::vector<bench_variant> v;
+    v.push_back({"udfkit inclusive_scan", [&](cudaStream_t st) {
+                     bench_check_udfkit(udfkit_inclusive((udfkit_stream)st, n, in, out_u), "inclusive_scan");
+                 }});
+    v.push_back({"cub::DeviceScan::InclusiveScan", [&](cudaStream_t st) {
+                     BENCH_CUDA(cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out_c, Op(), (long long)n, st));
+                 }});
+    v.push_back({"udfkit exclusive_scan", [&](cudaStream_t st) {
+                     bench_check_udfkit(udfkit_exclusive((udfkit_stream)st, n, in, T(5), out_u), "exclusive_scan");
+                 }});
+    v.push_back({"cub::DeviceScan::ExclusiveScan", [&](cudaStream_t st) {
+                     BENCH_CUDA(
+                         cub::DeviceScan::ExclusiveScan(temp, temp_bytes, in, out_c, Op(), T(5), (long long)n, st));
+                 }});
+    v.push_back({"cudaMemcpy device to device", [&](cudaStream_t st) {
+                     BENCH_CUDA(cudaMemcpyAsync(out_c, in, bytes, cudaMemcpyDeviceToDevice, st));
+                 }});
+    bench_time_interleaved(v, s, 5, reps);
+
+    /* The results, each checked against CUB's: the last timed call of each left them. */
+    int ok = 1;
+    std::vector<T> a(n), b(n);
+    for (int exclusive = 0; exclusive <= 1; exclusive++) {
+        if (exclusive) {
+            bench_check_udfkit(udfkit_exclusive((udfkit_stream)s, n, in, T(5), out_u), "exclusive_scan");
+            BENCH_CUDA(cub::DeviceScan::ExclusiveScan(temp, temp_bytes, in, out_c, Op(), T(5), (long long)n, s));
+        } else {
+            bench_check_udfkit(udfkit_inclusive((udfkit_stream)s, n, in, out_u), "inclusive_scan");
+            BENCH_CUDA(cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out_c, Op(), (long long)n, s));
+        }
+        BENCH_CUDA(cudaStreamSynchronize(s));
+        BENCH_CUDA(cudaMemcpy(a.data(), out_u, bytes, cudaMemcpyDeviceToHost));
+        BENCH_CUDA(cudaMemcpy(b.data(), out_c, bytes, cudaMemcpyDeviceToHost));
+        if (memcmp(a.data(), b.data(), bytes) != 0) {
+            fprintf(stderr, "FAILED: %s %s scan of %zu rows differs from CUB's\n", type,
+                    exclusive ? "exclusive" : "inclusive", n);
+            ok = 0;
+        }
+    }
+    const double inc = bench_median_ms(v[0]), cub_inc = bench_median_ms(v[1]), exc = bench_median_ms(v[2]),
+                 cub_exc = bench_median_ms(v[3]), copy = bench_median_ms(v[4]);
+    printf("scan_%s_n%zu: udfkit inclusive %.4f ms, CUB %.4f ms; exclusive %.4f ms, CUB %.4f ms; copy %.4f ms\n", type,
+           n, inc, cub_inc, exc, cub_exc, copy);
+    const bool large = n >= (1u << 24);
+    printf("inclusive_scan_%s_n%zu_vs_cub: %.3f ratio of throughput (target >= 0.95%s: %s)\n", type, n, cub_inc / inc,
+           large ? "" : ", reported", large ? bench_target(cub_inc / inc, 0.95) : "-");
+    printf("exclusive_scan_%s_n%zu_vs_cub: %.3f ratio of throughput (target >= 0.95%s: %s)\n", type, n, cub_exc / exc,
+           large ? "" : ", reported", large ? bench_target(cub_exc / exc, 0.95) : "-");
+    printf("inclusive_scan_%s_n%zu_vs_copy: %.3f of a device-to-device copy (CUB: %.3f)\n", type, n, copy / inc,
+           copy / cub_inc);
+    BENCH_CUDA(cudaStreamDestroy(s));
+    BENCH_CUDA(cudaFree(temp));
+    BENCH_CUDA(cudaFree(in));
+    BENCH_CUDA(cudaFree(out_u));
+    BENCH_CUDA(cudaFree(out_c));
+    return ok;
+}
+
+int bench_scan_main(int argc, char **argv)
+{
+    const int log2n = argc > 1 ? atoi(argv[1]) : 28, reps = argc > 2 ? atoi(argv[2]) : 50;
+    if (log2n < 16 || log2n > 30 || reps < 1) {
+        fprintf(stderr, "usage: udfkit_bench scan [log2 elements, 16..30] [repetitions]\n");
+        return 2;
+    }
+    const int sms = bench_cuda_start("scan");
+    bench_check_udfkit(scanlib_load(), "scanlib_load");
+    printf("scan_repetitions: %d (after 5 warm-up calls each; median; interleaved)\n", reps);
+    int ok = 1;
+    for (size_t n : {(size_t)1 << 16, (size_t)1 << log2n}) {
+        ok &= bench_type<int, add_i32_functor>("int32", n, reps, sms, scanlib_inclusive_scan_add_i32,
+                                               scanlib_exclusive_scan_add_i32);
+        ok &= bench_type<double, add_f64_functor>("float64", n, reps, sms, scanlib_inclusive_scan_add_f64,
+                                                  scanlib_exclusive_scan_add_f64);
+    }
+    scanlib_unload();
+    return ok ? 0 : 1;
+}

@@ -1,0 +1,56 @@
+// Operators for the grouped and ordered kernel templates (tests/gpu/test_grouped_kernels.c):
+// associative, some not commutative, so that a reordering shows.
+#include <cuda_fp16.h>
+
+__device__ int add_i32(int a, int b)
+{
+    return (int)((unsigned)a + (unsigned)b);
+}
+
+__device__ double add_f64(double a, double b)
+{
+    return a + b;
+}
+
+__device__ unsigned char add_u8(unsigned char a, unsigned char b)
+{
+    return (unsigned char)(a + b);
+}
+
+__device__ bool or_bool(bool a, bool b)
+{
+    return a || b;
+}
+
+__device__ __half max_f16(__half a, __half b)
+{
+    return __hgt(b, a) ? b : a;
+}
+
+// "Keep the left one": associative, and any reordering of the rows changes the result.
+__device__ int keep_left(int a, int b)
+{
+    (void)b;
+    return a;
+}
+
+// 2x2 matrices of 16-bit integers (mod 2^16) packed in an int64, row by row; their product.
+__device__ long long mat2_mul(long long x, long long y)
+{
+    unsigned long long a = (unsigned long long)x, b = (unsigned long long)y;
+    unsigned a00 = a & 0xffff, a01 = (a >> 16) & 0xffff, a10 = (a >> 32) & 0xffff, a11 = (a >> 48) & 0xffff;
+    unsigned b00 = b & 0xffff, b01 = (b >> 16) & 0xffff, b10 = (b >> 32) & 0xffff, b11 = (b >> 48) & 0xffff;
+    unsigned long long c00 = (a00 * b00 + a01 * b10) & 0xffff, c01 = (a00 * b01 + a01 * b11) & 0xffff;
+    unsigned long long c10 = (a10 * b00 + a11 * b10) & 0xffff, c11 = (a10 * b01 + a11 * b11) & 0xffff;
+    return (long long)(c00 | c01 << 16 | c10 << 32 | c11 << 48);
+}
+
+// An op that fails rows: a negative operand stops the row with code 7 (udfkit_row_error:
+// <udfkit/udf.h>, which udfkit compile includes). A scan's first row is only ever a left
+// operand, so both operands are checked.
+__device__ int checked_add(int a, int b)
+{
+    if (a < 0 || b < 0)
+        udfkit_row_error(7);
+    return (int)((unsigned)a + (unsigned)b);
+}

@@ -1,0 +1,12 @@
+"""Python operators for the grouped and ordered kernel templates
+(tests/gpu/test_grouped_kernels.c)."""
+
+
+def py_affine(f, g):
+    """Affine maps x -> a*x + b mod 2^16, packed as a << 16 | b: first f, then g.
+    Associative, not commutative."""
+    a1 = (f >> 16) & 0xFFFF
+    b1 = f & 0xFFFF
+    a2 = (g >> 16) & 0xFFFF
+    b2 = g & 0xFFFF
+    return ((a1 * a2) & 0xFFFF) << 16 | ((a2 * b1 + b2) & 0xFFFF)

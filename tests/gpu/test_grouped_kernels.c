@@ -1,0 +1,217 @@
+/* The grouped and ordered kernel templates (inclusive_scan, exclusive_scan) through the
+ * launchers `udfkit kernels` generates (library gk, built at build time from
+ * tests/data/grouped/), against a sequential scan on the host: n = 0, 1, 31, 32, 33, 1919,
+ * 1920, 1921 (a tile's edges) and 2^20 + 7; int32, float64 (integer values, so every
+ * order gives the same sums), uint8, bool, float16 and int64 operators, two of them not
+ * commutative (keep the left one; 2x2 matrix products) and a Python one (affine maps), so
+ * that any reordering shows; a scan in place; one of more than 2^31 rows where the device
+ * has the memory; UDF errors at the first, middle and last row.
+ * usage: test_grouped_kernels; exit 77 (skipped) without a GPU. */
+#include "gk.h"
+#include "gpu_test.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char current[160];
+
+static void expect(bool ok, const char *what)
+{
+    if (!ok && failures++ < 50)
+        fprintf(stderr, "FAIL %s: %s\n", current, what);
+}
+
+/* The host's operators, as tests/data/grouped/ops.{cu,py} define them. */
+static int32_t add_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+static double add_f64(double a, double b) { return a + b; }
+static uint8_t add_u8(uint8_t a, uint8_t b) { return (uint8_t)(a + b); }
+static bool or_bool(bool a, bool b) { return a || b; }
+static int32_t keep_left(int32_t a, int32_t b) { (void)b; return a; }
+
+static float half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
+    if (exp == 0 && mant == 0)
+        bits = sign;
+    else if (exp == 0) { /* subnormal */
+        exp = 127 - 15 + 1;
+        while (!(mant & 0x400)) {
+            mant <<= 1;
+            exp--;
+        }
+        bits = sign | exp << 23 | (mant & 0x3ff) << 13;
+    } else if (exp == 31)
+        bits = sign | 0xff << 23 | mant << 13;
+    else
+        bits = sign | (exp + 127 - 15) << 23 | mant << 13;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static uint16_t max_f16(uint16_t a, uint16_t b) { return half_to_float(b) > half_to_float(a) ? b : a; }
+
+static int64_t mat2_mul(int64_t x, int64_t y)
+{
+    uint64_t a = (uint64_t)x, b = (uint64_t)y;
+    uint64_t a00 = a & 0xffff, a01 = (a >> 16) & 0xffff, a10 = (a >> 32) & 0xffff, a11 = (a >> 48) & 0xffff;
+    uint64_t b00 = b & 0xffff, b01 = (b >> 16) & 0xffff, b10 = (b >> 32) & 0xffff, b11 = (b >> 48) & 0xffff;
+    uint64_t c00 = (a00 * b00 + a01 * b10) & 0xffff, c01 = (a00 * b01 + a01 * b11) & 0xffff;
+    uint64_t c10 = (a10 * b00 + a11 * b10) & 0xffff, c11 = (a10 * b01 + a11 * b11) & 0xffff;
+    return (int64_t)(c00 | c01 << 16 | c10 << 32 | c11 << 48);
+}
+
+static int64_t py_affine(int64_t f, int64_t g)
+{
+    int64_t a1 = (f >> 16) & 0xffff, b1 = f & 0xffff, a2 = (g >> 16) & 0xffff, b2 = g & 0xffff;
+    return ((a1 * a2) & 0xffff) << 16 | ((a2 * b1 + b2) & 0xffff);
+}
+
+/* One typed case: T, the host op, and the launchers. */
+#define SCAN_CASE(NAME, T, OP, INCLUSIVE, EXCLUSIVE, GEN)                                                           \
+    static void run_##NAME(size_t n, T init, bool in_place)                                                     \
+    {                                                                                                           \
+        T *in = malloc((n ? n : 1) * sizeof(T)), *want = malloc((n ? n : 1) * sizeof(T));                       \
+        T *got = malloc((n ? n : 1) * sizeof(T));                                                               \
+        for (size_t i = 0; i < n; i++)                                                                          \
+            in[i] = (T)(GEN);                                                                                   \
+        void *din = device_copy(in, n * sizeof(T)), *dout = in_place ? din : device_copy(NULL, n * sizeof(T));   \
+        for (int exclusive = 0; exclusive <= 1; exclusive++) {                                                   \
+            udfkit_status (*inc)(udfkit_stream, size_t, const T *, T *) = INCLUSIVE;                             \
+            udfkit_status (*exc)(udfkit_stream, size_t, const T *, T, T *) = EXCLUSIVE;                          \
+            if ((exclusive ? (void *)exc : (void *)inc) == NULL)                                                 \
+                continue;                                                                                       \
+            if (in_place && n)                                                                                  \
+                check(udfkit_copy_to_device(din, in, n * sizeof(T)), "udfkit_copy_to_device");                  \
+            T acc = init;                                                                                       \
+            for (size_t i = 0; i < n; i++) {                                                                    \
+                if (exclusive) {                                                                                \
+                    want[i] = acc;                                                                              \
+                    acc = OP(acc, in[i]);                                                                       \
+                } else                                                                                          \
+                    want[i] = acc = i ? OP(acc, in[i]) : in[i];                                                 \
+            }                                                                                                   \
+            udfkit_status st = exclusive ? exc(NULL, n, din, init, dout) : inc(NULL, n, din, dout);             \
+            snprintf(current, sizeof current, "%s_scan(%s) n=%zu%s", exclusive ? "exclusive" : "inclusive",      \
+                     #NAME, n, in_place ? " in place" : "");                                                    \
+            if (check(st, current) || check(udfkit_synchronize(), current))                                     \
+                continue;                                                                                       \
+            if (n)                                                                                              \
+                check(udfkit_copy_to_host(got, dout, n * sizeof(T)), "udfkit_copy_to_host");                    \
+            size_t bad = 0;                                                                                     \
+            for (size_t i = 0; i < n; i++)                                                                      \
+                if (memcmp(&got[i], &want[i], sizeof(T)) != 0 && bad++ == 0) {                                  \
+                    char what[96];                                                                              \
+                    snprintf(what, sizeof what, "row %zu differs (first of the rows that do)", i);              \
+                    expect(false, what);                                                                        \
+                }                                                                                               \
+        }                                                                                                       \
+        udfkit_device_free(din);                                                                                \
+        if (!in_place)                                                                                          \
+            udfkit_device_free(dout);                                                                           \
+        free(in);                                                                                               \
+        free(want);                                                                                             \
+        free(got);                                                                                              \
+    }
+
+SCAN_CASE(add_i32, int32_t, add_i32, gk_inclusive_scan_add_i32, gk_exclusive_scan_add_i32, next_random())
+SCAN_CASE(add_f64, double, add_f64, gk_inclusive_scan_add_f64, gk_exclusive_scan_add_f64,
+          (double)(int)(next_random() % 2001) - 1000.0)
+SCAN_CASE(add_u8, uint8_t, add_u8, gk_inclusive_scan_add_u8, NULL, next_random())
+SCAN_CASE(or_bool, bool, or_bool, gk_inclusive_scan_or_bool, NULL, next_random() % 1000 == 0)
+SCAN_CASE(max_f16, uint16_t, max_f16, gk_inclusive_scan_max_f16, NULL, next_random() % 0x7c00) /* finite */
+SCAN_CASE(keep_left, int32_t, keep_left, gk_inclusive_scan_keep_left, gk_exclusive_scan_keep_left, next_random())
+SCAN_CASE(mat2_mul, int64_t, mat2_mul, gk_inclusive_scan_mat2_mul, gk_exclusive_scan_mat2_mul, next_random())
+SCAN_CASE(py_affine, int64_t, py_affine, gk_inclusive_scan_py_affine, gk_exclusive_scan_py_affine,
+          next_random() & 0xffffffffu)
+
+/* More than 2^31 rows of uint8 (2 GiB in, 2 GiB out), where the device has room; a sample
+ * of rows is compared (every 4099th and the last 10^6), the scan being sequential on the host. */
+static void run_over_2_31(void)
+{
+    const size_t n = (1ull << 31) + 4099;
+    snprintf(current, sizeof current, "inclusive_scan(add_u8) n=2^31+4099");
+    void *din = NULL, *dout = NULL;
+    if (udfkit_device_alloc(n, &din) != UDFKIT_OK || udfkit_device_alloc(n, &dout) != UDFKIT_OK) {
+        printf("skipped the case of 2^31 + 4099 rows: the device has not 4 GiB free (%s)\n", udfkit_last_error());
+        udfkit_device_free(din);
+        return;
+    }
+    uint8_t *in = malloc(n), *got = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        in[i] = (uint8_t)(i * 2654435761u >> 13);
+    check(udfkit_copy_to_device(din, in, n), "udfkit_copy_to_device");
+    if (!check(gk_inclusive_scan_add_u8(NULL, n, din, dout), current) && !check(udfkit_synchronize(), current)) {
+        check(udfkit_copy_to_host(got, dout, n), "udfkit_copy_to_host");
+        uint8_t acc = 0;
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            acc = (uint8_t)(acc + in[i]);
+            if ((i % 4099 == 0 || i + 1000000 >= n) && got[i] != acc && bad++ == 0)
+                expect(false, "a sampled row differs");
+        }
+    }
+    free(in);
+    free(got);
+    udfkit_device_free(din);
+    udfkit_device_free(dout);
+}
+
+/* checked_add fails where an operand is negative, with code 7: at the row of value -7 (and
+ * the few after it whose prefix stays negative, all in its tile); the launch records the
+ * first row of that tile (no later than the failing one) and the code. */
+static void run_errors(size_t n, size_t bad_row)
+{
+    int32_t *in = malloc(n * sizeof *in);
+    for (size_t i = 0; i < n; i++)
+        in[i] = (int32_t)(i % 100);
+    in[bad_row] = -7;
+    void *din = device_copy(in, n * sizeof *in), *dout = device_copy(NULL, n * sizeof *in);
+    uint64_t row = 0;
+    int code = 0;
+    snprintf(current, sizeof current, "inclusive_scan(checked_add) n=%zu failing row %zu", n, bad_row);
+    check(gk_inclusive_scan_checked_add(NULL, n, din, dout), current);
+    udfkit_status st = gk_udf_error(NULL, &row, &code);
+    expect(st == UDFKIT_ERROR_UDF, "the failure is recorded");
+    expect(row == bad_row / 1920 * 1920, "at the first row of the failing row's tile (int32 tiles: 1920 rows)");
+    expect(code == 7, "with its code");
+    expect(gk_udf_error(NULL, &row, &code) == UDFKIT_OK, "cleared after reading");
+    free(in);
+    udfkit_device_free(din);
+    udfkit_device_free(dout);
+}
+
+int main(void)
+{
+    udfkit_status st = gk_load();
+    if (st == UDFKIT_ERROR_NO_DRIVER || st == UDFKIT_ERROR_NO_DEVICE) {
+        printf("skipped: %s\n", udfkit_last_error());
+        return 77;
+    }
+    if (check(st, "gk_load"))
+        return 1;
+    const size_t sizes[] = {0, 1, 31, 32, 33, 1919, 1920, 1921, (1u << 20) + 7};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        size_t n = sizes[s];
+        for (int in_place = 0; in_place <= (n == (1u << 20) + 7); in_place++) {
+            run_add_i32(n, 17, in_place);
+            run_add_f64(n, -3.0, in_place);
+            run_add_u8(n, 0, in_place);
+            run_or_bool(n, false, in_place);
+            run_max_f16(n, 0, in_place);
+            run_keep_left(n, 42, in_place);
+            run_mat2_mul(n, 0x0001000000000001ll, in_place); /* the identity matrix */
+            run_py_affine(n, 0x10000ll, in_place);         /* x -> 1*x + 0 */
+        }
+    }
+    const size_t n = (1u << 20) + 7;
+    const size_t rows[] = {0, n / 2, n - 1, 1920 * 3};
+    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++)
+        run_errors(n, rows[k]);
+    run_over_2_31();
+    printf("%s: %d failure(s)\n", failures ? "FAIL" : "ok", failures);
+    return failures ? 1 : 0;
+}
