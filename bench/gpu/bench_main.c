@@ -17,6 +17,7 @@ static const struct {
     {"compress", bench_compress_main, "size and SASS load time of fatbins packed plain and compressed"},
     {"nullable", bench_nullable_main, "nullable_map/filter against cudaMemcpy, map and CUB; error checks' cost"},
     {"scan", bench_scan_main, "inclusive_scan/exclusive_scan against cub::DeviceScan, int32 and float64"},
+    {"reduce_by_key", bench_reduce_by_key_main, "reduce_by_key against cub::DeviceReduce::ReduceByKey"},
     {"link", bench_link_main, "udfkit_library_link: first link against a cached one in a new process"},
 };
 

@@ -8,6 +8,7 @@
 #include "bench_cuda.cuh"
 #include "scanlib.h"
 
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include <cstring>
@@ -123,6 +124,100 @@ int bench_scan_main(int argc, char **argv)
                                                scanlib_exclusive_scan_add_i32);
         ok &= bench_type<double, add_f64_functor>("float64", n, reps, sms, scanlib_inclusive_scan_add_f64,
                                                   scanlib_exclusive_scan_add_f64);
+    }
+    scanlib_unload();
+    return ok ? 0 : 1;
+}
+
+/* reduce_by_key: keys in runs of 8 rows (int32 keys), values int32 or float64, udfkit's
+ * reduce_by_key(op, int32) launcher against cub::DeviceReduce::ReduceByKey with the same
+ * operator as a functor; results (runs, keys, values) checked against CUB's. */
+static __global__ void fill_keys(size_t n, int *keys)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        keys[i] = (int)(i >> 3);
+}
+
+template <typename T, typename Op, typename Launcher>
+static int bench_rbk_type(const char *type, size_t n, int reps, int sms, Launcher udfkit_rbk)
+{
+    int *keys, *ukeys_u, *ukeys_c;
+    T *in, *out_u, *out_c;
+    unsigned long long *runs;
+    BENCH_CUDA(cudaMalloc(&keys, n * sizeof(int)));
+    BENCH_CUDA(cudaMalloc(&ukeys_u, n * sizeof(int)));
+    BENCH_CUDA(cudaMalloc(&ukeys_c, n * sizeof(int)));
+    BENCH_CUDA(cudaMalloc(&in, n * sizeof(T)));
+    BENCH_CUDA(cudaMalloc(&out_u, n * sizeof(T)));
+    BENCH_CUDA(cudaMalloc(&out_c, n * sizeof(T)));
+    BENCH_CUDA(cudaMalloc(&runs, 2 * sizeof(unsigned long long)));
+    fill_keys<<<sms * 8, 256>>>(n, keys);
+    fill_values<<<sms * 8, 256>>>(n, in);
+    BENCH_CUDA(cudaDeviceSynchronize());
+    cudaStream_t s;
+    BENCH_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    void *temp = NULL;
+    size_t temp_bytes = 0;
+    BENCH_CUDA(cub::DeviceReduce::ReduceByKey(temp, temp_bytes, keys, ukeys_c, in, out_c, runs + 1, Op(), (long long)n, s));
+    BENCH_CUDA(cudaMalloc(&temp, temp_bytes ? temp_bytes : 1));
+    std::vector<bench_variant> v;
+    v.push_back({"udfkit reduce_by_key", [&](cudaStream_t st) {
+                     bench_check_udfkit(udfkit_rbk((udfkit_stream)st, n, keys, in, ukeys_u, out_u, (uint64_t *)runs),
+                                        "reduce_by_key");
+                 }});
+    v.push_back({"cub::DeviceReduce::ReduceByKey", [&](cudaStream_t st) {
+                     BENCH_CUDA(cub::DeviceReduce::ReduceByKey(temp, temp_bytes, keys, ukeys_c, in, out_c, runs + 1,
+                                                               Op(), (long long)n, st));
+                 }});
+    v.push_back({"cudaMemcpy device to device", [&](cudaStream_t st) {
+                     BENCH_CUDA(cudaMemcpyAsync(out_c, in, n * sizeof(T), cudaMemcpyDeviceToDevice, st));
+                 }});
+    bench_time_interleaved(v, s, 5, reps);
+    bench_check_udfkit(udfkit_rbk((udfkit_stream)s, n, keys, in, ukeys_u, out_u, (uint64_t *)runs), "reduce_by_key");
+    BENCH_CUDA(cub::DeviceReduce::ReduceByKey(temp, temp_bytes, keys, ukeys_c, in, out_c, runs + 1, Op(), (long long)n, s));
+    BENCH_CUDA(cudaStreamSynchronize(s));
+    unsigned long long r[2];
+    BENCH_CUDA(cudaMemcpy(r, runs, sizeof r, cudaMemcpyDeviceToHost));
+    int ok = r[0] == r[1];
+    if (ok) {
+        std::vector<int> ka(r[0]), kb(r[0]);
+        std::vector<T> a(r[0]), b(r[0]);
+        BENCH_CUDA(cudaMemcpy(ka.data(), ukeys_u, r[0] * sizeof(int), cudaMemcpyDeviceToHost));
+        BENCH_CUDA(cudaMemcpy(kb.data(), ukeys_c, r[0] * sizeof(int), cudaMemcpyDeviceToHost));
+        BENCH_CUDA(cudaMemcpy(a.data(), out_u, r[0] * sizeof(T), cudaMemcpyDeviceToHost));
+        BENCH_CUDA(cudaMemcpy(b.data(), out_c, r[0] * sizeof(T), cudaMemcpyDeviceToHost));
+        ok = ka == kb && memcmp(a.data(), b.data(), r[0] * sizeof(T)) == 0;
+    }
+    if (!ok)
+        fprintf(stderr, "FAILED: %s reduce_by_key of %zu rows differs from CUB's (runs %llu against %llu)\n", type, n,
+                r[0], r[1]);
+    const double u = bench_median_ms(v[0]), c = bench_median_ms(v[1]), copy = bench_median_ms(v[2]);
+    const bool large = n >= (1u << 24);
+    printf("reduce_by_key_%s_n%zu: udfkit %.4f ms, CUB %.4f ms, copy of the values %.4f ms; %llu runs\n", type, n, u, c,
+           copy, r[0]);
+    printf("reduce_by_key_%s_n%zu_vs_cub: %.3f ratio of throughput (target >= 0.95%s: %s)\n", type, n, c / u,
+           large ? "" : ", reported", large ? bench_target(c / u, 0.95) : "-");
+    BENCH_CUDA(cudaStreamDestroy(s));
+    void *all[] = {temp, keys, ukeys_u, ukeys_c, in, out_u, out_c, runs};
+    for (void *p : all)
+        BENCH_CUDA(cudaFree(p));
+    return ok;
+}
+
+int bench_reduce_by_key_main(int argc, char **argv)
+{
+    const int log2n = argc > 1 ? atoi(argv[1]) : 28, reps = argc > 2 ? atoi(argv[2]) : 50;
+    if (log2n < 16 || log2n > 30 || reps < 1) {
+        fprintf(stderr, "usage: udfkit_bench reduce_by_key [log2 elements, 16..30] [repetitions]\n");
+        return 2;
+    }
+    const int sms = bench_cuda_start("reduce_by_key");
+    bench_check_udfkit(scanlib_load(), "scanlib_load");
+    printf("reduce_by_key_repetitions: %d (after 5 warm-up calls each; median; interleaved); keys in runs of 8\n", reps);
+    int ok = 1;
+    for (size_t n : {(size_t)1 << 16, (size_t)1 << log2n}) {
+        ok &= bench_rbk_type<int, add_i32_functor>("int32", n, reps, sms, scanlib_reduce_by_key_add_i32_by_int32);
+        ok &= bench_rbk_type<double, add_f64_functor>("float64", n, reps, sms, scanlib_reduce_by_key_add_f64_by_int32);
     }
     scanlib_unload();
     return ok ? 0 : 1;

@@ -77,9 +77,10 @@ run "$udfkit" kernels "$out/gen/udfs.json" --kernel "nullable_map(affine)" --ker
   --kernel "map(affine_checked)" --kernel "nullable_filter(above_half)" --name nulllib \
   --cuda "$out/gen/nulllib_kernels.cu" --c "$out/gen/nulllib.c" --header "$out/gen/nulllib.h"
 
-# scanlib: the scans, for bench_scan.
+# scanlib: the scans and reduce_by_key, for bench_scan.
 run "$udfkit" kernels "$out/gen/udfs.json" --kernel "inclusive_scan(add_i32)" --kernel "exclusive_scan(add_i32)" \
-  --kernel "inclusive_scan(add_f64)" --kernel "exclusive_scan(add_f64)" --name scanlib \
+  --kernel "inclusive_scan(add_f64)" --kernel "exclusive_scan(add_f64)" --kernel "reduce_by_key(add_i32, int32)" \
+  --kernel "reduce_by_key(add_f64, int32)" --name scanlib \
   --cuda "$out/gen/scanlib_kernels.cu" --c "$out/gen/scanlib.c" --header "$out/gen/scanlib.h"
 
 # The nvcc compiles are the slowest step (CUB): they run while udfkit works.

@@ -22,6 +22,8 @@ extern const char udfkit_tpl_launcher_nullable_map[];
 extern const char udfkit_tpl_launcher_nullable_reduce[];
 extern const char udfkit_tpl_kernel_scan[];
 extern const char udfkit_tpl_launcher_scan[];
+extern const char udfkit_tpl_kernel_reduce_by_key[];
+extern const char udfkit_tpl_launcher_reduce_by_key[];
 extern const char udfkit_tpl_kernel_launchers[];
 extern const char udfkit_tpl_launcher_common[];
 extern const char udfkit_tpl_launcher_blocks[];

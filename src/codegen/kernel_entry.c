@@ -15,11 +15,19 @@ static const char *const template_names[] = {
     [UDFKIT_KERNEL_NULLABLE_REDUCE] = "nullable_reduce",
     [UDFKIT_KERNEL_INCLUSIVE_SCAN] = "inclusive_scan",
     [UDFKIT_KERNEL_EXCLUSIVE_SCAN] = "exclusive_scan",
+    [UDFKIT_KERNEL_REDUCE_BY_KEY] = "reduce_by_key",
 };
 
 const char *udfkit_kernel_template_name(udfkit_kernel_template t)
 {
     return template_names[t];
+}
+
+void udfkit_kernel_entry_suffix(const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    udfkit_buf_puts(out, e->c_name);
+    if (e->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY)
+        udfkit_buf_printf(out, "_by_%s", udfkit_scalar_name(e->key));
 }
 
 static const char *skip_space(const char *p)
@@ -38,6 +46,24 @@ static char *identifier_at(const char *p, const char **end)
             q++;
     *end = q;
     return q == p ? NULL : strndup(p, (size_t)(q - p));
+}
+
+/* reduce_by_key's K: an integer type, the keys' column. */
+static udfkit_rc parse_key(const char *text, const char *key, udfkit_kernel_entry *out)
+{
+    udfkit_type t;
+    if (!key)
+        return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                           "kernel entry '%s': reduce_by_key takes the op and the keys' type: reduce_by_key(op, K), "
+                           "e.g. reduce_by_key(add, int32)",
+                           text);
+    if (!udfkit_type_parse(key, &t) || t.pointer || t.nullable || t.scalar < UDFKIT_INT8 || t.scalar > UDFKIT_UINT64)
+        return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                           "kernel entry '%s': reduce_by_key's keys are an integer type (int8, int16, int32, int64, "
+                           "uint8, uint16, uint32, uint64), not '%s'",
+                           text, key);
+    out->key = t.scalar;
+    return UDFKIT_RC_OK;
 }
 
 udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out)
@@ -70,11 +96,13 @@ udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out)
         if (t == sizeof template_names / sizeof *template_names)
             rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
                              "unknown kernel template '%s' in '%s' (templates: map, filter, reduce, nullable_map, "
-                             "nullable_filter, nullable_reduce, inclusive_scan, exclusive_scan)",
+                             "nullable_filter, nullable_reduce, inclusive_scan, exclusive_scan, reduce_by_key)",
                              tpl, text);
         out->tpl = (udfkit_kernel_template)t;
     }
-    if (!rc && option) {
+    if (!rc && out->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY)
+        rc = parse_key(text, option, out);
+    else if (!rc && option) {
         if (out->tpl == UDFKIT_KERNEL_NULLABLE_MAP && strcmp(option, "nullify") == 0)
             out->nullify = true;
         else if (out->tpl == UDFKIT_KERNEL_NULLABLE_MAP)
@@ -201,7 +229,8 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
     udfkit_rc rc = UDFKIT_RC_OK;
     /* map, filter, reduce and the scans pass dense arrays: a null has no place in them. */
     bool dense = e->tpl == UDFKIT_KERNEL_MAP || e->tpl == UDFKIT_KERNEL_FILTER || e->tpl == UDFKIT_KERNEL_REDUCE ||
-                 e->tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || e->tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN;
+                 e->tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || e->tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
+                 e->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY;
     if (dense && udfkit_signature_nullable(s)) {
         udfkit_buf why = UDFKIT_BUF_INIT;
         udfkit_buf_printf(&why,
@@ -244,6 +273,7 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
     case UDFKIT_KERNEL_REDUCE:
     case UDFKIT_KERNEL_INCLUSIVE_SCAN:
     case UDFKIT_KERNEL_EXCLUSIVE_SCAN:
+    case UDFKIT_KERNEL_REDUCE_BY_KEY:
         rc = check_op(e, s, t_known, t);
         break;
     }

@@ -19,24 +19,26 @@ typedef enum udfkit_kernel_template {
     UDFKIT_KERNEL_NULLABLE_REDUCE, /* op: T(T, T); nulls skipped, valid rows counted */
     /* Grouped and ordered operators (SPEC.md, "More kernel templates"). */
     UDFKIT_KERNEL_INCLUSIVE_SCAN, /* op: T(T, T)   out[i] = in[0] op ... op in[i] */
-    UDFKIT_KERNEL_EXCLUSIVE_SCAN  /* op: T(T, T)   out[i] = init op in[0] op ... op in[i - 1] */
+    UDFKIT_KERNEL_EXCLUSIVE_SCAN, /* op: T(T, T)   out[i] = init op in[0] op ... op in[i - 1] */
+    UDFKIT_KERNEL_REDUCE_BY_KEY   /* op: T(T, T), K an integer type: one value per run of equal keys */
 } udfkit_kernel_template;
 
 /* Templates whose UDF is an associative op T(T, T), combining rows in order. */
 #define UDFKIT_KERNEL_IS_OP(t)                                                                                    \
     ((t) == UDFKIT_KERNEL_REDUCE || (t) == UDFKIT_KERNEL_NULLABLE_REDUCE || (t) == UDFKIT_KERNEL_INCLUSIVE_SCAN ||     \
-     (t) == UDFKIT_KERNEL_EXCLUSIVE_SCAN)
+     (t) == UDFKIT_KERNEL_EXCLUSIVE_SCAN || (t) == UDFKIT_KERNEL_REDUCE_BY_KEY)
 
 typedef struct udfkit_kernel_entry {
     char *text;   /* as given, for messages */
     udfkit_kernel_template tpl;
     char *c_name; /* the UDF */
     bool nullify; /* nullable_map(f, nullify): a row the UDF fails is null, not an error */
+    udfkit_scalar key; /* reduce_by_key(op, K): K */
     const udfkit_spec *fn; /* set by udfkit_kernel_entry_bind */
 } udfkit_kernel_entry;
 
-/* Parses "map(f)" (spaces allowed around the parts), and "nullable_map(f, nullify)". Input
- * errors quote the entry. */
+/* Parses "map(f)" (spaces allowed around the parts), "nullable_map(f, nullify)" and
+ * "reduce_by_key(op, K)". Input errors quote the entry. */
 udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out);
 /* Finds the entry's function among `fns` and checks that its signature fits the template;
  * errors name the entry and the function. With `return_may_be_unknown`, a signature without
@@ -51,6 +53,10 @@ size_t udfkit_kernel_map_inputs(const udfkit_signature *s);
 udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count,
                                    bool return_may_be_unknown);
 void udfkit_kernel_entry_free(udfkit_kernel_entry *e);
+
+/* What follows "<template>_" in the entry's launcher and kernel names: the UDF's c_name, and
+ * for reduce_by_key "<op>_by_<K>". */
+void udfkit_kernel_entry_suffix(const udfkit_kernel_entry *e, udfkit_buf *out);
 
 /* "map", "filter", "reduce", "nullable_map", ... */
 const char *udfkit_kernel_template_name(udfkit_kernel_template t);

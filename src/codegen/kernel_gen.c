@@ -32,8 +32,9 @@ static void element_args(const udfkit_kernel_entry *e, udfkit_buf *out)
 static void launcher_prototype(const char *name, const udfkit_kernel_entry *e, udfkit_buf *out)
 {
     const udfkit_signature *s = &e->fn->sig;
-    udfkit_buf_printf(out, "udfkit_status %s_%s_%s(udfkit_stream s, size_t n, ", name,
-                      udfkit_kernel_template_name(e->tpl), e->c_name);
+    udfkit_buf_printf(out, "udfkit_status %s_%s_", name, udfkit_kernel_template_name(e->tpl));
+    udfkit_kernel_entry_suffix(e, out);
+    udfkit_buf_puts(out, "(udfkit_stream s, size_t n, ");
     switch (e->tpl) {
     case UDFKIT_KERNEL_MAP:
     case UDFKIT_KERNEL_NULLABLE_MAP:
@@ -71,6 +72,19 @@ static void launcher_prototype(const char *name, const udfkit_kernel_entry *e, u
         }
         udfkit_type_c(t, out);
         udfkit_buf_puts(out, " *out)");
+        break;
+    }
+    case UDFKIT_KERNEL_REDUCE_BY_KEY: {
+        udfkit_type t = {s->ret.scalar, false, false}, k = {e->key, false, false};
+        udfkit_buf_puts(out, "const ");
+        udfkit_type_c(k, out);
+        udfkit_buf_puts(out, " *keys, const ");
+        udfkit_type_c(t, out);
+        udfkit_buf_puts(out, " *in, ");
+        udfkit_type_c(k, out);
+        udfkit_buf_puts(out, " *unique_keys, ");
+        udfkit_type_c(t, out);
+        udfkit_buf_puts(out, " *out, uint64_t *runs)");
         break;
     }
     }
@@ -137,6 +151,13 @@ static void launcher_doc(const udfkit_kernel_entry *e, udfkit_buf *out)
                           " * may be the same array. */\n",
                           f, f, f, f, f);
         break;
+    case UDFKIT_KERNEL_REDUCE_BY_KEY:
+        udfkit_buf_printf(out,
+                          "/* reduce_by_key(%s, %s): for each run of equal consecutive keys[i], i < n, its key into\n"
+                          " * unique_keys[r] and its values combined by %s in row order into out[r] (%s must be\n"
+                          " * associative; it need not commute); the number of runs into *runs (device memory). */\n",
+                          f, udfkit_scalar_name(e->key), f, f);
+        break;
     }
     udfkit_buf_free(&args);
 }
@@ -160,6 +181,7 @@ static void kernel_names(const char *kernel, udfkit_kernel_template tpl, udfkit_
         [UDFKIT_KERNEL_NULLABLE_REDUCE] = {"_partials", "_final"},
         [UDFKIT_KERNEL_INCLUSIVE_SCAN] = {"_init", "_scan"},
         [UDFKIT_KERNEL_EXCLUSIVE_SCAN] = {"_init", "_scan"},
+        [UDFKIT_KERNEL_REDUCE_BY_KEY] = {"_init", "_reduce"},
     };
     for (size_t i = 0; i < 2 && suffixes[tpl][i]; i++)
         udfkit_buf_printf(out, "    \"%s%s\",\n", kernel, suffixes[tpl][i]);
@@ -215,13 +237,15 @@ typedef struct entry_texts {
 static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e, entry_texts *t)
 {
     const udfkit_signature *s = &e->fn->sig;
-    udfkit_buf_printf(&t->kernel, "udfkit_%s_%s_%s", r->name, udfkit_kernel_template_name(e->tpl), e->c_name);
+    udfkit_buf_printf(&t->kernel, "udfkit_%s_%s_", r->name, udfkit_kernel_template_name(e->tpl));
+    udfkit_kernel_entry_suffix(e, &t->kernel);
     udfkit_exporter_abi_type((udfkit_type){s->ret.scalar, false, false}, &t->ret);
     switch (e->tpl) {
     case UDFKIT_KERNEL_REDUCE:
     case UDFKIT_KERNEL_NULLABLE_REDUCE:
     case UDFKIT_KERNEL_INCLUSIVE_SCAN:
     case UDFKIT_KERNEL_EXCLUSIVE_SCAN:
+    case UDFKIT_KERNEL_REDUCE_BY_KEY:
         /* Their templates take T, the kernel and the UDF's name; the columns are fixed. */
         udfkit_buf_puts(&t->fn, e->c_name);
         break;
@@ -283,14 +307,18 @@ static void entry_templates(const udfkit_kernel_entry *e, const char **cuda, con
         *cuda = udfkit_tpl_kernel_scan;
         *c = udfkit_tpl_launcher_scan;
         break;
+    case UDFKIT_KERNEL_REDUCE_BY_KEY:
+        *cuda = udfkit_tpl_kernel_reduce_by_key;
+        *c = udfkit_tpl_launcher_reduce_by_key;
+        break;
     }
 }
 
 /* The scan templates' texts: inclusive or exclusive, and CUB's tile for T's size, which
  * the kernel checks at build time (scan.cu.in). */
 typedef struct scan_texts {
-    const char *kind, *init_value, *init_arg;
-    char init_t[64], init_param[80], tile_items[16], items[16], t_bytes[16];
+    const char *kind, *init_value, *init_arg, *key_name;
+    char init_t[64], init_param[80], tile_items[16], items[16], t_bytes[16], key[32];
 } scan_texts;
 
 static void scan_texts_fill(const udfkit_kernel_entry *e, const char *type, scan_texts *t)
@@ -305,9 +333,17 @@ static void scan_texts_fill(const udfkit_kernel_entry *e, const char *type, scan
     /* cub::MemBoundScaling<128, 15, T>: 15 rows a thread for 4-byte T, 60 / size, at most 30. */
     size_t size = udfkit_scalar_size(e->fn->sig.ret.scalar), items = 15 * 4 / (size ? size : 1);
     items = items > 30 ? 30 : items < 1 ? 1 : items;
+    /* reduce_by_key: CUB's default, 6 rows a thread where key and value are 8 bytes or less. */
+    if (e->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY)
+        items = 6;
     snprintf(t->items, sizeof t->items, "%zu", items);
     snprintf(t->tile_items, sizeof t->tile_items, "%zu", 128 * items);
     snprintf(t->t_bytes, sizeof t->t_bytes, "%zu", size);
+    udfkit_buf k = UDFKIT_BUF_INIT;
+    udfkit_exporter_abi_type((udfkit_type){e->key, false, false}, &k);
+    snprintf(t->key, sizeof t->key, "%s", e->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY ? k.data : "");
+    t->key_name = udfkit_scalar_name(e->key);
+    udfkit_buf_free(&k);
 }
 
 /* One entry's kernels, launcher, name table lines, marker and declaration; `index` is its
@@ -335,7 +371,8 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"OUT_POINTERS", TEXT(t.out_ptrs)}, {"K", t.k},
         {"SCAN_KIND", scan.kind},   {"SCAN_INIT_T", scan.init_t},  {"INIT_PARAM", scan.init_param},
         {"INIT_VALUE", scan.init_value}, {"INIT_ARG", scan.init_arg}, {"TILE_ITEMS", scan.tile_items},
-        {"ITEMS", scan.items},      {"T_BYTES", scan.t_bytes},
+        {"ITEMS", scan.items},      {"T_BYTES", scan.t_bytes},     {"KEY_T", scan.key},
+        {"K_NAME", scan.key_name},
     };
 #undef TEXT
     size_t nvars = sizeof vars / sizeof *vars;
@@ -347,8 +384,10 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         rc = udfkit_template_render(c_tpl, vars, nvars, &r->launchers);
     if (!rc) {
         kernel_names(t.kernel.data, e->tpl, &r->names);
-        udfkit_buf_printf(&r->markers, " *   udfkit-kernel %s %s %s %s_%s_%s\n", tpl_name, e->c_name, sig.data, r->name,
-                          tpl_name, e->c_name);
+        udfkit_buf_printf(&r->markers, " *   udfkit-kernel %s %s %s %s_%s_", tpl_name, e->c_name, sig.data, r->name,
+                          tpl_name);
+        udfkit_kernel_entry_suffix(e, &r->markers);
+        udfkit_buf_puts(&r->markers, "\n");
         udfkit_buf_puts(&r->decls, "\n");
         launcher_doc(e, &r->decls);
         udfkit_buf_printf(&r->decls, "%s;\n", proto.data);
@@ -380,7 +419,8 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     bool blocks = false, chunked = false, filters = false;
     for (size_t i = 0; i < count; i++) {
         bool filter = entries[i].tpl == UDFKIT_KERNEL_FILTER || entries[i].tpl == UDFKIT_KERNEL_NULLABLE_FILTER;
-        bool scan = entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN;
+        bool scan = entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
+                    entries[i].tpl == UDFKIT_KERNEL_REDUCE_BY_KEY;
         nkernels += kernel_count(entries[i].tpl);
         blocks |= !scan; /* scans size their grids by tiles */
         chunked |= kernel_count(entries[i].tpl) == 2 && !scan;
@@ -598,7 +638,7 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
         if ((rc = udfkit_kernel_entry_parse(req->kernels[i], e)))
             break;
         for (size_t j = 0; j + 1 < nentries && !rc; j++)
-            if (entries[j].tpl == e->tpl && strcmp(entries[j].c_name, e->c_name) == 0)
+            if (entries[j].tpl == e->tpl && strcmp(entries[j].c_name, e->c_name) == 0 && entries[j].key == e->key)
                 rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s' is given twice (also as '%s')", e->text,
                                  entries[j].text);
         if (!rc)

@@ -1,11 +1,13 @@
-/* The grouped and ordered kernel templates (inclusive_scan, exclusive_scan) through the
+/* The grouped and ordered kernel templates (inclusive_scan, exclusive_scan, reduce_by_key) through the
  * launchers `udfkit kernels` generates (library gk, built at build time from
  * tests/data/grouped/), against a sequential scan on the host: n = 0, 1, 31, 32, 33, 1919,
  * 1920, 1921 (a tile's edges) and 2^20 + 7; int32, float64 (integer values, so every
  * order gives the same sums), uint8, bool, float16 and int64 operators, two of them not
  * commutative (keep the left one; 2x2 matrix products) and a Python one (affine maps), so
  * that any reordering shows; a scan in place; one of more than 2^31 rows where the device
- * has the memory; UDF errors at the first, middle and last row.
+ * has the memory; UDF errors at the first, middle and last row. reduce_by_key over keys all
+ * equal, all distinct, and in random runs of 1 to 40 rows, sizes up to a tile's edges (768
+ * rows) and 2^20 + 7, against runs found on the host.
  * usage: test_grouped_kernels; exit 77 (skipped) without a GPU. */
 #include "gk.h"
 #include "gpu_test.h"
@@ -128,6 +130,72 @@ SCAN_CASE(mat2_mul, int64_t, mat2_mul, gk_inclusive_scan_mat2_mul, gk_exclusive_
 SCAN_CASE(py_affine, int64_t, py_affine, gk_inclusive_scan_py_affine, gk_exclusive_scan_py_affine,
           next_random() & 0xffffffffu)
 
+/* Keys: 0 all equal, 1 all distinct, 2 random runs of 1 to 40 rows. */
+static uint64_t key_at(int pattern, size_t i, uint64_t *run_key, size_t *run_left)
+{
+    if (pattern == 0)
+        return 5;
+    if (pattern == 1)
+        return i;
+    if (*run_left == 0) {
+        *run_key += 1 + next_random() % 3;
+        *run_left = 1 + next_random() % 40;
+    }
+    (*run_left)--;
+    return *run_key;
+}
+
+#define RBK_CASE(NAME, K, T, OP, LAUNCHER, GEN)                                                                    \
+    static void run_rbk_##NAME(size_t n, int pattern)                                                           \
+    {                                                                                                           \
+        K *keys = malloc((n ? n : 1) * sizeof(K)), *want_keys = malloc((n ? n : 1) * sizeof(K));                \
+        K *got_keys = malloc((n ? n : 1) * sizeof(K));                                                          \
+        T *in = malloc((n ? n : 1) * sizeof(T)), *want = malloc((n ? n : 1) * sizeof(T));                       \
+        T *got = malloc((n ? n : 1) * sizeof(T));                                                               \
+        uint64_t run_key = 0, runs = 0, got_runs = ~0ull;                                                       \
+        size_t run_left = 0;                                                                                    \
+        for (size_t i = 0; i < n; i++) {                                                                        \
+            keys[i] = (K)key_at(pattern, i, &run_key, &run_left);                                               \
+            in[i] = (T)(GEN);                                                                                   \
+            if (i == 0 || keys[i] != keys[i - 1]) {                                                             \
+                want_keys[runs] = keys[i];                                                                      \
+                want[runs++] = in[i];                                                                           \
+            } else                                                                                              \
+                want[runs - 1] = OP(want[runs - 1], in[i]);                                                     \
+        }                                                                                                       \
+        void *dkeys = device_copy(keys, n * sizeof(K)), *din = device_copy(in, n * sizeof(T));                  \
+        void *dukeys = device_copy(NULL, n * sizeof(K)), *dout = device_copy(NULL, n * sizeof(T));              \
+        void *druns = device_copy(&got_runs, sizeof got_runs);                                                  \
+        snprintf(current, sizeof current, "reduce_by_key(%s) n=%zu keys %s", #NAME, n,                          \
+                 pattern == 0 ? "all equal" : pattern == 1 ? "all distinct" : "in random runs");                \
+        if (!check(LAUNCHER(NULL, n, dkeys, din, dukeys, dout, druns), current) &&                               \
+            !check(udfkit_synchronize(), current)) {                                                            \
+            check(udfkit_copy_to_host(&got_runs, druns, sizeof got_runs), "udfkit_copy_to_host");               \
+            expect(got_runs == runs, "the number of runs");                                                     \
+            if (got_runs == runs && runs) {                                                                     \
+                check(udfkit_copy_to_host(got_keys, dukeys, runs * sizeof(K)), "udfkit_copy_to_host");          \
+                check(udfkit_copy_to_host(got, dout, runs * sizeof(T)), "udfkit_copy_to_host");                 \
+                expect(memcmp(got_keys, want_keys, runs * sizeof(K)) == 0, "the runs' keys");                   \
+                expect(memcmp(got, want, runs * sizeof(T)) == 0, "the runs' values");                           \
+            }                                                                                                   \
+        }                                                                                                       \
+        void *all[] = {dkeys, din, dukeys, dout, druns};                                                        \
+        for (size_t k = 0; k < 5; k++)                                                                          \
+            udfkit_device_free(all[k]);                                                                         \
+        free(keys);                                                                                             \
+        free(want_keys);                                                                                        \
+        free(got_keys);                                                                                         \
+        free(in);                                                                                               \
+        free(want);                                                                                             \
+        free(got);                                                                                              \
+    }
+
+RBK_CASE(add_i32, int32_t, int32_t, add_i32, gk_reduce_by_key_add_i32_by_int32, next_random())
+RBK_CASE(add_f64, uint64_t, double, add_f64, gk_reduce_by_key_add_f64_by_uint64, (double)(int)(next_random() % 2001) - 1000.0)
+RBK_CASE(keep_left, uint8_t, int32_t, keep_left, gk_reduce_by_key_keep_left_by_uint8, next_random())
+RBK_CASE(mat2_mul, int64_t, int64_t, mat2_mul, gk_reduce_by_key_mat2_mul_by_int64, next_random())
+RBK_CASE(py_affine, int16_t, int64_t, py_affine, gk_reduce_by_key_py_affine_by_int16, next_random() & 0xffffffffu)
+
 /* More than 2^31 rows of uint8 (2 GiB in, 2 GiB out), where the device has room; a sample
  * of rows is compared (every 4099th and the last 10^6), the scan being sequential on the host. */
 static void run_over_2_31(void)
@@ -179,6 +247,20 @@ static void run_errors(size_t n, size_t bad_row)
     expect(row == bad_row / 1920 * 1920, "at the first row of the failing row's tile (int32 tiles: 1920 rows)");
     expect(code == 7, "with its code");
     expect(gk_udf_error(NULL, &row, &code) == UDFKIT_OK, "cleared after reading");
+    /* The same under reduce_by_key, all keys equal: tiles of 768 rows. */
+    int32_t *keys = calloc(n, sizeof *keys);
+    void *dkeys = device_copy(keys, n * sizeof *keys), *dukeys = device_copy(NULL, n * sizeof *keys);
+    void *druns = device_copy(NULL, sizeof(uint64_t));
+    snprintf(current, sizeof current, "reduce_by_key(checked_add) n=%zu failing row %zu", n, bad_row);
+    check(gk_reduce_by_key_checked_add_by_int32(NULL, n, dkeys, din, dukeys, dout, druns), current);
+    st = gk_udf_error(NULL, &row, &code);
+    expect(st == UDFKIT_ERROR_UDF, "the failure is recorded");
+    expect(row == bad_row / 768 * 768, "at the first row of the failing row's tile (768 rows)");
+    expect(code == 7, "with its code");
+    free(keys);
+    udfkit_device_free(dkeys);
+    udfkit_device_free(dukeys);
+    udfkit_device_free(druns);
     free(in);
     udfkit_device_free(din);
     udfkit_device_free(dout);
@@ -207,6 +289,15 @@ int main(void)
             run_py_affine(n, 0x10000ll, in_place);         /* x -> 1*x + 0 */
         }
     }
+    const size_t rbk_sizes[] = {0, 1, 31, 32, 33, 767, 768, 769, (1u << 20) + 7};
+    for (size_t s = 0; s < sizeof rbk_sizes / sizeof *rbk_sizes; s++)
+        for (int pattern = 0; pattern < 3; pattern++) {
+            run_rbk_add_i32(rbk_sizes[s], pattern);
+            run_rbk_add_f64(rbk_sizes[s], pattern);
+            run_rbk_keep_left(rbk_sizes[s], pattern);
+            run_rbk_mat2_mul(rbk_sizes[s], pattern);
+            run_rbk_py_affine(rbk_sizes[s], pattern);
+        }
     const size_t n = (1u << 20) + 7;
     const size_t rows[] = {0, n / 2, n - 1, 1920 * 3};
     for (size_t k = 0; k < sizeof rows / sizeof *rows; k++)
