@@ -16,6 +16,7 @@ static const char *const template_names[] = {
     [UDFKIT_KERNEL_INCLUSIVE_SCAN] = "inclusive_scan",
     [UDFKIT_KERNEL_EXCLUSIVE_SCAN] = "exclusive_scan",
     [UDFKIT_KERNEL_REDUCE_BY_KEY] = "reduce_by_key",
+    [UDFKIT_KERNEL_TRANSFORM_REDUCE] = "transform_reduce",
 };
 
 const char *udfkit_kernel_template_name(udfkit_kernel_template t)
@@ -28,6 +29,8 @@ void udfkit_kernel_entry_suffix(const udfkit_kernel_entry *e, udfkit_buf *out)
     udfkit_buf_puts(out, e->c_name);
     if (e->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY)
         udfkit_buf_printf(out, "_by_%s", udfkit_scalar_name(e->key));
+    else if (e->tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE)
+        udfkit_buf_printf(out, "_%s", e->op_name);
 }
 
 static const char *skip_space(const char *p)
@@ -96,13 +99,22 @@ udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out)
         if (t == sizeof template_names / sizeof *template_names)
             rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
                              "unknown kernel template '%s' in '%s' (templates: map, filter, reduce, nullable_map, "
-                             "nullable_filter, nullable_reduce, inclusive_scan, exclusive_scan, reduce_by_key)",
+                             "nullable_filter, nullable_reduce, inclusive_scan, exclusive_scan, reduce_by_key, "
+                             "transform_reduce)",
                              tpl, text);
         out->tpl = (udfkit_kernel_template)t;
     }
     if (!rc && out->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY)
         rc = parse_key(text, option, out);
-    else if (!rc && option) {
+    else if (!rc && out->tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE) {
+        if (!option)
+            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                             "kernel entry '%s': transform_reduce takes the function and the op: "
+                             "transform_reduce(f, op), e.g. transform_reduce(square, add)",
+                             text);
+        out->op_name = option;
+        option = NULL;
+    } else if (!rc && option) {
         if (out->tpl == UDFKIT_KERNEL_NULLABLE_MAP && strcmp(option, "nullify") == 0)
             out->nullify = true;
         else if (out->tpl == UDFKIT_KERNEL_NULLABLE_MAP)
@@ -195,6 +207,55 @@ static udfkit_rc check_op(const udfkit_kernel_entry *e, const udfkit_signature *
     return rc;
 }
 
+/* The entry's function c_name among fns; NULL with *rc set where there is none. */
+static const udfkit_spec *find_function(const udfkit_kernel_entry *e, const char *c_name, const udfkit_spec *fns,
+                                        size_t count, udfkit_rc *rc)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(fns[i].c_name, c_name) == 0)
+            return &fns[i];
+    udfkit_buf names = UDFKIT_BUF_INIT;
+    for (size_t i = 0; i < count; i++)
+        udfkit_buf_printf(&names, "%s%s", i ? ", " : "", fns[i].c_name);
+    *rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s': no function '%s' among the inputs (%s%s)", e->text,
+                      c_name, count ? "functions: " : "none given", count ? names.data : "");
+    udfkit_buf_free(&names);
+    return NULL;
+}
+
+/* transform_reduce(f, op): f T(A1..An) over values, op T(T, T) with f's T (an f without a
+ * declared return takes op's). */
+static udfkit_rc bind_transform_reduce(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count,
+                                       bool return_may_be_unknown)
+{
+    const udfkit_signature *f = &e->fn->sig;
+    udfkit_rc rc = UDFKIT_RC_OK;
+    if (f->has_return && (f->ret.pointer || is_type(f->ret, UDFKIT_VOID)))
+        return mismatch(e, "transform_reduce needs f: T(A1..An) with T a value, not void or a pointer");
+    if ((rc = check_elementwise(e)))
+        return rc;
+    if (!(e->op = find_function(e, e->op_name, fns, count, &rc)))
+        return rc;
+    const udfkit_signature *op = &e->op->sig;
+    udfkit_type t = f->has_return ? f->ret : op->ret;
+    bool fits = (op->has_return || return_may_be_unknown) && op->nparams == 2 && !t.pointer &&
+                !is_type(t, UDFKIT_VOID) && udfkit_type_equal(op->params[0], t) &&
+                udfkit_type_equal(op->params[1], t) && (!op->has_return || udfkit_type_equal(op->ret, t)) &&
+                !udfkit_signature_nullable(op);
+    if (fits)
+        return UDFKIT_RC_OK;
+    udfkit_buf sig = UDFKIT_BUF_INIT, type = UDFKIT_BUF_INIT;
+    udfkit_signature_format(op, &sig);
+    udfkit_type_name(t, &type);
+    rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                     "kernel entry '%s': '%s' is %s, but transform_reduce needs op: T(T, T) with T the type '%s' "
+                     "returns (%s), with no nullable (T?) types",
+                     e->text, e->op_name, sig.data, e->c_name, f->has_return ? type.data : "not declared");
+    udfkit_buf_free(&sig);
+    udfkit_buf_free(&type);
+    return rc;
+}
+
 size_t udfkit_kernel_map_inputs(const udfkit_signature *s)
 {
     size_t n = 0;
@@ -206,37 +267,25 @@ size_t udfkit_kernel_map_inputs(const udfkit_signature *s)
 udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count,
                                    bool return_may_be_unknown)
 {
-    e->fn = NULL;
-    for (size_t i = 0; i < count && !e->fn; i++)
-        if (strcmp(fns[i].c_name, e->c_name) == 0)
-            e->fn = &fns[i];
-    if (!e->fn) {
-        udfkit_buf names = UDFKIT_BUF_INIT;
-        for (size_t i = 0; i < count; i++)
-            udfkit_buf_printf(&names, "%s%s", i ? ", " : "", fns[i].c_name);
-        udfkit_rc rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s': no function '%s' among the inputs (%s%s)",
-                                   e->text, e->c_name, count ? "functions: " : "none given",
-                                   count ? names.data : "");
-        udfkit_buf_free(&names);
+    udfkit_rc rc = UDFKIT_RC_OK;
+    if (!(e->fn = find_function(e, e->c_name, fns, count, &rc)))
         return rc;
-    }
     const udfkit_signature *s = &e->fn->sig;
     if (!s->has_return && !return_may_be_unknown)
         return mismatch(e, "its return type is not declared; give one in the spec");
     /* Where the return type is unknown, reduce's T is its first parameter's type. */
     bool t_known = s->has_return || s->nparams;
     udfkit_type t = s->has_return || !s->nparams ? s->ret : s->params[0];
-    udfkit_rc rc = UDFKIT_RC_OK;
     /* map, filter, reduce and the scans pass dense arrays: a null has no place in them. */
     bool dense = e->tpl == UDFKIT_KERNEL_MAP || e->tpl == UDFKIT_KERNEL_FILTER || e->tpl == UDFKIT_KERNEL_REDUCE ||
                  e->tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || e->tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
-                 e->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY;
+                 e->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY || e->tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE;
     if (dense && udfkit_signature_nullable(s)) {
         udfkit_buf why = UDFKIT_BUF_INIT;
-        udfkit_buf_printf(&why,
-                          "%s takes no nullable (T?) types: it passes dense columns, with no validity; use "
-                          "nullable_%s(%s), whose columns come with validity bitmaps",
-                          udfkit_kernel_template_name(e->tpl), udfkit_kernel_template_name(e->tpl), e->c_name);
+        const char *tpl = udfkit_kernel_template_name(e->tpl);
+        udfkit_buf_printf(&why, "%s takes no nullable (T?) types: it passes dense columns, with no validity", tpl);
+        if (e->tpl == UDFKIT_KERNEL_MAP || e->tpl == UDFKIT_KERNEL_FILTER || e->tpl == UDFKIT_KERNEL_REDUCE)
+            udfkit_buf_printf(&why, "; use nullable_%s(%s), whose columns come with validity bitmaps", tpl, e->c_name);
         rc = mismatch(e, why.data);
         udfkit_buf_free(&why);
         return rc;
@@ -276,6 +325,9 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
     case UDFKIT_KERNEL_REDUCE_BY_KEY:
         rc = check_op(e, s, t_known, t);
         break;
+    case UDFKIT_KERNEL_TRANSFORM_REDUCE:
+        rc = bind_transform_reduce(e, fns, count, return_may_be_unknown);
+        break;
     }
     return rc;
 }
@@ -284,5 +336,6 @@ void udfkit_kernel_entry_free(udfkit_kernel_entry *e)
 {
     free(e->text);
     free(e->c_name);
+    free(e->op_name);
     memset(e, 0, sizeof *e);
 }

@@ -20,7 +20,8 @@ typedef enum udfkit_kernel_template {
     /* Grouped and ordered operators (SPEC.md, "More kernel templates"). */
     UDFKIT_KERNEL_INCLUSIVE_SCAN, /* op: T(T, T)   out[i] = in[0] op ... op in[i] */
     UDFKIT_KERNEL_EXCLUSIVE_SCAN, /* op: T(T, T)   out[i] = init op in[0] op ... op in[i - 1] */
-    UDFKIT_KERNEL_REDUCE_BY_KEY   /* op: T(T, T), K an integer type: one value per run of equal keys */
+    UDFKIT_KERNEL_REDUCE_BY_KEY,  /* op: T(T, T), K an integer type: one value per run of equal keys */
+    UDFKIT_KERNEL_TRANSFORM_REDUCE /* f: T(A1..An), op: T(T, T)   init op f(row 0) op ... op f(row n-1) */
 } udfkit_kernel_template;
 
 /* Templates whose UDF is an associative op T(T, T), combining rows in order. */
@@ -34,11 +35,13 @@ typedef struct udfkit_kernel_entry {
     char *c_name; /* the UDF */
     bool nullify; /* nullable_map(f, nullify): a row the UDF fails is null, not an error */
     udfkit_scalar key; /* reduce_by_key(op, K): K */
+    char *op_name;     /* transform_reduce(f, op): op, */
+    const udfkit_spec *op; /* and its spec, set by udfkit_kernel_entry_bind */
     const udfkit_spec *fn; /* set by udfkit_kernel_entry_bind */
 } udfkit_kernel_entry;
 
-/* Parses "map(f)" (spaces allowed around the parts), "nullable_map(f, nullify)" and
- * "reduce_by_key(op, K)". Input errors quote the entry. */
+/* Parses "map(f)" (spaces allowed around the parts), "nullable_map(f, nullify)",
+ * "reduce_by_key(op, K)" and "transform_reduce(f, op)". Input errors quote the entry. */
 udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out);
 /* Finds the entry's function among `fns` and checks that its signature fits the template;
  * errors name the entry and the function. With `return_may_be_unknown`, a signature without

@@ -2,6 +2,7 @@
 
 #include "artifact/manifest.h"
 #include "base/fs.h"
+#include "base/strset.h"
 #include "base/templates.h"
 #include "base/types.h"
 #include "codegen/kernel_rows.h"
@@ -70,6 +71,16 @@ static void launcher_prototype(const char *name, const udfkit_kernel_entry *e, u
             udfkit_type_c(t, out);
             udfkit_buf_puts(out, " init, ");
         }
+        udfkit_type_c(t, out);
+        udfkit_buf_puts(out, " *out)");
+        break;
+    }
+    case UDFKIT_KERNEL_TRANSFORM_REDUCE: {
+        udfkit_type t = {(s->has_return ? s->ret : e->op->sig.ret).scalar, false, false};
+        udfkit_rows_inputs(e, false, out);
+        udfkit_buf_puts(out, ", ");
+        udfkit_type_c(t, out);
+        udfkit_buf_puts(out, " init, ");
         udfkit_type_c(t, out);
         udfkit_buf_puts(out, " *out)");
         break;
@@ -151,6 +162,12 @@ static void launcher_doc(const udfkit_kernel_entry *e, udfkit_buf *out)
                           " * may be the same array. */\n",
                           f, f, f, f, f);
         break;
+    case UDFKIT_KERNEL_TRANSFORM_REDUCE:
+        udfkit_buf_printf(out,
+                          "/* transform_reduce(%s, %s): *out = init %s %s(%s) for i = 0, ..., n - 1, combined in\n"
+                          " * order, in one pass (%s must be associative; it need not commute); init where n = 0. */\n",
+                          f, e->op_name, e->op_name, f, args.data, e->op_name);
+        break;
     case UDFKIT_KERNEL_REDUCE_BY_KEY:
         udfkit_buf_printf(out,
                           "/* reduce_by_key(%s, %s): for each run of equal consecutive keys[i], i < n, its key into\n"
@@ -182,6 +199,7 @@ static void kernel_names(const char *kernel, udfkit_kernel_template tpl, udfkit_
         [UDFKIT_KERNEL_INCLUSIVE_SCAN] = {"_init", "_scan"},
         [UDFKIT_KERNEL_EXCLUSIVE_SCAN] = {"_init", "_scan"},
         [UDFKIT_KERNEL_REDUCE_BY_KEY] = {"_init", "_reduce"},
+        [UDFKIT_KERNEL_TRANSFORM_REDUCE] = {"_partials", "_final"},
     };
     for (size_t i = 0; i < 2 && suffixes[tpl][i]; i++)
         udfkit_buf_printf(out, "    \"%s%s\",\n", kernel, suffixes[tpl][i]);
@@ -201,13 +219,15 @@ typedef struct render_parts {
 } render_parts;
 
 /* The UDF's C-ABI prototype for device code (T? as its pair), once per function. */
-static void declare_udf(const udfkit_kernel_entry *e, udfkit_buf *protos)
+static void declare_udf(const udfkit_spec *fn, udfkit_strset *declared, udfkit_buf *protos)
 {
-    const udfkit_signature abi = udfkit_exporter_c_abi(&e->fn->sig);
+    if (!udfkit_strset_add(declared, fn->c_name))
+        return;
+    const udfkit_signature abi = udfkit_exporter_c_abi(&fn->sig);
     const udfkit_signature *s = &abi;
     udfkit_buf_puts(protos, "__device__ ");
     udfkit_exporter_abi_type(s->ret, protos);
-    udfkit_buf_printf(protos, " %s(", e->c_name);
+    udfkit_buf_printf(protos, " %s(", fn->c_name);
     for (size_t p = 0; p < s->nparams; p++) {
         udfkit_buf_puts(protos, p ? ", " : "");
         udfkit_exporter_abi_type(s->params[p], protos);
@@ -239,8 +259,21 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
     const udfkit_signature *s = &e->fn->sig;
     udfkit_buf_printf(&t->kernel, "udfkit_%s_%s_", r->name, udfkit_kernel_template_name(e->tpl));
     udfkit_kernel_entry_suffix(e, &t->kernel);
-    udfkit_exporter_abi_type((udfkit_type){s->ret.scalar, false, false}, &t->ret);
+    udfkit_exporter_abi_type((udfkit_type){(s->has_return || !e->op ? s->ret : e->op->sig.ret).scalar, false, false},
+                             &t->ret);
     switch (e->tpl) {
+    case UDFKIT_KERNEL_TRANSFORM_REDUCE: {
+        /* f's rows as a map's: its inputs loaded 4 rows at a time, its result computed. */
+        udfkit_kernel_entry as_map = *e;
+        as_map.tpl = UDFKIT_KERNEL_MAP;
+        udfkit_rows_inputs(e, true, &t->params);
+        udfkit_rows_input_args(e, false, &t->args);
+        udfkit_rows_input_args(e, true, &t->ptrs);
+        udfkit_buf_puts(&t->fn, e->c_name);
+        udfkit_buf_puts(&t->prefix, t->kernel.data);
+        udfkit_rows_map_functions(t->prefix.data, &as_map, &t->rows);
+        break;
+    }
     case UDFKIT_KERNEL_REDUCE:
     case UDFKIT_KERNEL_NULLABLE_REDUCE:
     case UDFKIT_KERNEL_INCLUSIVE_SCAN:
@@ -248,6 +281,7 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
     case UDFKIT_KERNEL_REDUCE_BY_KEY:
         /* Their templates take T, the kernel and the UDF's name; the columns are fixed. */
         udfkit_buf_puts(&t->fn, e->c_name);
+        udfkit_buf_puts(&t->ptrs, "&in");
         break;
     case UDFKIT_KERNEL_FILTER:
     case UDFKIT_KERNEL_NULLABLE_FILTER:
@@ -306,6 +340,10 @@ static void entry_templates(const udfkit_kernel_entry *e, const char **cuda, con
     case UDFKIT_KERNEL_EXCLUSIVE_SCAN:
         *cuda = udfkit_tpl_kernel_scan;
         *c = udfkit_tpl_launcher_scan;
+        break;
+    case UDFKIT_KERNEL_TRANSFORM_REDUCE:
+        *cuda = udfkit_tpl_kernel_transform_reduce;
+        *c = udfkit_tpl_launcher_reduce;
         break;
     case UDFKIT_KERNEL_REDUCE_BY_KEY:
         *cuda = udfkit_tpl_kernel_reduce_by_key;
@@ -372,7 +410,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"SCAN_KIND", scan.kind},   {"SCAN_INIT_T", scan.init_t},  {"INIT_PARAM", scan.init_param},
         {"INIT_VALUE", scan.init_value}, {"INIT_ARG", scan.init_arg}, {"TILE_ITEMS", scan.tile_items},
         {"ITEMS", scan.items},      {"T_BYTES", scan.t_bytes},     {"KEY_T", scan.key},
-        {"K_NAME", scan.key_name},
+        {"K_NAME", scan.key_name},  {"OP", e->op_name ? e->op_name : ""},
     };
 #undef TEXT
     size_t nvars = sizeof vars / sizeof *vars;
@@ -416,7 +454,7 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
 
     /* The name table: each entry's kernels in order, then the one scan all filters share. */
     size_t nkernels = 0;
-    bool blocks = false, chunked = false, filters = false;
+    bool blocks = false, chunked = false, filters = false, reduces = false;
     for (size_t i = 0; i < count; i++) {
         bool filter = entries[i].tpl == UDFKIT_KERNEL_FILTER || entries[i].tpl == UDFKIT_KERNEL_NULLABLE_FILTER;
         bool scan = entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
@@ -425,20 +463,21 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         blocks |= !scan; /* scans size their grids by tiles */
         chunked |= kernel_count(entries[i].tpl) == 2 && !scan;
         filters |= filter;
+        reduces |= entries[i].tpl == UDFKIT_KERNEL_REDUCE || entries[i].tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE;
     }
     snprintf(r.scan_index, sizeof r.scan_index, "%zu", nkernels);
     snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters);
 
     size_t next = 0;
+    udfkit_strset declared = UDFKIT_STRSET_INIT;
     for (size_t i = 0; i < count && !rc; i++) {
-        bool declared = false;
-        for (size_t j = 0; j < i; j++)
-            declared |= strcmp(entries[j].c_name, entries[i].c_name) == 0;
-        if (!declared)
-            declare_udf(&entries[i], &r.protos);
+        declare_udf(entries[i].fn, &declared, &r.protos);
+        if (entries[i].op)
+            declare_udf(entries[i].op, &declared, &r.protos);
         rc = render_entry(&r, &entries[i], next);
         next += kernel_count(entries[i].tpl);
     }
+    udfkit_strset_free(&declared);
     const udfkit_template_var helper_vars[] = {
         {"NAME", name}, {"UPPER_NAME", upper}, {"BLOCK", block}, {"FILTER_ROUNDS", rounds}};
     size_t nhelper_vars = sizeof helper_vars / sizeof *helper_vars;
@@ -475,7 +514,9 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         {"LAUNCHER_DECLARATIONS", r.decls.data ? r.decls.data : ""},
     };
     size_t nvars = sizeof vars / sizeof *vars;
-    if (!rc && !(rc = udfkit_template_render(udfkit_tpl_kernel_prelude, vars, nvars, &out->cuda)))
+    if (!rc && !(rc = udfkit_template_render(udfkit_tpl_kernel_prelude, vars, nvars, &out->cuda)) && reduces)
+        rc = udfkit_template_render(udfkit_tpl_kernel_reduce_helpers, vars, nvars, &out->cuda);
+    if (!rc)
         udfkit_buf_puts(&out->cuda, r.kernels.data ? r.kernels.data : "");
     if (!rc)
         rc = udfkit_template_render(udfkit_tpl_kernel_launchers, vars, nvars, &out->c);
@@ -638,7 +679,8 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
         if ((rc = udfkit_kernel_entry_parse(req->kernels[i], e)))
             break;
         for (size_t j = 0; j + 1 < nentries && !rc; j++)
-            if (entries[j].tpl == e->tpl && strcmp(entries[j].c_name, e->c_name) == 0 && entries[j].key == e->key)
+            if (entries[j].tpl == e->tpl && strcmp(entries[j].c_name, e->c_name) == 0 && entries[j].key == e->key &&
+                strcmp(entries[j].op_name ? entries[j].op_name : "", e->op_name ? e->op_name : "") == 0)
                 rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s' is given twice (also as '%s')", e->text,
                                  entries[j].text);
         if (!rc)

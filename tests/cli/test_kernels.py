@@ -50,7 +50,8 @@ CASES = [
     ("nullable-map-twice", ["--kernel", "nullable_map(nsum)", "--kernel", "nullable_map(nsum, nullify)"], 1,
      r"kernel entry 'nullable_map\(nsum, nullify\)' is given twice \(also as 'nullable_map\(nsum\)'\)"),
     ("unknown-template", ["--kernel", "scan(scale)"], 1,
-     r"^udfkit: error: unknown kernel template 'scan' in 'scan\(scale\)' \(templates: map, filter, reduce, nullable_map, nullable_filter, nullable_reduce\)$"),
+     r"^udfkit: error: unknown kernel template 'scan' in 'scan\(scale\)' \(templates: map, filter, reduce, nullable_map, nullable_filter, nullable_reduce, "
+     r"inclusive_scan, exclusive_scan, reduce_by_key, transform_reduce\)$"),
     ("entry-without-parentheses", ["--kernel", "map"], 1,
      r"^udfkit: error: kernel entry 'map' is not of the form template\(c_name\), e\.g\. map\(f\)$"),
     ("entry-empty-name", ["--kernel", "map()"], 1, r"kernel entry 'map\(\)' is not of the form template\(c_name\)"),
