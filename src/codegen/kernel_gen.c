@@ -179,11 +179,18 @@ static void launcher_doc(const udfkit_kernel_entry *e, udfkit_buf *out)
     udfkit_buf_free(&args);
 }
 
-/* How many kernels of its own an entry's launcher uses: maps one, filters and reduces two
- * (filters also the scan they share). */
+/* How many kernels of its own an entry's launcher uses: map one, the others two (filters
+ * also the scan they share; nullable_map a second kernel for inputs without bitmaps). */
 static size_t kernel_count(udfkit_kernel_template tpl)
 {
-    return tpl == UDFKIT_KERNEL_MAP || tpl == UDFKIT_KERNEL_NULLABLE_MAP ? 1 : 2;
+    return tpl == UDFKIT_KERNEL_MAP ? 1 : 2;
+}
+
+/* Whether the entry's launcher gives each block a chunk of rows (udfkit_<name>_chunks). */
+static bool chunked_template(udfkit_kernel_template tpl)
+{
+    return tpl == UDFKIT_KERNEL_FILTER || tpl == UDFKIT_KERNEL_NULLABLE_FILTER || tpl == UDFKIT_KERNEL_REDUCE ||
+           tpl == UDFKIT_KERNEL_NULLABLE_REDUCE || tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE;
 }
 
 /* The kernels an entry uses, in the order of the launchers' name table. */
@@ -193,7 +200,7 @@ static void kernel_names(const char *kernel, udfkit_kernel_template tpl, udfkit_
         [UDFKIT_KERNEL_MAP] = {"", NULL},
         [UDFKIT_KERNEL_FILTER] = {"_flags", "_write"},
         [UDFKIT_KERNEL_REDUCE] = {"_partials", "_final"},
-        [UDFKIT_KERNEL_NULLABLE_MAP] = {"", NULL},
+        [UDFKIT_KERNEL_NULLABLE_MAP] = {"", "_dense"},
         [UDFKIT_KERNEL_NULLABLE_FILTER] = {"_flags", "_write"},
         [UDFKIT_KERNEL_NULLABLE_REDUCE] = {"_partials", "_final"},
         [UDFKIT_KERNEL_INCLUSIVE_SCAN] = {"_init", "_scan"},
@@ -242,6 +249,8 @@ typedef struct entry_texts {
     udfkit_buf kernel;   /* the kernel's name (the name table adds suffixes) */
     udfkit_buf params;   /* the kernel's input parameters (maps and filters) */
     udfkit_buf args;     /* what the kernels pass to the row functions */
+    udfkit_buf dense;    /* nullable_map: the same with every mask empty, */
+    udfkit_buf no_bits;  /*   and the launcher's test for no input bitmap */
     udfkit_buf ptrs;     /* the launcher's kernel arguments for the inputs */
     udfkit_buf ret;      /* the UDF's return type as the C ABI spells it */
     udfkit_buf fn;       /* what the kernels call for a row */
@@ -300,6 +309,10 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
         udfkit_rows_outputs(e, true, &t->outs);
         udfkit_rows_output_args(e, false, false, &t->out_vals);
         udfkit_rows_output_args(e, true, e->tpl == UDFKIT_KERNEL_NULLABLE_MAP, &t->out_ptrs);
+        if (e->tpl == UDFKIT_KERNEL_NULLABLE_MAP) {
+            udfkit_rows_dense_args(e, &t->dense);
+            udfkit_rows_no_bitmaps(e, &t->no_bits);
+        }
         for (size_t j = 0; j < udfkit_rows_output_count(e); j++)
             udfkit_buf_printf(&t->bits, j ? ", out%zu_bits" : (UDFKIT_MAP_HAS_OUTPUTS(s) ? "out%zu_bits" : "out_bits"),
                               j + 1);
@@ -406,7 +419,8 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"INDEX", index_text},      {"SCAN_INDEX", r->scan_index}, {"ARG_POINTERS", TEXT(t.ptrs)},
         {"TEMPLATE", tpl_name},     {"UDF", e->c_name},            {"PREFIX", TEXT(t.prefix)},
         {"OUT_PARAMS", TEXT(t.outs)}, {"OUTS", TEXT(t.out_vals)},  {"BITS", TEXT(t.bits)},
-        {"OUT_POINTERS", TEXT(t.out_ptrs)}, {"K", t.k},
+        {"OUT_POINTERS", TEXT(t.out_ptrs)}, {"K", t.k},    {"DENSE_ARGS", TEXT(t.dense)},
+        {"NO_BITMAPS", TEXT(t.no_bits)},
         {"SCAN_KIND", scan.kind},   {"SCAN_INIT_T", scan.init_t},  {"INIT_PARAM", scan.init_param},
         {"INIT_VALUE", scan.init_value}, {"INIT_ARG", scan.init_arg}, {"TILE_ITEMS", scan.tile_items},
         {"ITEMS", scan.items},      {"T_BYTES", scan.t_bytes},     {"KEY_T", scan.key},
@@ -430,8 +444,8 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         launcher_doc(e, &r->decls);
         udfkit_buf_printf(&r->decls, "%s;\n", proto.data);
     }
-    udfkit_buf *bufs[] = {&t.kernel, &t.params, &t.args, &t.ptrs, &t.ret,      &t.fn,  &t.prefix,
-                          &t.outs,   &t.out_vals, &t.bits, &t.out_ptrs, &t.rows, &proto, &sig};
+    udfkit_buf *bufs[] = {&t.kernel, &t.params,   &t.args, &t.dense,    &t.no_bits, &t.ptrs,  &t.ret, &t.fn,
+                          &t.prefix, &t.outs,     &t.out_vals, &t.bits, &t.out_ptrs, &t.rows, &proto, &sig};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
     return rc;
@@ -460,8 +474,8 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         bool scan = entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
                     entries[i].tpl == UDFKIT_KERNEL_REDUCE_BY_KEY;
         nkernels += kernel_count(entries[i].tpl);
-        blocks |= !scan; /* scans size their grids by tiles */
-        chunked |= kernel_count(entries[i].tpl) == 2 && !scan;
+        blocks |= !scan; /* scans and reduce_by_key size their grids by tiles */
+        chunked |= chunked_template(entries[i].tpl);
         filters |= filter;
         reduces |= entries[i].tpl == UDFKIT_KERNEL_REDUCE || entries[i].tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE;
     }

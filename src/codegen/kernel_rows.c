@@ -52,6 +52,18 @@ void udfkit_rows_input_args(const udfkit_kernel_entry *e, bool pointers, udfkit_
     }
 }
 
+void udfkit_rows_dense_args(const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    for (size_t i = 0; i < udfkit_rows_input_count(e); i++)
+        udfkit_buf_printf(out, "%sa%zu, udfkit_detail::mask()", i ? ", " : "", i + 1);
+}
+
+void udfkit_rows_no_bitmaps(const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    for (size_t i = 0; i < udfkit_rows_input_count(e); i++)
+        udfkit_buf_printf(out, "%sm%zu.bits == NULL", i ? " && " : "", i + 1);
+}
+
 size_t udfkit_rows_output_count(const udfkit_kernel_entry *e)
 {
     const udfkit_signature *s = &e->fn->sig;

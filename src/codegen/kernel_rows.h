@@ -19,6 +19,11 @@ size_t udfkit_rows_input_count(const udfkit_kernel_entry *e);
 void udfkit_rows_inputs(const udfkit_kernel_entry *e, bool cuda, udfkit_buf *out);
 /* "a1, m1, ..." and "&a1, &m1, ...". */
 void udfkit_rows_input_args(const udfkit_kernel_entry *e, bool pointers, udfkit_buf *out);
+/* nullable_map's kernel for columns without bitmaps: "a1, udfkit_detail::mask(), ..." (every
+ * mask empty, so that the compiler drops the validity reads and tests); and the launcher's
+ * test for that case, "m1.bits == NULL && ...". */
+void udfkit_rows_dense_args(const udfkit_kernel_entry *e, udfkit_buf *out);
+void udfkit_rows_no_bitmaps(const udfkit_kernel_entry *e, udfkit_buf *out);
 
 /* A map's outputs: "float *out", or "O1 *out1, ..." for a function writing k outputs, each
  * followed by its bitmap under nullable_map ("uint8_t *out_bits"); and their count. */

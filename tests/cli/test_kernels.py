@@ -172,6 +172,17 @@ def test_nullable_launchers(work):
     assert "const bool known = ::bq(&result, x.a1, x.v1);" in kernels, kernels
     # isbig takes no null: a null input drops the row without a call.
     assert "const bool keep = ::isbig(x.a1);" in kernels, kernels
+    # Each nullable_map has a second kernel for inputs without bitmaps (empty masks, which the
+    # compiler folds away), and its launcher picks it where every input's bitmap is NULL.
+    for f, masks in (("nsum", "a1, udfkit_detail::mask(), a2, udfkit_detail::mask()"),
+                     ("nho", "a1, udfkit_detail::mask()")):
+        assert f"__launch_bounds__(UDFKIT_BLOCK)\nudfkit_lib_nullable_map_{f}_dense(unsigned long long n, " in kernels
+        assert f"udfkit_lib_nullable_map_{f}_load4(4 * g, {masks}, x);" in kernels, kernels
+    launchers = open(os.path.join(work, "out", "lib.c")).read()
+    assert '    "udfkit_lib_nullable_map_nsum",\n    "udfkit_lib_nullable_map_nsum_dense",\n' in launchers, launchers
+    assert "const unsigned dense = m1.bits == NULL && m2.bits == NULL;" in launchers, launchers
+    assert "const unsigned dense = m1.bits == NULL;" in launchers, launchers
+    assert launchers.count("udfkit_lib_kernel(0 + dense, &k);") == 1, launchers
     # Every launcher is C17 without warnings.
     run(["cc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I", os.path.join(work, "out"),
          "-I", RUNTIME_INCLUDE, os.path.join(work, "out", "lib.c")])

@@ -2,8 +2,9 @@
  * errors, through the launchers `udfkit kernels` generates (library nk, built at build time
  * from tests/data/nullable/ and tests/data/kernel_udfs.cu), against the same semantics on
  * the host: every template over n = 0, 1, 7, 8, 9 and 2^20 + 3 rows, with 0%, 10% and 100%
- * nulls, validity bitmaps at bit offsets 0 and 3 (and no bitmap), CUDA C and Python UDFs;
- * errors at the first, middle and last row. Bitmaps are compared byte for byte (bits past
+ * nulls, validity bitmaps at bit offsets 0 and 3 (and no bitmap, and none on the first input
+ * only), CUDA C and Python UDFs; errors at the first, middle and last row. nullable_map runs
+ * its dense kernel where no input has a bitmap, its general kernel otherwise: both are run. Bitmaps are compared byte for byte (bits past
  * n are 0), null counts exactly, values of valid rows exactly.
  * usage: test_nullable_kernels; exit 77 (skipped) without a GPU. */
 #include "nk.h"
@@ -94,13 +95,21 @@ static void expect_bits(const void *dbits, size_t n, const bool *want, uint64_t 
     free(got);
 }
 
-/* The shape of one run: rows, nulls, bit offset, whether the input bitmaps are left out. */
+/* The shape of one run: rows, nulls, bit offset, and which input bitmaps are left out
+ * (none: 0 none of them, 1 all, 2 the first input's only). nullable_map's launcher runs its
+ * dense kernel where no input has a bitmap, its general kernel otherwise. */
 typedef struct shape {
     size_t n;
     int null_percent;
     uint64_t offset;
-    bool none;
+    int none;
 } shape;
+
+/* Whether input `input` (0-based) of a run of shape sh has no bitmap. */
+static bool without(shape sh, int input)
+{
+    return sh.none == 1 || (sh.none == 2 && input == 0);
+}
 
 static float random_float(void)
 {
@@ -116,8 +125,8 @@ static void run_map_float(shape sh, const char *fn)
         a[i] = random_float();
         b[i] = random_float();
     }
-    validity va = make_validity(n, sh.null_percent, sh.offset, sh.none);
-    validity vb = make_validity(n, sh.null_percent, sh.offset, sh.none);
+    validity va = make_validity(n, sh.null_percent, sh.offset, without(sh, 0));
+    validity vb = make_validity(n, sh.null_percent, sh.offset, without(sh, 1));
     void *da = device_copy(a, n * 4), *db = device_copy(b, n * 4), *dout = device_copy(NULL, n * 4);
     void *dbits = device_copy(NULL, (n + 7) / 8), *dcount = device_copy(NULL, 8);
     udfkit_status st;
@@ -166,8 +175,8 @@ static void run_safe_div(shape sh)
         a[i] = random_float();
         b[i] = (double)((int64_t)(next_random() % 9) - 4);
     }
-    validity va = make_validity(n, sh.null_percent, sh.offset, sh.none);
-    validity vb = make_validity(n, sh.null_percent, 0, sh.none);
+    validity va = make_validity(n, sh.null_percent, sh.offset, without(sh, 0));
+    validity vb = make_validity(n, sh.null_percent, 0, without(sh, 1));
     void *da = device_copy(a, n * 8), *db = device_copy(b, n * 8), *dout = device_copy(NULL, n * 8);
     void *dbits = device_copy(NULL, (n + 7) / 8), *dcount = device_copy(NULL, 8);
     if (!check(nk_nullable_map_safe_div(NULL, n, da, va.mask, db, vb.mask, dout, dbits, dcount), "safe_div") &&
@@ -205,7 +214,7 @@ static void run_map_outputs(shape sh)
         x[i] = random_float();
         k[i] = (int32_t)(next_random() % 200001) - 100000;
     }
-    validity v = make_validity(n, sh.null_percent, sh.offset, sh.none);
+    validity v = make_validity(n, sh.null_percent, sh.offset, without(sh, 0));
     void *dx = device_copy(x, n * 4), *dk = device_copy(k, n * 4), *dh = device_copy(NULL, n * 4);
     void *dhalf = device_copy(NULL, n * 4), *dsq = device_copy(NULL, n * 8);
     void *b1 = device_copy(NULL, (n + 7) / 8), *b2 = device_copy(NULL, (n + 7) / 8), *b3 = device_copy(NULL, (n + 7) / 8);
@@ -270,8 +279,8 @@ static void run_py_both(shape sh)
         a[i] = (int64_t)(next_random() % 1000000) - 500000;
         b[i] = (int64_t)(next_random() % 1000) - 500;
     }
-    validity va = make_validity(n, sh.null_percent, sh.offset, sh.none);
-    validity vb = make_validity(n, sh.null_percent, 5, sh.none);
+    validity va = make_validity(n, sh.null_percent, sh.offset, without(sh, 0));
+    validity vb = make_validity(n, sh.null_percent, 5, without(sh, 1));
     void *da = device_copy(a, n * 8), *db = device_copy(b, n * 8), *dout = device_copy(NULL, n * 8);
     void *dbits = device_copy(NULL, (n + 7) / 8);
     /* No null count asked for: NULL. */
@@ -297,6 +306,59 @@ static void run_py_both(shape sh)
         udfkit_device_free(dev[i]);
     free(a);
     free(b);
+}
+
+/* Defined with the error runs below. */
+static void expect_error(uint64_t want_row, int want_code, bool row_at_most, const char *what);
+
+/* parts: void(int32, float32?*, int32?*, int64*), three outputs: f = x / 2 left unset (null)
+ * where x is a multiple of 3, q = x / 7 null where x < 0, w = 3x always; a row with
+ * x % 1000 == 777 fails with code x (recorded, null in every output). */
+static void run_parts(shape sh)
+{
+    size_t n = sh.n;
+    int32_t *x = malloc((n + 1) * 4);
+    for (size_t i = 0; i < n; i++)
+        x[i] = (int32_t)(next_random() % 200001) - 100000;
+    validity v = make_validity(n, sh.null_percent, sh.offset, without(sh, 0));
+    void *dx = device_copy(x, n * 4), *df = device_copy(NULL, n * 4), *dq = device_copy(NULL, n * 4);
+    void *dw = device_copy(NULL, n * 8), *dcount = device_copy(NULL, 24);
+    void *bf = device_copy(NULL, (n + 7) / 8), *bq = device_copy(NULL, (n + 7) / 8), *bw = device_copy(NULL, (n + 7) / 8);
+    if (!check(nk_nullable_map_parts(NULL, n, dx, v.mask, df, bf, dq, bq, dw, bw, dcount), "parts") &&
+        !check(udfkit_synchronize(), "synchronize")) {
+        float *f = host_copy(df, n * 4);
+        int32_t *q = host_copy(dq, n * 4);
+        int64_t *w = host_copy(dw, n * 8);
+        uint64_t *count = host_copy(dcount, 24), failed = UINT64_MAX;
+        bool *want_f = calloc(n + 1, 1), *want_q = calloc(n + 1, 1), *want_w = calloc(n + 1, 1), values = true;
+        for (size_t i = 0; i < n; i++) {
+            bool fails = v.valid[i] && x[i] % 1000 == 777;
+            failed = fails && failed == UINT64_MAX ? i : failed;
+            want_w[i] = v.valid[i] && !fails;
+            want_f[i] = want_w[i] && x[i] % 3 != 0;
+            want_q[i] = want_w[i] && x[i] >= 0;
+            values &= !want_f[i] || f[i] == (float)x[i] * 0.5f;
+            values &= !want_q[i] || q[i] == x[i] / 7;
+            values &= !want_w[i] || w[i] == (int64_t)x[i] * 3;
+        }
+        expect(values, "parts values");
+        expect_bits(bf, n, want_f, count[0], "parts f (T?*, left unset)");
+        expect_bits(bq, n, want_q, count[1], "parts q (T?*)");
+        expect_bits(bw, n, want_w, count[2], "parts w (T*)");
+        expect_error(failed, failed == UINT64_MAX ? 0 : x[failed], false, "parts");
+        free(f);
+        free(q);
+        free(w);
+        free(count);
+        free(want_f);
+        free(want_q);
+        free(want_w);
+    }
+    free_validity(&v);
+    void *dev[] = {dx, df, dq, dw, dcount, bf, bq, bw};
+    for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
+        udfkit_device_free(dev[i]);
+    free(x);
 }
 
 /* The rows a filter keeps, from the device, against the expected ones. */
@@ -331,8 +393,8 @@ static void run_filters(shape sh)
         t[i] = random_float();
         k[i] = (int32_t)(next_random() % 40) - 10;
     }
-    validity vx = make_validity(n, sh.null_percent, sh.offset, sh.none);
-    validity vt = make_validity(n, sh.null_percent, 1, sh.none);
+    validity vx = make_validity(n, sh.null_percent, sh.offset, without(sh, 0));
+    validity vt = make_validity(n, sh.null_percent, 1, without(sh, 1));
     void *dx = device_copy(x, n * 4), *dt = device_copy(t, n * 4), *dk = device_copy(k, n * 4);
     void *dind = device_copy(NULL, n * 8), *dcount = device_copy(NULL, 8);
     bool *keep = calloc(n + 1, 1);
@@ -387,7 +449,7 @@ static void run_reduces(shape sh)
         x[i] = (int64_t)((next_random() & 0xffffffff00000000ull) | 1ull << 32 | next_random() % 1000);
         k[i] = (int32_t)(next_random() % 2000001) - 1000000;
     }
-    validity v = make_validity(n, sh.null_percent, sh.offset, sh.none);
+    validity v = make_validity(n, sh.null_percent, sh.offset, without(sh, 0));
     void *dx = device_copy(x, n * 8), *dk = device_copy(k, n * 4), *dout = device_copy(NULL, 8);
     void *dcount = device_copy(NULL, 8);
     const int64_t init_add = 5, init_affine = (int64_t)1 << 32;
@@ -453,7 +515,9 @@ static void expect_error(uint64_t want_row, int want_code, bool row_at_most, con
 }
 
 /* UDF errors at the rows in `bad` (count of them; none with 0): map, nullable_map (recorded,
- * and null), nullable_map nullify (null only), filter, reduce, Python map and raise. */
+ * and null), nullable_map nullify (null only), filter, reduce, Python map and raise. The
+ * nullable_maps run twice: without bitmaps (their dense kernels) and with all-valid bitmaps at
+ * bit offset 3 (their general kernels). */
 static void run_errors(size_t n, const size_t *bad, size_t nbad)
 {
     int32_t *a = malloc((n + 1) * 4), *b = malloc((n + 1) * 4), *x = malloc((n + 1) * 4);
@@ -474,7 +538,7 @@ static void run_errors(size_t n, const size_t *bad, size_t nbad)
     void *da = device_copy(a, n * 4), *db = device_copy(b, n * 4), *dx = device_copy(x, n * 4), *dv = device_copy(v, n * 8);
     void *dout = device_copy(NULL, n * 8), *dbits = device_copy(NULL, (n + 7) / 8), *dcount = device_copy(NULL, 8);
     void *dind = device_copy(NULL, n * 8);
-    const udfkit_mask all = {NULL, 0};
+    validity all_valid = make_validity(n, 0, 3, false);
     bool *want = calloc(n + 1, 1);
     for (size_t i = 0; i < n; i++)
         want[i] = !is_bad[i];
@@ -487,19 +551,22 @@ static void run_errors(size_t n, const size_t *bad, size_t nbad)
     check(nk_map_py_raise(NULL, n, dx, dout), "map(py_raise)");
     expect_error(want_row, 5, false, "map(py_raise)");
 
-    uint64_t nulls = 0;
-    check(nk_nullable_map_checked_div(NULL, n, da, all, db, all, dout, dbits, dcount), "nullable_map(checked_div)");
-    expect_error(want_row, code_div, false, "nullable_map(checked_div)");
-    check(udfkit_copy_to_host(&nulls, dcount, 8), "copy");
-    expect_bits(dbits, n, want, nulls, "nullable_map(checked_div): failed rows are null");
-    check(nk_nullable_map_checked_div_quiet(NULL, n, da, all, db, all, dout, dbits, dcount), "nullify");
-    expect_error(UINT64_MAX, 0, false, "nullable_map(checked_div_quiet, nullify)");
-    check(udfkit_copy_to_host(&nulls, dcount, 8), "copy");
-    expect_bits(dbits, n, want, nulls, "nullable_map(checked_div_quiet, nullify)");
-    check(nk_nullable_map_py_raise(NULL, n, dx, all, dout, dbits, dcount), "nullable_map(py_raise, nullify)");
-    expect_error(UINT64_MAX, 0, false, "nullable_map(py_raise, nullify)");
-    check(udfkit_copy_to_host(&nulls, dcount, 8), "copy");
-    expect_bits(dbits, n, want, nulls, "nullable_map(py_raise, nullify)");
+    for (int bitmaps = 0; bitmaps < 2; bitmaps++) {
+        const udfkit_mask all = bitmaps ? all_valid.mask : (udfkit_mask){NULL, 0};
+        uint64_t nulls = 0;
+        check(nk_nullable_map_checked_div(NULL, n, da, all, db, all, dout, dbits, dcount), "nullable_map(checked_div)");
+        expect_error(want_row, code_div, false, "nullable_map(checked_div)");
+        check(udfkit_copy_to_host(&nulls, dcount, 8), "copy");
+        expect_bits(dbits, n, want, nulls, "nullable_map(checked_div): failed rows are null");
+        check(nk_nullable_map_checked_div_quiet(NULL, n, da, all, db, all, dout, dbits, dcount), "nullify");
+        expect_error(UINT64_MAX, 0, false, "nullable_map(checked_div_quiet, nullify)");
+        check(udfkit_copy_to_host(&nulls, dcount, 8), "copy");
+        expect_bits(dbits, n, want, nulls, "nullable_map(checked_div_quiet, nullify)");
+        check(nk_nullable_map_py_raise(NULL, n, dx, all, dout, dbits, dcount), "nullable_map(py_raise, nullify)");
+        expect_error(UINT64_MAX, 0, false, "nullable_map(py_raise, nullify)");
+        check(udfkit_copy_to_host(&nulls, dcount, 8), "copy");
+        expect_bits(dbits, n, want, nulls, "nullable_map(py_raise, nullify)");
+    }
 
     check(nk_filter_checked_even(NULL, n, dx, dind, dcount), "filter(checked_even)");
     expect_error(want_row, code_even, false, "filter(checked_even)");
@@ -511,6 +578,7 @@ static void run_errors(size_t n, const size_t *bad, size_t nbad)
     expect_error(want_row, 77, true, "reduce(checked_add)");
 
     free(want);
+    free_validity(&all_valid);
     void *dev[] = {da, db, dx, dv, dout, dbits, dcount, dind};
     for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
         udfkit_device_free(dev[i]);
@@ -536,19 +604,25 @@ int main(void)
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
         for (size_t p = 0; p < sizeof percents / sizeof *percents; p++)
             for (uint64_t offset = 0; offset <= 3; offset += 3)
-                for (int none = 0; none <= (percents[p] == 0 && offset == 0); none++) {
+                for (int none = 0; none <= 2; none++) {
+                    /* Without bitmaps: all (no nulls), and the first input's only (10%, offset 3). */
+                    if ((none == 1 && (percents[p] != 0 || offset != 0)) ||
+                        (none == 2 && (percents[p] != 10 || offset != 3)))
+                        continue;
                     shape sh = {sizes[s], percents[p], offset, none};
+                    const char *bitmaps[] = {"", " no bitmaps", " no first bitmap"};
                     snprintf(current, sizeof current, "n=%zu nulls=%d%% offset=%llu%s", sh.n, sh.null_percent,
-                             (unsigned long long)offset, none ? " no bitmaps" : "");
+                             (unsigned long long)offset, bitmaps[none]);
                     const char *maps[] = {"twice", "coalesce", "py_coalesce"};
                     for (size_t m = 0; m < 3; m++)
                         run_map_float(sh, maps[m]);
                     run_safe_div(sh);
                     run_map_outputs(sh);
                     run_py_both(sh);
+                    run_parts(sh);
                     run_filters(sh);
                     snprintf(current, sizeof current, "n=%zu nulls=%d%% offset=%llu%s reduce", sh.n,
-                             sh.null_percent, (unsigned long long)offset, none ? " no bitmaps" : "");
+                             sh.null_percent, (unsigned long long)offset, bitmaps[none]);
                     run_reduces(sh);
                     runs++;
                 }
@@ -565,6 +639,6 @@ int main(void)
         snprintf(current, sizeof current, "errors n=%zu rows first, middle, last", n);
         run_errors(n, all, 3);
     }
-    printf("%zu shapes x 12 launchers, errors at 3 sizes: %d failure(s)\n", runs, failures);
+    printf("%zu shapes x 15 launchers, errors at 3 sizes: %d failure(s)\n", runs, failures);
     return failures ? 1 : 0;
 }

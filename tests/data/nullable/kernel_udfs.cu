@@ -54,3 +54,18 @@ __device__ long long checked_add(long long a, long long b)
         udfkit_row_error(77);
     return a + b;
 }
+
+// Three outputs, two of them T?*: f left unset (null) where x is a multiple of 3, q null
+// where x < 0, w always set; the row fails with code x where x % 1000 == 777.
+__device__ void parts(int x, float *f, bool *f_valid, int *q, bool *q_valid, long long *w)
+{
+    if (x % 3 != 0) {
+        *f = x * 0.5f;
+        *f_valid = true;
+    }
+    *q = x / 7;
+    *q_valid = x >= 0;
+    *w = 3ll * x;
+    if (x % 1000 == 777)
+        udfkit_row_error(x);
+}

@@ -256,6 +256,35 @@ static void renders_only_what_is_used(void **state)
     rendered_free(&r);
 }
 
+/* nullable_map: two kernels, the general one and, for inputs without bitmaps, a dense one that
+ * passes empty masks to the row functions; the launcher picks by the inputs' bitmaps. It
+ * gives no block a chunk of rows, so the chunks helper stays out. */
+static void renders_nullable_map_kernels(void **state)
+{
+    (void)state;
+    const char *specs[] = {"nsum:float32?(float32?, float32)"};
+    const char *entries[] = {"nullable_map(nsum)"};
+    rendered r;
+    render(&r, specs, 1, entries, 1);
+    const char *c = r.text.c.data, *cu = r.text.cuda.data;
+    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 2);
+    assert_non_null(strstr(cu, "\nudfkit_lib_nullable_map_nsum(unsigned long long n, const float *a1, "
+                               "udfkit_detail::mask m1, const float *a2, udfkit_detail::mask m2, float *out, "
+                               "unsigned char *out_bits, unsigned long long *null_count)"));
+    assert_non_null(strstr(cu, "\nudfkit_lib_nullable_map_nsum_dense(unsigned long long n, const float *a1, "
+                               "udfkit_detail::mask m1, const float *a2, udfkit_detail::mask m2, float *out, "
+                               "unsigned char *out_bits, unsigned long long *null_count)"));
+    assert_non_null(strstr(cu, "udfkit_lib_nullable_map_nsum_load4(4 * g, a1, udfkit_detail::mask(), a2, "
+                               "udfkit_detail::mask(), x);"));
+    assert_non_null(strstr(c, "    \"udfkit_lib_nullable_map_nsum\",\n    \"udfkit_lib_nullable_map_nsum_dense\",\n"
+                              "    NULL,\n"));
+    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[2 + 1];"));
+    assert_non_null(strstr(c, "const unsigned dense = m1.bits == NULL && m2.bits == NULL;"));
+    assert_non_null(strstr(c, "udfkit_lib_kernel(0 + dense, &k);"));
+    assert_null(strstr(c, "udfkit_lib_chunks("));
+    rendered_free(&r);
+}
+
 static udfkit_rc generate(const char *dir, const char *name, const char *const *functions, size_t nfunctions,
                           const char *const *kernels, size_t nkernels, bool check)
 {
@@ -333,6 +362,7 @@ int main(void)
         cmocka_unit_test(checks_parameters_where_the_return_type_is_unknown),
         cmocka_unit_test(renders_launchers_and_kernels),
         cmocka_unit_test(renders_only_what_is_used),
+        cmocka_unit_test(renders_nullable_map_kernels),
         cmocka_unit_test(generates_atomically),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
