@@ -18,6 +18,7 @@ static const struct {
     {"nullable", bench_nullable_main, "nullable_map/filter against cudaMemcpy, map and CUB; error checks' cost"},
     {"scan", bench_scan_main, "inclusive_scan/exclusive_scan against cub::DeviceScan, int32 and float64"},
     {"reduce_by_key", bench_reduce_by_key_main, "reduce_by_key against cub::DeviceReduce::ReduceByKey"},
+    {"reductions", bench_reductions_main, "transform_reduce, segmented_reduce against CUB's"},
     {"link", bench_link_main, "udfkit_library_link: first link against a cached one in a new process"},
 };
 

@@ -55,7 +55,8 @@ grep -q ' T udfkit_library_link$' <<<"$defined" &&
 
 # The UDFs, for SASS (sm_80, sm_90) and LTO-IR (compute_80, compute_90).
 functions=("affine:float32(float32)" "add_f32=add:float32(float32, float32)" "affine_checked:float32(float32)"
-           "above_half:bool(float32)" "add_i32:int32(int32, int32)" "add_f64:float64(float64, float64)")
+           "above_half:bool(float32)" "add_i32:int32(int32, int32)" "add_f64:float64(float64, float64)"
+           "triple_i32:int32(int32)" "half_f64:float64(float64)")
 maps=(--kernel "map(affine)")
 for f in wave gauss log_abs squash root angle power error_fn cube_root modulo hypotenuse beat poly newton_rsqrt \
          log_gamma exp_minus_one log_one_plus arc_sinh sigmoid softplus; do
@@ -77,10 +78,12 @@ run "$udfkit" kernels "$out/gen/udfs.json" --kernel "nullable_map(affine)" --ker
   --kernel "map(affine_checked)" --kernel "nullable_filter(above_half)" --name nulllib \
   --cuda "$out/gen/nulllib_kernels.cu" --c "$out/gen/nulllib.c" --header "$out/gen/nulllib.h"
 
-# scanlib: the scans and reduce_by_key, for bench_scan.
+# scanlib: the scans, reduce_by_key, transform_reduce and segmented_reduce, for bench_scan.cu.
 run "$udfkit" kernels "$out/gen/udfs.json" --kernel "inclusive_scan(add_i32)" --kernel "exclusive_scan(add_i32)" \
   --kernel "inclusive_scan(add_f64)" --kernel "exclusive_scan(add_f64)" --kernel "reduce_by_key(add_i32, int32)" \
-  --kernel "reduce_by_key(add_f64, int32)" --name scanlib \
+  --kernel "reduce_by_key(add_f64, int32)" --kernel "transform_reduce(triple_i32, add_i32)" \
+  --kernel "transform_reduce(half_f64, add_f64)" --kernel "segmented_reduce(add_i32)" \
+  --kernel "segmented_reduce(add_f64)" --name scanlib \
   --cuda "$out/gen/scanlib_kernels.cu" --c "$out/gen/scanlib.c" --header "$out/gen/scanlib.h"
 
 # The nvcc compiles are the slowest step (CUB): they run while udfkit works.

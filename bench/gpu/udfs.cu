@@ -51,3 +51,6 @@ __device__ bool above_half(float x) { return x > 0.5f; }
 // Scan operators (bench_scan.cu), as CUB's side writes them as functors.
 __device__ int add_i32(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
 __device__ double add_f64(double a, double b) { return a + b; }
+// transform_reduce's functions (bench_scan.cu).
+__device__ int triple_i32(int x) { return (int)((unsigned)x * 3u); }
+__device__ double half_f64(double x) { return x * 0.5; }

@@ -17,6 +17,7 @@ static const char *const template_names[] = {
     [UDFKIT_KERNEL_EXCLUSIVE_SCAN] = "exclusive_scan",
     [UDFKIT_KERNEL_REDUCE_BY_KEY] = "reduce_by_key",
     [UDFKIT_KERNEL_TRANSFORM_REDUCE] = "transform_reduce",
+    [UDFKIT_KERNEL_SEGMENTED_REDUCE] = "segmented_reduce",
 };
 
 const char *udfkit_kernel_template_name(udfkit_kernel_template t)
@@ -100,7 +101,7 @@ udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out)
             rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
                              "unknown kernel template '%s' in '%s' (templates: map, filter, reduce, nullable_map, "
                              "nullable_filter, nullable_reduce, inclusive_scan, exclusive_scan, reduce_by_key, "
-                             "transform_reduce)",
+                             "transform_reduce, segmented_reduce)",
                              tpl, text);
         out->tpl = (udfkit_kernel_template)t;
     }
@@ -279,7 +280,8 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
     /* map, filter, reduce and the scans pass dense arrays: a null has no place in them. */
     bool dense = e->tpl == UDFKIT_KERNEL_MAP || e->tpl == UDFKIT_KERNEL_FILTER || e->tpl == UDFKIT_KERNEL_REDUCE ||
                  e->tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || e->tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
-                 e->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY || e->tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE;
+                 e->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY || e->tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE ||
+                 e->tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE;
     if (dense && udfkit_signature_nullable(s)) {
         udfkit_buf why = UDFKIT_BUF_INIT;
         const char *tpl = udfkit_kernel_template_name(e->tpl);
@@ -323,6 +325,7 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
     case UDFKIT_KERNEL_INCLUSIVE_SCAN:
     case UDFKIT_KERNEL_EXCLUSIVE_SCAN:
     case UDFKIT_KERNEL_REDUCE_BY_KEY:
+    case UDFKIT_KERNEL_SEGMENTED_REDUCE:
         rc = check_op(e, s, t_known, t);
         break;
     case UDFKIT_KERNEL_TRANSFORM_REDUCE:

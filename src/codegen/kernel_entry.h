@@ -21,13 +21,14 @@ typedef enum udfkit_kernel_template {
     UDFKIT_KERNEL_INCLUSIVE_SCAN, /* op: T(T, T)   out[i] = in[0] op ... op in[i] */
     UDFKIT_KERNEL_EXCLUSIVE_SCAN, /* op: T(T, T)   out[i] = init op in[0] op ... op in[i - 1] */
     UDFKIT_KERNEL_REDUCE_BY_KEY,  /* op: T(T, T), K an integer type: one value per run of equal keys */
-    UDFKIT_KERNEL_TRANSFORM_REDUCE /* f: T(A1..An), op: T(T, T)   init op f(row 0) op ... op f(row n-1) */
+    UDFKIT_KERNEL_TRANSFORM_REDUCE, /* f: T(A1..An), op: T(T, T)   init op f(row 0) op ... op f(row n-1) */
+    UDFKIT_KERNEL_SEGMENTED_REDUCE  /* op: T(T, T)   per segment [offsets[s], offsets[s+1]) as reduce */
 } udfkit_kernel_template;
 
 /* Templates whose UDF is an associative op T(T, T), combining rows in order. */
 #define UDFKIT_KERNEL_IS_OP(t)                                                                                    \
     ((t) == UDFKIT_KERNEL_REDUCE || (t) == UDFKIT_KERNEL_NULLABLE_REDUCE || (t) == UDFKIT_KERNEL_INCLUSIVE_SCAN ||     \
-     (t) == UDFKIT_KERNEL_EXCLUSIVE_SCAN || (t) == UDFKIT_KERNEL_REDUCE_BY_KEY)
+     (t) == UDFKIT_KERNEL_EXCLUSIVE_SCAN || (t) == UDFKIT_KERNEL_REDUCE_BY_KEY || (t) == UDFKIT_KERNEL_SEGMENTED_REDUCE)
 
 typedef struct udfkit_kernel_entry {
     char *text;   /* as given, for messages */

@@ -35,7 +35,8 @@ static void launcher_prototype(const char *name, const udfkit_kernel_entry *e, u
     const udfkit_signature *s = &e->fn->sig;
     udfkit_buf_printf(out, "udfkit_status %s_%s_", name, udfkit_kernel_template_name(e->tpl));
     udfkit_kernel_entry_suffix(e, out);
-    udfkit_buf_puts(out, "(udfkit_stream s, size_t n, ");
+    udfkit_buf_puts(out, e->tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE ? "(udfkit_stream s, size_t segments, "
+                                                                   : "(udfkit_stream s, size_t n, ");
     switch (e->tpl) {
     case UDFKIT_KERNEL_MAP:
     case UDFKIT_KERNEL_NULLABLE_MAP:
@@ -71,6 +72,17 @@ static void launcher_prototype(const char *name, const udfkit_kernel_entry *e, u
             udfkit_type_c(t, out);
             udfkit_buf_puts(out, " init, ");
         }
+        udfkit_type_c(t, out);
+        udfkit_buf_puts(out, " *out)");
+        break;
+    }
+    case UDFKIT_KERNEL_SEGMENTED_REDUCE: {
+        udfkit_type t = {s->ret.scalar, false, false};
+        udfkit_buf_puts(out, "const uint64_t *offsets, const ");
+        udfkit_type_c(t, out);
+        udfkit_buf_puts(out, " *in, ");
+        udfkit_type_c(t, out);
+        udfkit_buf_puts(out, " init, ");
         udfkit_type_c(t, out);
         udfkit_buf_puts(out, " *out)");
         break;
@@ -162,6 +174,14 @@ static void launcher_doc(const udfkit_kernel_entry *e, udfkit_buf *out)
                           " * may be the same array. */\n",
                           f, f, f, f, f);
         break;
+    case UDFKIT_KERNEL_SEGMENTED_REDUCE:
+        udfkit_buf_printf(out,
+                          "/* segmented_reduce(%s): out[k] = init combined by %s with in[offsets[k]], ...,\n"
+                          " * in[offsets[k + 1] - 1] in order, for k < segments (offsets holds segments + 1 row\n"
+                          " * numbers, ascending); init for an empty segment (%s must be associative; it need not\n"
+                          " * commute). */\n",
+                          f, f, f);
+        break;
     case UDFKIT_KERNEL_TRANSFORM_REDUCE:
         udfkit_buf_printf(out,
                           "/* transform_reduce(%s, %s): *out = init %s %s(%s) for i = 0, ..., n - 1, combined in\n"
@@ -183,7 +203,7 @@ static void launcher_doc(const udfkit_kernel_entry *e, udfkit_buf *out)
  * also the scan they share; nullable_map a second kernel for inputs without bitmaps). */
 static size_t kernel_count(udfkit_kernel_template tpl)
 {
-    return tpl == UDFKIT_KERNEL_MAP ? 1 : 2;
+    return tpl == UDFKIT_KERNEL_MAP || tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE ? 1 : 2;
 }
 
 /* Whether the entry's launcher gives each block a chunk of rows (udfkit_<name>_chunks). */
@@ -207,6 +227,7 @@ static void kernel_names(const char *kernel, udfkit_kernel_template tpl, udfkit_
         [UDFKIT_KERNEL_EXCLUSIVE_SCAN] = {"_init", "_scan"},
         [UDFKIT_KERNEL_REDUCE_BY_KEY] = {"_init", "_reduce"},
         [UDFKIT_KERNEL_TRANSFORM_REDUCE] = {"_partials", "_final"},
+        [UDFKIT_KERNEL_SEGMENTED_REDUCE] = {"", NULL},
     };
     for (size_t i = 0; i < 2 && suffixes[tpl][i]; i++)
         udfkit_buf_printf(out, "    \"%s%s\",\n", kernel, suffixes[tpl][i]);
@@ -288,6 +309,7 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
     case UDFKIT_KERNEL_INCLUSIVE_SCAN:
     case UDFKIT_KERNEL_EXCLUSIVE_SCAN:
     case UDFKIT_KERNEL_REDUCE_BY_KEY:
+    case UDFKIT_KERNEL_SEGMENTED_REDUCE:
         /* Their templates take T, the kernel and the UDF's name; the columns are fixed. */
         udfkit_buf_puts(&t->fn, e->c_name);
         udfkit_buf_puts(&t->ptrs, "&in");
@@ -357,6 +379,10 @@ static void entry_templates(const udfkit_kernel_entry *e, const char **cuda, con
     case UDFKIT_KERNEL_TRANSFORM_REDUCE:
         *cuda = udfkit_tpl_kernel_transform_reduce;
         *c = udfkit_tpl_launcher_reduce;
+        break;
+    case UDFKIT_KERNEL_SEGMENTED_REDUCE:
+        *cuda = udfkit_tpl_kernel_segmented_reduce;
+        *c = udfkit_tpl_launcher_segmented_reduce;
         break;
     case UDFKIT_KERNEL_REDUCE_BY_KEY:
         *cuda = udfkit_tpl_kernel_reduce_by_key;
@@ -472,12 +498,13 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     for (size_t i = 0; i < count; i++) {
         bool filter = entries[i].tpl == UDFKIT_KERNEL_FILTER || entries[i].tpl == UDFKIT_KERNEL_NULLABLE_FILTER;
         bool scan = entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
-                    entries[i].tpl == UDFKIT_KERNEL_REDUCE_BY_KEY;
+                    entries[i].tpl == UDFKIT_KERNEL_REDUCE_BY_KEY || entries[i].tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE;
         nkernels += kernel_count(entries[i].tpl);
         blocks |= !scan; /* scans and reduce_by_key size their grids by tiles */
         chunked |= chunked_template(entries[i].tpl);
         filters |= filter;
-        reduces |= entries[i].tpl == UDFKIT_KERNEL_REDUCE || entries[i].tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE;
+        reduces |= entries[i].tpl == UDFKIT_KERNEL_REDUCE || entries[i].tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE ||
+                   entries[i].tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE;
     }
     snprintf(r.scan_index, sizeof r.scan_index, "%zu", nkernels);
     snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters);

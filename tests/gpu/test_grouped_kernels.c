@@ -1,4 +1,5 @@
-/* The grouped and ordered kernel templates (inclusive_scan, exclusive_scan, reduce_by_key) through the
+/* The grouped and ordered kernel templates (inclusive_scan, exclusive_scan, reduce_by_key,
+ * transform_reduce, segmented_reduce) through the
  * launchers `udfkit kernels` generates (library gk, built at build time from
  * tests/data/grouped/), against a sequential scan on the host: n = 0, 1, 31, 32, 33, 1919,
  * 1920, 1921 (a tile's edges) and 2^20 + 7; int32, float64 (integer values, so every
@@ -7,7 +8,10 @@
  * that any reordering shows; a scan in place; one of more than 2^31 rows where the device
  * has the memory; UDF errors at the first, middle and last row. reduce_by_key over keys all
  * equal, all distinct, and in random runs of 1 to 40 rows, sizes up to a tile's edges (768
- * rows) and 2^20 + 7, against runs found on the host.
+ * rows) and 2^20 + 7, against runs found on the host. transform_reduce with one and two
+ * input columns (of different types), a predicate, matrices and Python affine maps, n = 0 to
+ * 2^20 + 7 and unaligned inputs; segmented_reduce over random segments of 0 to 70 rows (many
+ * empty and of one row, starting anywhere), one segment of 2^20 + 7 rows, and no segments.
  * usage: test_grouped_kernels; exit 77 (skipped) without a GPU. */
 #include "gk.h"
 #include "gpu_test.h"
@@ -196,6 +200,137 @@ RBK_CASE(keep_left, uint8_t, int32_t, keep_left, gk_reduce_by_key_keep_left_by_u
 RBK_CASE(mat2_mul, int64_t, int64_t, mat2_mul, gk_reduce_by_key_mat2_mul_by_int64, next_random())
 RBK_CASE(py_affine, int16_t, int64_t, py_affine, gk_reduce_by_key_py_affine_by_int16, next_random() & 0xffffffffu)
 
+static int64_t square64(int32_t x) { return (int64_t)x * x; }
+static double scaled(float x, int8_t k) { return (double)x * k; }
+static bool is_negative(int32_t x) { return x < 0; }
+static int64_t add_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static int64_t upper(int32_t a, int32_t b)
+{
+    return (int64_t)(1ull | (uint64_t)(a & 0xffff) << 16 | (uint64_t)(b & 0xffff) << 48);
+}
+static int64_t py_pair(int32_t a, int32_t b) { return (int64_t)((a & 0xffff) << 16 | (b & 0xffff)); }
+
+/* transform_reduce of NAME over columns A (and B) into T, by OP, from `skip` rows into the
+ * arrays (so that the columns start unaligned where skip is not 0). */
+#define TR_CASE(NAME, T, A, B, OP, LAUNCHER, GENA, GENB)                                                 \
+    static void run_tr_##NAME(size_t n, size_t skip, T init)                                                    \
+    {                                                                                                           \
+        A *a = malloc((n + skip + 1) * sizeof(A));                                                              \
+        B *b = malloc((n + skip + 1) * sizeof(B));                                                              \
+        T want = init, got;                                                                                     \
+        memset(&got, 0xa5, sizeof got);                                                                         \
+        for (size_t i = 0; i < n + skip; i++) {                                                                 \
+            a[i] = (A)(GENA);                                                                                   \
+            b[i] = (B)(GENB);                                                                                   \
+            if (i >= skip)                                                                                      \
+                want = OP(want, h_##NAME(a[i], b[i]));                                                          \
+        }                                                                                                       \
+        A *da = device_copy(a, (n + skip) * sizeof(A));                                                         \
+        B *db = device_copy(b, (n + skip) * sizeof(B));                                                         \
+        T *dout = device_copy(NULL, sizeof(T));                                                                 \
+        snprintf(current, sizeof current, "transform_reduce(%s) n=%zu skip=%zu", #NAME, n, skip);               \
+        udfkit_status st = LAUNCHER;                                                                            \
+        if (!check(st, current) && !check(udfkit_synchronize(), current)) {                                     \
+            check(udfkit_copy_to_host(&got, dout, sizeof got), "udfkit_copy_to_host");                          \
+            expect(memcmp(&got, &want, sizeof(T)) == 0, "the result");                                          \
+        }                                                                                                       \
+        udfkit_device_free(da);                                                                                 \
+        udfkit_device_free(db);                                                                                 \
+        udfkit_device_free(dout);                                                                               \
+        free(a);                                                                                                \
+        free(b);                                                                                                \
+    }
+
+/* The functions as the cases call them: two columns each (the second unused by some). */
+static int64_t h_square64(int32_t a, int32_t b) { (void)b; return square64(a); }
+static double h_scaled(float a, int8_t b) { return scaled(a, b); }
+static bool h_is_negative(int32_t a, int32_t b) { (void)b; return is_negative(a); }
+static int64_t h_upper(int32_t a, int32_t b) { return upper(a, b); }
+static int64_t h_py_pair(int32_t a, int32_t b) { return py_pair(a, b); }
+
+TR_CASE(square64, int64_t, int32_t, int32_t, add_i64,
+        gk_transform_reduce_square64_add_i64(NULL, n, da + skip, init, dout), (int32_t)next_random(), 0)
+TR_CASE(scaled, double, float, int8_t, add_f64, gk_transform_reduce_scaled_add_f64(NULL, n, da + skip, db + skip, init, dout),
+        (float)((int)(next_random() % 2001) - 1000), (int8_t)next_random())
+/* Negative about once in 10^5 rows: false for small n, true for large. */
+TR_CASE(is_negative, bool, int32_t, int32_t, or_bool, gk_transform_reduce_is_negative_or_bool(NULL, n, da + skip, init, dout),
+        (int32_t)(next_random() % 100000) - 1, 0)
+TR_CASE(upper, int64_t, int32_t, int32_t, mat2_mul,
+        gk_transform_reduce_upper_mat2_mul(NULL, n, da + skip, db + skip, init, dout), next_random(), next_random())
+TR_CASE(py_pair, int64_t, int32_t, int32_t, py_affine,
+        gk_transform_reduce_py_pair_py_affine(NULL, n, da + skip, db + skip, init, dout), next_random(), next_random())
+
+/* segmented_reduce over `segments` random segments of 0 to 70 rows after `lead` rows, or one
+ * segment of all n rows where segments is 1. */
+#define SEG_CASE(NAME, T, OP, LAUNCHER, GEN)                                                                      \
+    static void run_seg_##NAME(size_t segments, size_t whole, T init)                                           \
+    {                                                                                                           \
+        uint64_t *off = malloc((segments + 1) * sizeof *off);                                                   \
+        off[0] = next_random() % 5;                                                                             \
+        for (size_t k = 0; k < segments; k++) {                                                                 \
+            uint64_t r = next_random() % 10, len = whole ? whole : r < 3 ? 0 : r < 5 ? 1 : next_random() % 71;  \
+            off[k + 1] = off[k] + len;                                                                          \
+        }                                                                                                       \
+        size_t rows = off[segments];                                                                            \
+        T *in = malloc((rows + 1) * sizeof(T)), *want = malloc((segments + 1) * sizeof(T));                     \
+        T *got = malloc((segments + 1) * sizeof(T));                                                            \
+        for (size_t i = 0; i < rows; i++)                                                                       \
+            in[i] = (T)(GEN);                                                                                   \
+        for (size_t k = 0; k < segments; k++) {                                                                 \
+            want[k] = init;                                                                                     \
+            for (uint64_t i = off[k]; i < off[k + 1]; i++)                                                      \
+                want[k] = OP(want[k], in[i]);                                                                   \
+        }                                                                                                       \
+        void *doff = device_copy(off, (segments + 1) * sizeof *off), *din = device_copy(in, rows * sizeof(T));   \
+        void *dout = device_copy(NULL, segments * sizeof(T));                                                   \
+        snprintf(current, sizeof current, "segmented_reduce(%s) segments=%zu rows=%zu", #NAME, segments, rows); \
+        if (!check(LAUNCHER(NULL, segments, doff, din, init, dout), current) &&                                 \
+            !check(udfkit_synchronize(), current) && segments) {                                                \
+            check(udfkit_copy_to_host(got, dout, segments * sizeof(T)), "udfkit_copy_to_host");                 \
+            size_t bad = 0;                                                                                     \
+            for (size_t k = 0; k < segments; k++)                                                               \
+                if (memcmp(&got[k], &want[k], sizeof(T)) != 0 && bad++ == 0) {                                  \
+                    char what[96];                                                                              \
+                    snprintf(what, sizeof what, "segment %zu (%llu rows) differs (first of those that do)", k,   \
+                             (unsigned long long)(off[k + 1] - off[k]));                                        \
+                    expect(false, what);                                                                        \
+                }                                                                                               \
+        }                                                                                                       \
+        udfkit_device_free(doff);                                                                               \
+        udfkit_device_free(din);                                                                                \
+        udfkit_device_free(dout);                                                                               \
+        free(off);                                                                                              \
+        free(in);                                                                                               \
+        free(want);                                                                                             \
+        free(got);                                                                                              \
+    }
+
+SEG_CASE(add_i32, int32_t, add_i32, gk_segmented_reduce_add_i32, next_random())
+SEG_CASE(add_u8, uint8_t, add_u8, gk_segmented_reduce_add_u8, next_random())
+SEG_CASE(add_f64, double, add_f64, gk_segmented_reduce_add_f64, (double)(int)(next_random() % 2001) - 1000.0)
+SEG_CASE(keep_left, int32_t, keep_left, gk_segmented_reduce_keep_left, next_random())
+SEG_CASE(mat2_mul, int64_t, mat2_mul, gk_segmented_reduce_mat2_mul, next_random())
+SEG_CASE(py_affine, int64_t, py_affine, gk_segmented_reduce_py_affine, next_random() & 0xffffffffu)
+
+/* checked_square fails the rows below 0 with code 9: recorded at the row itself. */
+static void run_transform_errors(size_t n, size_t bad_row)
+{
+    int32_t *in = malloc(n * sizeof *in);
+    for (size_t i = 0; i < n; i++)
+        in[i] = (int32_t)(i % 1000);
+    in[bad_row] = -1;
+    void *din = device_copy(in, n * sizeof *in), *dout = device_copy(NULL, sizeof(int64_t));
+    uint64_t row = 0;
+    int code = 0;
+    snprintf(current, sizeof current, "transform_reduce(checked_square) n=%zu failing row %zu", n, bad_row);
+    check(gk_transform_reduce_checked_square_add_i64(NULL, n, din, 0, dout), current);
+    expect(gk_udf_error(NULL, &row, &code) == UDFKIT_ERROR_UDF, "the failure is recorded");
+    expect(row == bad_row && code == 9, "at the failing row, with its code");
+    free(in);
+    udfkit_device_free(din);
+    udfkit_device_free(dout);
+}
+
 /* More than 2^31 rows of uint8 (2 GiB in, 2 GiB out), where the device has room; a sample
  * of rows is compared (every 4099th and the last 10^6), the scan being sequential on the host. */
 static void run_over_2_31(void)
@@ -298,8 +433,32 @@ int main(void)
             run_rbk_mat2_mul(rbk_sizes[s], pattern);
             run_rbk_py_affine(rbk_sizes[s], pattern);
         }
+    const size_t tr_sizes[] = {0, 1, 31, 32, 33, 127, 128, 129, 255, 256, 257, 777, (1u << 20) + 7};
+    for (size_t s = 0; s < sizeof tr_sizes / sizeof *tr_sizes; s++)
+        for (size_t skip = 0; skip <= 3; skip += 3) {
+            run_tr_square64(tr_sizes[s], skip, 11);
+            run_tr_scaled(tr_sizes[s], skip, 0.5);
+            run_tr_is_negative(tr_sizes[s], skip, false);
+            run_tr_upper(tr_sizes[s], skip, 0x0001000000000001ll);
+            run_tr_py_pair(tr_sizes[s], skip, 0x10000ll);
+        }
+    const size_t seg_counts[] = {0, 1, 2, 7, 1000, 100000};
+    for (size_t s = 0; s < sizeof seg_counts / sizeof *seg_counts; s++) {
+        run_seg_add_i32(seg_counts[s], 0, 3);
+        run_seg_add_u8(seg_counts[s], 0, 1);
+        run_seg_add_f64(seg_counts[s], 0, 0.0);
+        run_seg_keep_left(seg_counts[s], 0, -1);
+        run_seg_mat2_mul(seg_counts[s], 0, 0x0001000000000001ll);
+        run_seg_py_affine(seg_counts[s], 0, 0x10000ll);
+    }
+    run_seg_add_i32(1, (1u << 20) + 7, 0);
+    run_seg_add_u8(3, (1u << 20) + 7, 0);
+    run_seg_mat2_mul(2, (1u << 20) + 7, 0x0001000000000001ll);
+    run_seg_py_affine(1, (1u << 20) + 7, 0x10000ll);
     const size_t n = (1u << 20) + 7;
     const size_t rows[] = {0, n / 2, n - 1, 1920 * 3};
+    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++)
+        run_transform_errors(n, rows[k]);
     for (size_t k = 0; k < sizeof rows / sizeof *rows; k++)
         run_errors(n, rows[k]);
     run_over_2_31();

@@ -54,3 +54,38 @@ __device__ int checked_add(int a, int b)
         udfkit_row_error(7);
     return (int)((unsigned)a + (unsigned)b);
 }
+
+// transform_reduce's functions: one input, two inputs of different types, a predicate, and one
+// that fails rows (x < 0, code 9, at the row itself).
+__device__ long long square64(int x)
+{
+    return (long long)x * x;
+}
+
+__device__ double scaled(float x, signed char k)
+{
+    return (double)x * k;
+}
+
+__device__ bool is_negative(int x)
+{
+    return x < 0;
+}
+
+__device__ long long checked_square(int x)
+{
+    if (x < 0)
+        udfkit_row_error(9);
+    return (long long)x * x;
+}
+
+// A 2x2 matrix from two columns: [[1, a], [0, b]] mod 2^16, for mat2_mul.
+__device__ long long upper(int a, int b)
+{
+    return (long long)(1ull | (unsigned long long)(a & 0xffff) << 16 | (unsigned long long)(b & 0xffff) << 48);
+}
+
+__device__ long long add_i64(long long a, long long b)
+{
+    return (long long)((unsigned long long)a + (unsigned long long)b);
+}

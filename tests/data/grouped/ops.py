@@ -10,3 +10,8 @@ def py_affine(f, g):
     a2 = (g >> 16) & 0xFFFF
     b2 = g & 0xFFFF
     return ((a1 * a2) & 0xFFFF) << 16 | ((a2 * b1 + b2) & 0xFFFF)
+
+
+def py_pair(a, b):
+    """An affine map from two columns: x -> a*x + b mod 2^16, for py_affine."""
+    return ((a & 0xFFFF) << 16) | (b & 0xFFFF)
