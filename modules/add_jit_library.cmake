@@ -11,7 +11,7 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
     [SOURCES <file.cu>...]
     [INCLUDE_DIRECTORIES <dir>...] [COMPILE_DEFINITIONS <def>...] [COMPILE_OPTIONS <opt>...]
     [UDFS <add_ptx_udf target>...]
-    [KERNELS <template>(<c_name>[, <option>])...]
+    [KERNELS <template>(<c_name>[, <option, type or op>])...]
     [ARCHITECTURES <list>]
     [KEEP_LTOIR]
     [COMPRESS none|speed|balance|size]
@@ -35,9 +35,12 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
   ``LINK`` files and the link lists of Python UDFs are linked too.
 
 ``KERNELS``
-  Kernels made from templates: ``map(f)``, ``filter(p)``, ``reduce(op)``, and over Arrow
+  Kernels made from templates: ``map(f)``, ``filter(p)``, ``reduce(op)``; over Arrow
   columns with validity bitmaps ``nullable_map(f)`` (``nullable_map(f, nullify)``: rows the
-  UDF fails become nulls), ``nullable_filter(p)``, ``nullable_reduce(op)``; quoted or not.
+  UDF fails become nulls), ``nullable_filter(p)``, ``nullable_reduce(op)``; grouped and
+  ordered (docs/grouped.md) ``inclusive_scan(op)``, ``exclusive_scan(op)``,
+  ``reduce_by_key(op, K)`` (``K`` the keys' integer type), ``transform_reduce(f, op)``,
+  ``segmented_reduce(op)``; quoted or not.
   Each gets a launcher in the header (see the README and docs/nullable.md); signatures are
   checked at configure time where the UDF's signature is declared, at build time where it
   is inferred.
@@ -160,7 +163,7 @@ function(add_jit_library target)
   set(_ids "${_ident}_load|the library" "${_ident}_unload|the library" "${_ident}_library|the library"
            "${_ident}_udf_error|the library" "${_ident}_fatbin|the library")
   foreach(_entry IN LISTS _kernels)
-    string(REGEX REPLACE "^([A-Za-z_0-9]+)\\(([A-Za-z_0-9]+)(,[A-Za-z_0-9]+)?\\)$" "\\1_\\2" _launcher "${_entry}")
+    _udfkit_kernel_launcher("${_entry}" _launcher)
     list(APPEND _ids "${_ident}_${_launcher}|KERNELS entry '${_entry}'")
   endforeach()
   _udfkit_claim_identifiers(add_jit_library "${target}" ${_ids})
@@ -301,8 +304,8 @@ function(add_jit_library target)
     # fatbin's symbol) stays local.
     set(_exports "${_ident}_load" "${_ident}_unload" "${_ident}_library" "${_ident}_udf_error")
     foreach(_entry IN LISTS _kernels)
-      string(REGEX REPLACE "^([A-Za-z_0-9]+)\\(([A-Za-z_0-9]+)(,[A-Za-z_0-9]+)?\\)$" "${_ident}_\\1_\\2" _launcher "${_entry}")
-      list(APPEND _exports "${_launcher}")
+      _udfkit_kernel_launcher("${_entry}" _launcher)
+      list(APPEND _exports "${_ident}_${_launcher}")
     endforeach()
     list(JOIN _exports ";\n    " _exports)
     set(_map "${_dir}/${target}.map")

@@ -16,7 +16,8 @@ function(_udfkit_kernel_entries fn target out_var)
     if(_pending MATCHES "\\)$")
       if(NOT _pending MATCHES "^([A-Za-z_][A-Za-z0-9_]*)\\(([A-Za-z_][A-Za-z0-9_]*)(,[A-Za-z_][A-Za-z0-9_]*)?\\)$")
         message(FATAL_ERROR "${fn}: KERNELS entry '${_pending}' of target '${target}' is not of the form "
-                            "template(function) or template(function, option), e.g. map(scale)")
+                            "template(function) or template(function, second), e.g. map(scale) or "
+                            "reduce_by_key(add, int32)")
       endif()
       list(APPEND _entries "${_pending}")
       set(_pending "")
@@ -24,7 +25,8 @@ function(_udfkit_kernel_entries fn target out_var)
   endforeach()
   if(_pending)
     message(FATAL_ERROR "${fn}: KERNELS entry '${_pending}' of target '${target}' is not of the form "
-                        "template(function) or template(function, option), e.g. map(scale)")
+                        "template(function) or template(function, second), e.g. map(scale) or "
+                        "reduce_by_key(add, int32)")
   endif()
   set(${out_var} "${_entries}" PARENT_SCOPE)
 endfunction()
@@ -46,4 +48,18 @@ function(_udfkit_udf_manifest fn target udf out_var)
     get_filename_component(_manifest "${_include}/../${_name}" ABSOLUTE)
   endif()
   set(${out_var} "${_manifest}" PARENT_SCOPE)
+endfunction()
+
+# The launcher's name after "<target>_" for a normalized KERNELS entry (no blanks):
+# <template>_<f>; reduce_by_key(op,K): reduce_by_key_<op>_by_<K>; transform_reduce(f,op):
+# transform_reduce_<f>_<op> (as `udfkit kernels` names them).
+function(_udfkit_kernel_launcher entry out_var)
+  string(REGEX MATCH "^([A-Za-z_0-9]+)\\(([A-Za-z_0-9]+)(,([A-Za-z_0-9]+))?\\)$" _parts "${entry}")
+  set(_launcher "${CMAKE_MATCH_1}_${CMAKE_MATCH_2}")
+  if(CMAKE_MATCH_1 STREQUAL "reduce_by_key" AND CMAKE_MATCH_4)
+    string(APPEND _launcher "_by_${CMAKE_MATCH_4}")
+  elseif(CMAKE_MATCH_1 STREQUAL "transform_reduce" AND CMAKE_MATCH_4)
+    string(APPEND _launcher "_${CMAKE_MATCH_4}")
+  endif()
+  set(${out_var} "${_launcher}" PARENT_SCOPE)
 endfunction()

@@ -24,7 +24,8 @@ DECLARED = ["scale:float32(float32, float32)", "vf:void(float32)", "pf:float32(f
             "pp:bool(int32*)", "mo:void(float32, int32*, float64*)", "mixo:void(float32, float32*, float32)",
             "noin:void(float32*)", "vpo:void(float32, void*)", "nsum:float32?(float32?, float32)",
             "nred:float32?(float32?, float32?)", "nfl:float32?(float32)", "bq:bool?(int32?)",
-            "nho:void(float32, float32?*, int64*)", "isbig:bool(float32)"]
+            "nho:void(float32, float32?*, int64*)", "isbig:bool(float32)", "add64d:int64(int64, int64)",
+            "half:float16(float16, float16)", "sq:float64(float32, int8)", "fadd:float64(float64, float64)"]
 
 # name, arguments (besides the functions), exit status, message pattern
 CASES = [
@@ -51,7 +52,40 @@ CASES = [
      r"kernel entry 'nullable_map\(nsum, nullify\)' is given twice \(also as 'nullable_map\(nsum\)'\)"),
     ("unknown-template", ["--kernel", "scan(scale)"], 1,
      r"^udfkit: error: unknown kernel template 'scan' in 'scan\(scale\)' \(templates: map, filter, reduce, nullable_map, nullable_filter, nullable_reduce, "
-     r"inclusive_scan, exclusive_scan, reduce_by_key, transform_reduce\)$"),
+     r"inclusive_scan, exclusive_scan, reduce_by_key, transform_reduce, segmented_reduce\)$"),
+    ("scan-shape", ["--kernel", "inclusive_scan(mix)"], 1,
+     r"^udfkit: error: kernel entry 'inclusive_scan\(mix\)': 'mix' is int64\(int64, int32\), but inclusive_scan needs "
+     r"T\(T, T\): two parameters of the type it returns$"),
+    ("scan-pointer", ["--kernel", "exclusive_scan(rp)"], 1,
+     r"'rp' is float32\*\(float32\*, float32\*\), but exclusive_scan needs T\(T, T\) with T a value"),
+    ("scan-nullable", ["--kernel", "exclusive_scan(nred)"], 1,
+     r"'nred' is float32\?\(float32\?, float32\?\), but exclusive_scan takes no nullable \(T\?\) types: it passes "
+     r"dense columns, with no validity$"),
+    ("scan-option", ["--kernel", "inclusive_scan(scale, nullify)"], 1,
+     r"kernel entry 'inclusive_scan\(scale, nullify\)': inclusive_scan takes no option \('nullify'\)$"),
+    ("reduce-by-key-no-key", ["--kernel", "reduce_by_key(scale)"], 1,
+     r"^udfkit: error: kernel entry 'reduce_by_key\(scale\)': reduce_by_key takes the op and the keys' type: "
+     r"reduce_by_key\(op, K\), e\.g\. reduce_by_key\(add, int32\)$"),
+    ("reduce-by-key-float-key", ["--kernel", "reduce_by_key(scale, float32)"], 1,
+     r"reduce_by_key's keys are an integer type \(int8, int16, int32, int64, uint8, uint16, uint32, uint64\), not "
+     r"'float32'$"),
+    ("reduce-by-key-shape", ["--kernel", "reduce_by_key(mix, int32)"], 1,
+     r"'mix' is int64\(int64, int32\), but reduce_by_key needs T\(T, T\)"),
+    ("reduce-by-key-twice", ["--kernel", "reduce_by_key(scale, int32)", "--kernel", "reduce_by_key(scale,int32)"], 1,
+     r"kernel entry 'reduce_by_key\(scale,int32\)' is given twice"),
+    ("transform-reduce-no-op", ["--kernel", "transform_reduce(sq)"], 1,
+     r"transform_reduce takes the function and the op: transform_reduce\(f, op\)"),
+    ("transform-reduce-op-type", ["--kernel", "transform_reduce(sq, scale)"], 1,
+     r"^udfkit: error: kernel entry 'transform_reduce\(sq, scale\)': 'scale' is float32\(float32, float32\), but "
+     r"transform_reduce needs op: T\(T, T\) with T the type 'sq' returns \(float64\), with no nullable \(T\?\) types$"),
+    ("transform-reduce-no-such-op", ["--kernel", "transform_reduce(sq, nosuch)"], 1,
+     r"kernel entry 'transform_reduce\(sq, nosuch\)': no function 'nosuch' among the inputs"),
+    ("transform-reduce-void-f", ["--kernel", "transform_reduce(vf, scale)"], 1,
+     r"'vf' is void\(float32\), but transform_reduce needs f: T\(A1\.\.An\) with T a value"),
+    ("transform-reduce-pointer-f", ["--kernel", "transform_reduce(pf, scale)"], 1,
+     r"'pf' is float32\(float32\*\), but transform_reduce passes one element of each input array"),
+    ("segmented-reduce-shape", ["--kernel", "segmented_reduce(isbig)"], 1,
+     r"'isbig' is bool\(float32\), but segmented_reduce needs T\(T, T\): two parameters"),
     ("entry-without-parentheses", ["--kernel", "map"], 1,
      r"^udfkit: error: kernel entry 'map' is not of the form template\(c_name\), e\.g\. map\(f\)$"),
     ("entry-empty-name", ["--kernel", "map()"], 1, r"kernel entry 'map\(\)' is not of the form template\(c_name\)"),
@@ -186,6 +220,45 @@ def test_nullable_launchers(work):
     # Every launcher is C17 without warnings.
     run(["cc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I", os.path.join(work, "out"),
          "-I", RUNTIME_INCLUDE, os.path.join(work, "out", "lib.c")])
+
+
+def test_grouped_launchers(work):
+    """The grouped and ordered templates: SPEC.md's launchers (reduce_by_key's and
+    transform_reduce's names carry their second argument), float16 as its bits, and each
+    kernel's UDF calls; a library of only these needs none of the block helpers."""
+    entries = ["inclusive_scan(scale)", "exclusive_scan(half)", "reduce_by_key(add64d, uint8)",
+               "reduce_by_key(add64d, int64)", "transform_reduce(sq, fadd)", "segmented_reduce(fadd)"]
+    r = udfkit("kernels", "--function", *DECLARED, *[a for e in entries for a in ("--kernel", e)], "--name", "lib",
+               *outputs(work), cwd=work)
+    assert r.rc == 0, r
+    header = open(os.path.join(work, "out", "lib.h")).read()
+    for line in (
+            "udfkit_status lib_inclusive_scan_scale(udfkit_stream s, size_t n, const float *in, float *out);",
+            "udfkit_status lib_exclusive_scan_half(udfkit_stream s, size_t n, const uint16_t *in, uint16_t init, "
+            "uint16_t *out);",
+            "udfkit_status lib_reduce_by_key_add64d_by_uint8(udfkit_stream s, size_t n, const uint8_t *keys, "
+            "const int64_t *in, uint8_t *unique_keys, int64_t *out, uint64_t *runs);",
+            "udfkit_status lib_reduce_by_key_add64d_by_int64(udfkit_stream s, size_t n, const int64_t *keys, "
+            "const int64_t *in, int64_t *unique_keys, int64_t *out, uint64_t *runs);",
+            "udfkit_status lib_transform_reduce_sq_fadd(udfkit_stream s, size_t n, const float *a1, const int8_t *a2, "
+            "double init, double *out);",
+            "udfkit_status lib_segmented_reduce_fadd(udfkit_stream s, size_t segments, const uint64_t *offsets, "
+            "const double *in, double init, double *out);",
+            " *   udfkit-kernel reduce_by_key add64d int64(int64, int64) lib_reduce_by_key_add64d_by_uint8",
+            " *   udfkit-kernel transform_reduce sq float64(float32, int8) lib_transform_reduce_sq_fadd"):
+        assert line in header, (line, header)
+    kernels = open(os.path.join(work, "out", "lib_kernels.cu")).read()
+    # Every function is declared once, transform_reduce's op too; the ops are called by name.
+    assert kernels.count("__device__ double fadd(double a0, double a1);") == 1, kernels
+    assert "return ::scale(a, b);" in kernels and "return ::fadd(a, b);" in kernels, kernels
+    assert "r->r1 = ::sq(x.a1, x.a2);" in kernels, kernels
+    # CUB's tiles as the launchers assume them: 15 rows a thread for 4-byte T, 30 for 2-byte.
+    assert "TILE_ITEMS == 1920" in kernels and "TILE_ITEMS == 3840" in kernels, kernels
+    c = open(os.path.join(work, "out", "lib.c")).read()
+    assert "udfkit_lib_chunks(" in c, c  # transform_reduce gives each block a chunk of rows, as reduce
+    # The C compiles warning-free.
+    run(["cc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-c", os.path.join(work, "out", "lib.c"), "-I",
+         RUNTIME_INCLUDE, "-I", os.path.join(work, "out"), "-o", os.path.join(work, "lib.o")])
 
 
 def test_usage_errors(work):
@@ -341,6 +414,7 @@ def test_same_input_same_bytes(work):
 
 
 if __name__ == "__main__":
-    main([test_errors_leave_no_output_and_match_check, test_map_with_outputs, test_nullable_launchers, test_usage_errors,
+    main([test_errors_leave_no_output_and_match_check, test_map_with_outputs, test_nullable_launchers,
+          test_grouped_launchers, test_usage_errors,
           test_check_writes_nothing, test_unknown_return_type_is_checked_at_build_time, test_float16_crosses_as_bits,
           test_whole_path_to_a_c_program, test_same_input_same_bytes])

@@ -178,9 +178,11 @@ def test_shared_library_exports_its_header_only(work):
         run_app(os.path.join(build, "shop"))
         lib = os.path.join(build, "libshop_kernels.so")
         declared = header_functions(os.path.join(build, "shop_kernels.udfkit", "include", "shop_kernels.h"))
-        assert declared == ["shop_kernels_filter_is_big", "shop_kernels_library", "shop_kernels_load",
-                            "shop_kernels_map_discount", "shop_kernels_nullable_map_discount",
-                            "shop_kernels_reduce_add_f32", "shop_kernels_udf_error", "shop_kernels_unload"], declared
+        assert declared == ["shop_kernels_filter_is_big", "shop_kernels_inclusive_scan_add_f32", "shop_kernels_library",
+                            "shop_kernels_load", "shop_kernels_map_discount", "shop_kernels_nullable_map_discount",
+                            "shop_kernels_reduce_add_f32", "shop_kernels_reduce_by_key_add_f32_by_int32",
+                            "shop_kernels_segmented_reduce_add_f32", "shop_kernels_transform_reduce_discount_add_f32",
+                            "shop_kernels_udf_error", "shop_kernels_unload"], declared
         assert dynamic_symbols(lib) == declared, (name, dynamic_symbols(lib))
         strings = run(["nm", lib]).stdout
         assert ("nvPTXCompilerCompile" in strings) == (name == "fallback"), name
@@ -368,6 +370,10 @@ ERRORS = [
     ("unknown-template", 'KERNELS "scan(discount)"', r"unknown kernel template 'scan' in 'scan\(discount\)'"),
     ("kernel-names-no-function", "KERNELS map(nosuch)", r"nosuch"),
     ("signature-does-not-fit", "KERNELS filter(discount)", r"filter.*discount"),
+    ("transform-reduce-without-op", "KERNELS transform_reduce(discount)",
+     r"kernel entry 'transform_reduce\(discount\)': transform_reduce takes the function and the op"),
+    ("reduce-by-key-float-keys", 'KERNELS "reduce_by_key(discount, float32)"',
+     r"reduce_by_key's keys are an integer type"),
     ("malformed-kernel", 'KERNELS "map("', r"add_jit_library: KERNELS entry 'map\(' of target 'lib' is not of the form"),
     ("bad-architecture", 'KERNELS map(discount) ARCHITECTURES "85x"',
      r"add_jit_library: ARCHITECTURES entry '85x' of target 'lib' is not of the form"),

@@ -34,7 +34,7 @@ static void parses_entries(void **state)
 
     assert_int_equal(udfkit_kernel_entry_parse("scan(f)", &e), UDFKIT_RC_INPUT);
     assert_string_equal(udfkit_diag_message(),
-                        "udfkit: error: unknown kernel template 'scan' in 'scan(f)' (templates: map, filter, reduce, nullable_map, nullable_filter, nullable_reduce, inclusive_scan, exclusive_scan, reduce_by_key, transform_reduce)");
+                        "udfkit: error: unknown kernel template 'scan' in 'scan(f)' (templates: map, filter, reduce, nullable_map, nullable_filter, nullable_reduce, inclusive_scan, exclusive_scan, reduce_by_key, transform_reduce, segmented_reduce)");
     udfkit_kernel_entry_free(&e);
     const char *malformed[] = {"map", "map(", "map()", "map(f", "map(f g)", "map(f))", "(f)", "map(1f)", "map(f)x", ""};
     for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
