@@ -42,6 +42,17 @@ def wait_for_port(port, proc, what, timeout=10.0):
     raise RuntimeError(f"{what} did not listen on {port} within {timeout} s")
 
 
+def stop_process(proc):
+    """SIGTERM, and SIGKILL after 10 s."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 class Redis:
     """redis-server in the foreground, nothing saved to disk; `password` sets requirepass,
     `unix` listens on a socket in `work` as well."""
@@ -89,12 +100,7 @@ class Redis:
             self.proc.wait(timeout=10)
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        stop_process(self.proc)
 
 
 NGINX_CONF = """daemon off;
@@ -178,13 +184,7 @@ class Nginx:
                       for n in names)
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
 
 
 class Hostile:
