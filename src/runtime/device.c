@@ -18,6 +18,12 @@ udfkit_status udfkit_device_attribute(udfkit_device_attr attr, int *out)
     case UDFKIT_DEVICE_WARP_SIZE:
         cu = CU_DEVICE_ATTRIBUTE_WARP_SIZE;
         break;
+    case UDFKIT_DEVICE_COMPUTE_CAPABILITY_MAJOR:
+        cu = CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR;
+        break;
+    case UDFKIT_DEVICE_COMPUTE_CAPABILITY_MINOR:
+        cu = CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR;
+        break;
     default:
         return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_device_attribute: unknown attribute %d",
                                    (int)attr);

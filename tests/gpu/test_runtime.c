@@ -465,6 +465,16 @@ static void test_errors(void)
     udfkit_status s = udfkit_library_load(sm75, size, &lib);
     CHECK(s == UDFKIT_ERROR_NO_BINARY && lib == NULL, "a fatbin with no binary for this device: %s",
           udfkit_status_string(s));
+    /* The device's compute capability: one the fatbins here were made for, and not 7.5 (whose
+     * SASS would have loaded just now). */
+    int major = -1, minor = -1, sms = -1;
+    CHECK(udfkit_device_attribute(UDFKIT_DEVICE_COMPUTE_CAPABILITY_MAJOR, &major) == UDFKIT_OK &&
+              udfkit_device_attribute(UDFKIT_DEVICE_COMPUTE_CAPABILITY_MINOR, &minor) == UDFKIT_OK &&
+              udfkit_device_attribute(UDFKIT_DEVICE_MULTIPROCESSOR_COUNT, &sms) == UDFKIT_OK,
+          "udfkit_device_attribute");
+    printf("device: compute capability %d.%d, %d multiprocessors\n", major, minor, sms);
+    CHECK(major >= 8 && major <= 12 && minor >= 0 && minor <= 9 && !(major == 7 && minor == 5),
+          "compute capability %d.%d", major, minor);
     free(sm75);
     char junk[4096];
     for (size_t i = 0; i < sizeof junk; i++)

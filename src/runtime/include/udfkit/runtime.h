@@ -116,12 +116,15 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_stream_synchronize(udfkit_stream s);
 UDFKIT_RUNTIME_API udfkit_status udfkit_library_udf_error(udfkit_library *lib, udfkit_stream s, uint64_t *row,
                                                           int *code);
 
-/* What launchers size their grids by, of the device of the calling thread's context. */
+/* What launchers size their grids by, and which code the device runs (9 and 0 for sm_90),
+ * of the device of the calling thread's context. */
 typedef enum udfkit_device_attr {
     UDFKIT_DEVICE_MULTIPROCESSOR_COUNT,
     UDFKIT_DEVICE_MAX_THREADS_PER_BLOCK,
     UDFKIT_DEVICE_MAX_THREADS_PER_MULTIPROCESSOR,
-    UDFKIT_DEVICE_WARP_SIZE
+    UDFKIT_DEVICE_WARP_SIZE,
+    UDFKIT_DEVICE_COMPUTE_CAPABILITY_MAJOR,
+    UDFKIT_DEVICE_COMPUTE_CAPABILITY_MINOR
 } udfkit_device_attr;
 
 UDFKIT_RUNTIME_API udfkit_status udfkit_device_attribute(udfkit_device_attr attr, int *out);
