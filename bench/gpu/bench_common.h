@@ -25,6 +25,7 @@ int bench_compress_main(int argc, char **argv);
 int bench_link_main(int argc, char **argv);
 int bench_nullable_main(int argc, char **argv);
 int bench_scan_main(int argc, char **argv);
+int bench_sort_main(int argc, char **argv);
 int bench_reduce_by_key_main(int argc, char **argv);
 int bench_reductions_main(int argc, char **argv);
 #ifdef __cplusplus

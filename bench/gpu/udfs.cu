@@ -54,3 +54,6 @@ __device__ double add_f64(double a, double b) { return a + b; }
 // transform_reduce's functions (bench_scan.cu).
 __device__ int triple_i32(int x) { return (int)((unsigned)x * 3u); }
 __device__ double half_f64(double x) { return x * 0.5; }
+// sort's comparators (bench_sort.cu).
+__device__ bool less_i32(int a, int b) { return a < b; }
+__device__ bool less_f64(double a, double b) { return a < b; }

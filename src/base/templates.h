@@ -28,6 +28,8 @@ extern const char udfkit_tpl_kernel_transform_reduce[];
 extern const char udfkit_tpl_kernel_reduce_helpers[];
 extern const char udfkit_tpl_kernel_segmented_reduce[];
 extern const char udfkit_tpl_launcher_segmented_reduce[];
+extern const char udfkit_tpl_kernel_sort[];
+extern const char udfkit_tpl_launcher_sort[];
 extern const char udfkit_tpl_kernel_launchers[];
 extern const char udfkit_tpl_launcher_common[];
 extern const char udfkit_tpl_launcher_blocks[];

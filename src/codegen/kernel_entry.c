@@ -18,6 +18,7 @@ static const char *const template_names[] = {
     [UDFKIT_KERNEL_REDUCE_BY_KEY] = "reduce_by_key",
     [UDFKIT_KERNEL_TRANSFORM_REDUCE] = "transform_reduce",
     [UDFKIT_KERNEL_SEGMENTED_REDUCE] = "segmented_reduce",
+    [UDFKIT_KERNEL_SORT] = "sort",
 };
 
 const char *udfkit_kernel_template_name(udfkit_kernel_template t)
@@ -101,7 +102,7 @@ udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out)
             rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
                              "unknown kernel template '%s' in '%s' (templates: map, filter, reduce, nullable_map, "
                              "nullable_filter, nullable_reduce, inclusive_scan, exclusive_scan, reduce_by_key, "
-                             "transform_reduce, segmented_reduce)",
+                             "transform_reduce, segmented_reduce, sort)",
                              tpl, text);
         out->tpl = (udfkit_kernel_template)t;
     }
@@ -208,6 +209,22 @@ static udfkit_rc check_op(const udfkit_kernel_entry *e, const udfkit_signature *
     return rc;
 }
 
+/* sort's comparator less: bool(T, T) with T a value, the sorted column's type; true where its
+ * first argument goes before its second. A return type not declared (Python's, checked at
+ * build time) is taken for bool. */
+static udfkit_rc check_less(const udfkit_kernel_entry *e, const udfkit_signature *s)
+{
+    const char *why = NULL;
+    if (s->has_return && !is_type(s->ret, UDFKIT_BOOL))
+        why = "sort needs a comparator bool(T, T), true where the first value goes before the second: it must "
+              "return bool";
+    else if (s->nparams != 2 || !udfkit_type_equal(s->params[0], s->params[1]))
+        why = "sort needs a comparator bool(T, T): two parameters of the type it sorts";
+    else if (s->params[0].pointer || is_type(s->params[0], UDFKIT_VOID))
+        why = "sort needs a comparator bool(T, T) with T a value, not void or a pointer";
+    return why ? mismatch(e, why) : UDFKIT_RC_OK;
+}
+
 /* The entry's function c_name among fns; NULL with *rc set where there is none. */
 static const udfkit_spec *find_function(const udfkit_kernel_entry *e, const char *c_name, const udfkit_spec *fns,
                                         size_t count, udfkit_rc *rc)
@@ -281,7 +298,7 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
     bool dense = e->tpl == UDFKIT_KERNEL_MAP || e->tpl == UDFKIT_KERNEL_FILTER || e->tpl == UDFKIT_KERNEL_REDUCE ||
                  e->tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || e->tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
                  e->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY || e->tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE ||
-                 e->tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE;
+                 e->tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE || e->tpl == UDFKIT_KERNEL_SORT;
     if (dense && udfkit_signature_nullable(s)) {
         udfkit_buf why = UDFKIT_BUF_INIT;
         const char *tpl = udfkit_kernel_template_name(e->tpl);
@@ -330,6 +347,9 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
         break;
     case UDFKIT_KERNEL_TRANSFORM_REDUCE:
         rc = bind_transform_reduce(e, fns, count, return_may_be_unknown);
+        break;
+    case UDFKIT_KERNEL_SORT:
+        rc = check_less(e, s);
         break;
     }
     return rc;

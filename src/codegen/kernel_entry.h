@@ -22,7 +22,8 @@ typedef enum udfkit_kernel_template {
     UDFKIT_KERNEL_EXCLUSIVE_SCAN, /* op: T(T, T)   out[i] = init op in[0] op ... op in[i - 1] */
     UDFKIT_KERNEL_REDUCE_BY_KEY,  /* op: T(T, T), K an integer type: one value per run of equal keys */
     UDFKIT_KERNEL_TRANSFORM_REDUCE, /* f: T(A1..An), op: T(T, T)   init op f(row 0) op ... op f(row n-1) */
-    UDFKIT_KERNEL_SEGMENTED_REDUCE  /* op: T(T, T)   per segment [offsets[s], offsets[s+1]) as reduce */
+    UDFKIT_KERNEL_SEGMENTED_REDUCE, /* op: T(T, T)   per segment [offsets[s], offsets[s+1]) as reduce */
+    UDFKIT_KERNEL_SORT              /* less: bool(T, T)   a stable sort, optionally with the permutation */
 } udfkit_kernel_template;
 
 /* Templates whose UDF is an associative op T(T, T), combining rows in order. */

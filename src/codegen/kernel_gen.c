@@ -110,7 +110,25 @@ static void launcher_prototype(const char *name, const udfkit_kernel_entry *e, u
         udfkit_buf_puts(out, " *out, uint64_t *runs)");
         break;
     }
+    case UDFKIT_KERNEL_SORT: {
+        udfkit_type t = {s->params[0].scalar, false, false};
+        udfkit_buf_puts(out, "const ");
+        udfkit_type_c(t, out);
+        udfkit_buf_puts(out, " *in, ");
+        udfkit_type_c(t, out);
+        udfkit_buf_puts(out, " *out, uint64_t *order)");
+        break;
     }
+    }
+}
+
+/* sort's rows a thread, CUB's merge sort policy for sm_60 and later (tuning_merge_sort.cuh:
+ * 256 threads of Nominal4BItemsToItems<T>(17) rows): 17 for T of 4 bytes or less, 68 / size
+ * above. A tile is 256 times as many rows. */
+static size_t sort_items(const udfkit_kernel_entry *e)
+{
+    size_t size = udfkit_scalar_size(e->fn->sig.params[0].scalar);
+    return size <= 4 ? 17 : 17 * 4 / size;
 }
 
 /* What a launcher does, for the header. */
@@ -195,6 +213,18 @@ static void launcher_doc(const udfkit_kernel_entry *e, udfkit_buf *out)
                           " * associative; it need not commute); the number of runs into *runs (device memory). */\n",
                           f, udfkit_scalar_name(e->key), f, f);
         break;
+    case UDFKIT_KERNEL_SORT:
+        udfkit_buf_printf(out,
+                          "/* sort(%s): in[0], ..., in[n - 1] into out in the order %s gives (%s(a, b): a goes\n"
+                          " * before b; a strict weak order), stable: rows %s leaves equivalent keep their input\n"
+                          " * order. Where order is not NULL, order[i] = the row of in that out[i] came from. in\n"
+                          " * and out may be the same array (a sort in place); order overlaps neither. Takes\n"
+                          " * n * sizeof(T) bytes of temporary memory (n * 8 more with order) in stream order.\n"
+                          " * A failing %s is recorded at the first row of the tile of %zu rows it failed in\n"
+                          " * (the first pass compares each row of a tile of two or more), else at the first row\n"
+                          " * of the span a merge pass merged; out and order are then unspecified. */\n",
+                          f, f, f, f, f, 256 * sort_items(e));
+        break;
     }
     udfkit_buf_free(&args);
 }
@@ -203,6 +233,8 @@ static void launcher_doc(const udfkit_kernel_entry *e, udfkit_buf *out)
  * also the scan they share; nullable_map a second kernel for inputs without bitmaps). */
 static size_t kernel_count(udfkit_kernel_template tpl)
 {
+    if (tpl == UDFKIT_KERNEL_SORT)
+        return 5; /* block sorts of keys, of keys and rows; the merge passes' partition and merges */
     return tpl == UDFKIT_KERNEL_MAP || tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE ? 1 : 2;
 }
 
@@ -216,7 +248,7 @@ static bool chunked_template(udfkit_kernel_template tpl)
 /* The kernels an entry uses, in the order of the launchers' name table. */
 static void kernel_names(const char *kernel, udfkit_kernel_template tpl, udfkit_buf *out)
 {
-    static const char *const suffixes[][2] = {
+    static const char *const suffixes[][5] = {
         [UDFKIT_KERNEL_MAP] = {"", NULL},
         [UDFKIT_KERNEL_FILTER] = {"_flags", "_write"},
         [UDFKIT_KERNEL_REDUCE] = {"_partials", "_final"},
@@ -228,8 +260,9 @@ static void kernel_names(const char *kernel, udfkit_kernel_template tpl, udfkit_
         [UDFKIT_KERNEL_REDUCE_BY_KEY] = {"_init", "_reduce"},
         [UDFKIT_KERNEL_TRANSFORM_REDUCE] = {"_partials", "_final"},
         [UDFKIT_KERNEL_SEGMENTED_REDUCE] = {"", NULL},
+        [UDFKIT_KERNEL_SORT] = {"_block_keys", "_block_pairs", "_partition", "_merge_keys", "_merge_pairs"},
     };
-    for (size_t i = 0; i < 2 && suffixes[tpl][i]; i++)
+    for (size_t i = 0; i < 5 && suffixes[tpl][i]; i++)
         udfkit_buf_printf(out, "    \"%s%s\",\n", kernel, suffixes[tpl][i]);
 }
 
@@ -289,8 +322,11 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
     const udfkit_signature *s = &e->fn->sig;
     udfkit_buf_printf(&t->kernel, "udfkit_%s_%s_", r->name, udfkit_kernel_template_name(e->tpl));
     udfkit_kernel_entry_suffix(e, &t->kernel);
-    udfkit_exporter_abi_type((udfkit_type){(s->has_return || !e->op ? s->ret : e->op->sig.ret).scalar, false, false},
-                             &t->ret);
+    /* T: what the UDF returns (transform_reduce's f without one: op's), sort's values. */
+    udfkit_scalar value = e->tpl == UDFKIT_KERNEL_SORT ? s->params[0].scalar
+                          : s->has_return || !e->op   ? s->ret.scalar
+                                                      : e->op->sig.ret.scalar;
+    udfkit_exporter_abi_type((udfkit_type){value, false, false}, &t->ret);
     switch (e->tpl) {
     case UDFKIT_KERNEL_TRANSFORM_REDUCE: {
         /* f's rows as a map's: its inputs loaded 4 rows at a time, its result computed. */
@@ -310,6 +346,7 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
     case UDFKIT_KERNEL_EXCLUSIVE_SCAN:
     case UDFKIT_KERNEL_REDUCE_BY_KEY:
     case UDFKIT_KERNEL_SEGMENTED_REDUCE:
+    case UDFKIT_KERNEL_SORT:
         /* Their templates take T, the kernel and the UDF's name; the columns are fixed. */
         udfkit_buf_puts(&t->fn, e->c_name);
         udfkit_buf_puts(&t->ptrs, "&in");
@@ -388,6 +425,10 @@ static void entry_templates(const udfkit_kernel_entry *e, const char **cuda, con
         *cuda = udfkit_tpl_kernel_reduce_by_key;
         *c = udfkit_tpl_launcher_reduce_by_key;
         break;
+    case UDFKIT_KERNEL_SORT:
+        *cuda = udfkit_tpl_kernel_sort;
+        *c = udfkit_tpl_launcher_sort;
+        break;
     }
 }
 
@@ -407,14 +448,18 @@ static void scan_texts_fill(const udfkit_kernel_entry *e, const char *type, scan
              inclusive ? "" : " init");
     t->init_value = inclusive ? "cub::NullType()" : "init";
     t->init_arg = inclusive ? "" : ", &init";
+    bool sort = e->tpl == UDFKIT_KERNEL_SORT;
     /* cub::MemBoundScaling<128, 15, T>: 15 rows a thread for 4-byte T, 60 / size, at most 30. */
-    size_t size = udfkit_scalar_size(e->fn->sig.ret.scalar), items = 15 * 4 / (size ? size : 1);
+    size_t size = udfkit_scalar_size(sort ? e->fn->sig.params[0].scalar : e->fn->sig.ret.scalar);
+    size_t items = 15 * 4 / (size ? size : 1), threads = sort ? 256 : 128;
     items = items > 30 ? 30 : items < 1 ? 1 : items;
     /* reduce_by_key: CUB's default, 6 rows a thread where key and value are 8 bytes or less. */
     if (e->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY)
         items = 6;
+    if (sort)
+        items = sort_items(e);
     snprintf(t->items, sizeof t->items, "%zu", items);
-    snprintf(t->tile_items, sizeof t->tile_items, "%zu", 128 * items);
+    snprintf(t->tile_items, sizeof t->tile_items, "%zu", threads * items);
     snprintf(t->t_bytes, sizeof t->t_bytes, "%zu", size);
     udfkit_buf k = UDFKIT_BUF_INIT;
     udfkit_exporter_abi_type((udfkit_type){e->key, false, false}, &k);
@@ -498,9 +543,10 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     for (size_t i = 0; i < count; i++) {
         bool filter = entries[i].tpl == UDFKIT_KERNEL_FILTER || entries[i].tpl == UDFKIT_KERNEL_NULLABLE_FILTER;
         bool scan = entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
-                    entries[i].tpl == UDFKIT_KERNEL_REDUCE_BY_KEY || entries[i].tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE;
+                    entries[i].tpl == UDFKIT_KERNEL_REDUCE_BY_KEY || entries[i].tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE ||
+                    entries[i].tpl == UDFKIT_KERNEL_SORT;
         nkernels += kernel_count(entries[i].tpl);
-        blocks |= !scan; /* scans and reduce_by_key size their grids by tiles */
+        blocks |= !scan; /* scans, reduce_by_key and sort size their grids by tiles */
         chunked |= chunked_template(entries[i].tpl);
         filters |= filter;
         reduces |= entries[i].tpl == UDFKIT_KERNEL_REDUCE || entries[i].tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE ||

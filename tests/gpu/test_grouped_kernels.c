@@ -1,5 +1,5 @@
 /* The grouped and ordered kernel templates (inclusive_scan, exclusive_scan, reduce_by_key,
- * transform_reduce, segmented_reduce) through the
+ * transform_reduce, segmented_reduce, sort) through the
  * launchers `udfkit kernels` generates (library gk, built at build time from
  * tests/data/grouped/), against a sequential scan on the host: n = 0, 1, 31, 32, 33, 1919,
  * 1920, 1921 (a tile's edges) and 2^20 + 7; int32, float64 (integer values, so every
@@ -12,6 +12,10 @@
  * input columns (of different types), a predicate, matrices and Python affine maps, n = 0 to
  * 2^20 + 7 and unaligned inputs; segmented_reduce over random segments of 0 to 70 rows (many
  * empty and of one row, starting anywhere), one segment of 2^20 + 7 rows, and no segments.
+ * sort against a stable sort on the host, with the order and without, in place and not: int32
+ * ascending and by absolute value, float64 ascending and descending, uint8, bool, float16 and a
+ * Python comparator (by the last digit), values with many ties; n = 0 to 2^20 + 7 (a tile's
+ * edges, several merge passes); comparator errors; 2^31 + 4099 rows of uint8.
  * usage: test_grouped_kernels; exit 77 (skipped) without a GPU. */
 #include "gk.h"
 #include "gpu_test.h"
@@ -331,6 +335,204 @@ static void run_transform_errors(size_t n, size_t bad_row)
     udfkit_device_free(dout);
 }
 
+/* sort: the host's comparators, as tests/data/grouped/ops.{cu,py} define them. */
+static bool less_i32(int32_t a, int32_t b) { return a < b; }
+static bool abs_less_i32(int32_t a, int32_t b) { return llabs((long long)a) < llabs((long long)b); }
+static bool less_f64(double a, double b) { return a < b; }
+static bool greater_f64(double a, double b) { return a > b; }
+static bool less_u8(uint8_t a, uint8_t b) { return a < b; }
+static bool less_bool(bool a, bool b) { return !a && b; }
+static bool less_f16(uint16_t a, uint16_t b) { return half_to_float(a) < half_to_float(b); }
+static bool py_last_digit_less(int64_t a, int64_t b) { return a % 10 < b % 10; }
+
+/* One typed sort case: the host's answer is a stable sort of the row numbers (qsort, which is
+ * not stable, of (value, row) pairs: rows the comparator leaves equivalent go by row), the
+ * values at those rows and the rows themselves as the order. Sorts with order and without, out
+ * of place and, with in_place, in place (out = in). */
+#define SORT_CASE(NAME, T, LESS, LAUNCHER, GEN)                                                                    \
+    static const T *NAME##_keys;                                                                                \
+    static int NAME##_cmp(const void *x, const void *y)                                                         \
+    {                                                                                                           \
+        uint64_t i = *(const uint64_t *)x, j = *(const uint64_t *)y;                                            \
+        if (LESS(NAME##_keys[i], NAME##_keys[j]))                                                               \
+            return -1;                                                                                          \
+        if (LESS(NAME##_keys[j], NAME##_keys[i]))                                                               \
+            return 1;                                                                                           \
+        return i < j ? -1 : i > j;                                                                              \
+    }                                                                                                           \
+    static void run_sort_##NAME(size_t n, bool in_place)                                                        \
+    {                                                                                                           \
+        size_t m = n ? n : 1;                                                                                   \
+        T *in = malloc(m * sizeof(T)), *got = malloc(m * sizeof(T));                                            \
+        uint64_t *rows = malloc(m * sizeof *rows), *order = malloc(m * sizeof *order);                          \
+        for (size_t i = 0; i < n; i++) {                                                                        \
+            in[i] = (T)(GEN);                                                                                   \
+            rows[i] = i;                                                                                        \
+        }                                                                                                       \
+        NAME##_keys = in;                                                                                       \
+        qsort(rows, n, sizeof *rows, NAME##_cmp);                                                               \
+        void *din = device_copy(in, n * sizeof(T)), *dout = in_place ? din : device_copy(NULL, n * sizeof(T));   \
+        void *dorder = device_copy(NULL, n * sizeof *order);                                                    \
+        for (int with_order = 0; with_order <= 1; with_order++) {                                               \
+            snprintf(current, sizeof current, "sort(%s) n=%zu%s%s", #NAME, n, with_order ? " with order" : "",  \
+                     in_place ? " in place" : "");                                                              \
+            if (in_place && n)                                                                                  \
+                check(udfkit_copy_to_device(din, in, n * sizeof(T)), "udfkit_copy_to_device");                  \
+            udfkit_status st = LAUNCHER(NULL, n, din, dout, with_order ? dorder : NULL);                         \
+            if (check(st, current) || check(udfkit_synchronize(), current))                                     \
+                continue;                                                                                       \
+            if (n)                                                                                              \
+                check(udfkit_copy_to_host(got, dout, n * sizeof(T)), "udfkit_copy_to_host");                     \
+            if (n && with_order)                                                                                \
+                check(udfkit_copy_to_host(order, dorder, n * sizeof *order), "udfkit_copy_to_host");            \
+            size_t bad = 0, bad_order = 0;                                                                      \
+            for (size_t i = 0; i < n; i++) {                                                                    \
+                if (memcmp(&got[i], &in[rows[i]], sizeof(T)) != 0 && bad++ == 0) {                              \
+                    char what[96];                                                                              \
+                    snprintf(what, sizeof what, "row %zu differs (first of the rows that do)", i);              \
+                    expect(false, what);                                                                        \
+                }                                                                                               \
+                if (with_order && order[i] != rows[i] && bad_order++ == 0) {                                    \
+                    char what[128];                                                                             \
+                    snprintf(what, sizeof what, "order[%zu] = %llu, not %llu (first of the rows that differ)", i, \
+                             (unsigned long long)order[i], (unsigned long long)rows[i]);                         \
+                    expect(false, what);                                                                        \
+                }                                                                                               \
+            }                                                                                                   \
+        }                                                                                                       \
+        udfkit_device_free(din);                                                                                \
+        if (!in_place)                                                                                          \
+            udfkit_device_free(dout);                                                                           \
+        udfkit_device_free(dorder);                                                                             \
+        free(in);                                                                                               \
+        free(got);                                                                                              \
+        free(rows);                                                                                             \
+        free(order);                                                                                            \
+    }
+
+/* Values with many ties (stability shows in the order), negatives, -0.0 and 0.0 (float16). */
+SORT_CASE(less_i32, int32_t, less_i32, gk_sort_less_i32, (int32_t)(next_random() % 20001) - 10000)
+SORT_CASE(abs_less_i32, int32_t, abs_less_i32, gk_sort_abs_less_i32, (int32_t)(next_random() % 2001) - 1000)
+SORT_CASE(less_f64, double, less_f64, gk_sort_less_f64, ((double)(int)(next_random() % 4001) - 2000.0) / 4)
+SORT_CASE(greater_f64, double, greater_f64, gk_sort_greater_f64, (double)(int)(next_random() % 3001) - 1500.0)
+SORT_CASE(less_u8, uint8_t, less_u8, gk_sort_less_u8, next_random())
+SORT_CASE(less_bool, bool, less_bool, gk_sort_less_bool, next_random() % 3 == 0)
+SORT_CASE(less_f16, uint16_t, less_f16, gk_sort_less_f16, (next_random() % 0x7c00) | (next_random() % 2) << 15)
+SORT_CASE(py_last_digit_less, int64_t, py_last_digit_less, gk_sort_py_last_digit_less,
+          (int64_t)(next_random() % 1000000))
+
+/* The sort cases at n rows: those of T of 4 bytes or less (tiles of 4352 rows), those of
+ * 8-byte T (tiles of 2048 rows). */
+static void run_sort_cases(size_t n, bool narrow, bool wide, bool in_place)
+{
+    if (narrow) {
+        run_sort_less_i32(n, in_place);
+        run_sort_abs_less_i32(n, in_place);
+        run_sort_less_u8(n, in_place);
+        run_sort_less_bool(n, in_place);
+        run_sort_less_f16(n, in_place);
+    }
+    if (wide) {
+        run_sort_less_f64(n, in_place);
+        run_sort_greater_f64(n, in_place);
+        run_sort_py_last_digit_less(n, in_place);
+    }
+}
+
+/* n = 0, 1, 31, 32, 33, a tile's edges, 5 tiles + 3 (3 merge passes, the last run alone in
+ * the last), 2^20 + 7; in place at a tile + 1 and 2^20 + 7. */
+static void run_sorts(void)
+{
+    const size_t both[] = {0, 1, 31, 32, 33, (1u << 20) + 7};
+    for (size_t k = 0; k < sizeof both / sizeof *both; k++)
+        run_sort_cases(both[k], true, true, false);
+    for (size_t n = 4351; n <= 4353; n++)
+        run_sort_cases(n, true, false, false);
+    for (size_t n = 2047; n <= 2049; n++)
+        run_sort_cases(n, false, true, false);
+    run_sort_cases(5 * 4352 + 3, true, false, false);
+    run_sort_cases(5 * 2048 + 3, false, true, false);
+    run_sort_cases(4353, true, false, true);
+    run_sort_cases(2049, false, true, true);
+    run_sort_cases((1u << 20) + 7, true, true, true);
+}
+
+/* checked_less fails where an operand is negative, with code 8: a -1 at bad_row among values
+ * >= 0. The block sort compares every row of its tile, so the launch records the first row of
+ * bad_row's tile (4352 rows); with order and without. */
+static void run_sort_errors(size_t n, size_t bad_row)
+{
+    int32_t *in = malloc(n * sizeof *in);
+    for (size_t i = 0; i < n; i++)
+        in[i] = (int32_t)(next_random() % 1000);
+    in[bad_row] = -1;
+    void *din = device_copy(in, n * sizeof *in), *dout = device_copy(NULL, n * sizeof *in);
+    void *dorder = device_copy(NULL, n * sizeof(uint64_t));
+    for (int with_order = 0; with_order <= 1; with_order++) {
+        uint64_t row = 0;
+        int code = 0;
+        snprintf(current, sizeof current, "sort(checked_less) n=%zu failing row %zu%s", n, bad_row,
+                 with_order ? " with order" : "");
+        check(gk_sort_checked_less(NULL, n, din, dout, with_order ? dorder : NULL), current);
+        udfkit_status st = gk_udf_error(NULL, &row, &code);
+        expect(st == UDFKIT_ERROR_UDF, "the failure is recorded");
+        expect(row == bad_row / 4352 * 4352, "at the first row of the failing row's tile (4352 rows)");
+        expect(code == 8, "with its code");
+        expect(gk_udf_error(NULL, &row, &code) == UDFKIT_OK, "cleared after reading");
+    }
+    /* Values all >= 0: no error. */
+    in[bad_row] = 5;
+    check(udfkit_copy_to_device(din, in, n * sizeof *in), "udfkit_copy_to_device");
+    snprintf(current, sizeof current, "sort(checked_less) n=%zu no failing row", n);
+    check(gk_sort_checked_less(NULL, n, din, dout, dorder), current);
+    uint64_t row = 0;
+    int code = 0;
+    expect(gk_udf_error(NULL, &row, &code) == UDFKIT_OK, "no failure recorded");
+    free(in);
+    udfkit_device_free(din);
+    udfkit_device_free(dout);
+    udfkit_device_free(dorder);
+}
+
+/* sort(less_u8) of more than 2^31 rows (2 GiB in, out and the launcher's copy), where the
+ * device has room: the values alone (the order, 16 GiB more and its copy, would double the
+ * test's time), every row checked: out ascending, each value as many times as in in. */
+static void run_sort_over_2_31(void)
+{
+    const size_t n = (1ull << 31) + 4099;
+    snprintf(current, sizeof current, "sort(less_u8) n=2^31+4099");
+    void *din = NULL, *dout = NULL, *spare = NULL;
+    /* The launcher's temporary memory, another n bytes and the bounds, asked for here first. */
+    if (udfkit_device_alloc(n, &din) != UDFKIT_OK || udfkit_device_alloc(n, &dout) != UDFKIT_OK ||
+        udfkit_device_alloc(n + (1u << 24), &spare) != UDFKIT_OK) {
+        printf("skipped the sort of 2^31 + 4099 rows: the device has not 6 GiB free (%s)\n", udfkit_last_error());
+        udfkit_device_free(din);
+        udfkit_device_free(dout);
+        return;
+    }
+    udfkit_device_free(spare);
+    uint8_t *in = malloc(n), *got = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        in[i] = (uint8_t)(i * 2654435761u >> 13);
+    check(udfkit_copy_to_device(din, in, n), "udfkit_copy_to_device");
+    if (!check(gk_sort_less_u8(NULL, n, din, dout, NULL), current) && !check(udfkit_synchronize(), current)) {
+        check(udfkit_copy_to_host(got, dout, n), "udfkit_copy_to_host");
+        size_t counts[256] = {0}, bad = 0;
+        for (size_t i = 0; i < n; i++)
+            counts[in[i]]++;
+        for (size_t i = 0; i < n; i++)
+            if ((counts[got[i]]-- == 0 || (i && got[i - 1] > got[i])) && bad++ == 0) {
+                char what[96];
+                snprintf(what, sizeof what, "row %zu is out of order or one too many (first of the rows)", i);
+                expect(false, what);
+            }
+    }
+    free(in);
+    free(got);
+    udfkit_device_free(din);
+    udfkit_device_free(dout);
+}
+
 /* More than 2^31 rows of uint8 (2 GiB in, 2 GiB out), where the device has room; a sample
  * of rows is compared (every 4099th and the last 10^6), the scan being sequential on the host. */
 static void run_over_2_31(void)
@@ -461,7 +663,12 @@ int main(void)
         run_transform_errors(n, rows[k]);
     for (size_t k = 0; k < sizeof rows / sizeof *rows; k++)
         run_errors(n, rows[k]);
+    run_sorts();
+    const size_t sort_rows[] = {0, n / 2, n - 1, 4352 * 3 + 5};
+    for (size_t k = 0; k < sizeof sort_rows / sizeof *sort_rows; k++)
+        run_sort_errors(n, sort_rows[k]);
     run_over_2_31();
+    run_sort_over_2_31();
     printf("%s: %d failure(s)\n", failures ? "FAIL" : "ok", failures);
     return failures ? 1 : 0;
 }

@@ -89,3 +89,48 @@ __device__ long long add_i64(long long a, long long b)
 {
     return (long long)((unsigned long long)a + (unsigned long long)b);
 }
+
+// sort's comparators (less(a, b): a goes before b): ascending, descending, by absolute value
+// (x and -x tie, so that stability shows), false before true, float16 by value, and one that
+// fails where an operand is negative (code 8).
+__device__ bool less_i32(int a, int b)
+{
+    return a < b;
+}
+
+__device__ bool abs_less_i32(int a, int b)
+{
+    return (a < 0 ? -(long long)a : a) < (b < 0 ? -(long long)b : b);
+}
+
+__device__ bool less_f64(double a, double b)
+{
+    return a < b;
+}
+
+__device__ bool greater_f64(double a, double b)
+{
+    return a > b;
+}
+
+__device__ bool less_u8(unsigned char a, unsigned char b)
+{
+    return a < b;
+}
+
+__device__ bool less_bool(bool a, bool b)
+{
+    return !a && b;
+}
+
+__device__ bool less_f16(__half a, __half b)
+{
+    return __hlt(a, b);
+}
+
+__device__ bool checked_less(int a, int b)
+{
+    if (a < 0 || b < 0)
+        udfkit_row_error(8);
+    return a < b;
+}

@@ -34,7 +34,7 @@ static void parses_entries(void **state)
 
     assert_int_equal(udfkit_kernel_entry_parse("scan(f)", &e), UDFKIT_RC_INPUT);
     assert_string_equal(udfkit_diag_message(),
-                        "udfkit: error: unknown kernel template 'scan' in 'scan(f)' (templates: map, filter, reduce, nullable_map, nullable_filter, nullable_reduce, inclusive_scan, exclusive_scan, reduce_by_key, transform_reduce, segmented_reduce)");
+                        "udfkit: error: unknown kernel template 'scan' in 'scan(f)' (templates: map, filter, reduce, nullable_map, nullable_filter, nullable_reduce, inclusive_scan, exclusive_scan, reduce_by_key, transform_reduce, segmented_reduce, sort)");
     udfkit_kernel_entry_free(&e);
     const char *malformed[] = {"map", "map(", "map()", "map(f", "map(f g)", "map(f))", "(f)", "map(1f)", "map(f)x", ""};
     for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
@@ -354,6 +354,89 @@ static void generates_atomically(void **state)
     rmdir(dir);
 }
 
+/* sort(less): less is bool(T, T) with T a value; the launcher takes in, out and the order; five
+ * kernels (the block sorts, the partition, the merges) in the name table, CUB's tile for T's
+ * size in the kernels' static_assert and in the launcher. */
+static void sort_entries(void **state)
+{
+    (void)state;
+    udfkit_kernel_entry e;
+    assert_int_equal(udfkit_kernel_entry_parse("sort(less)", &e), UDFKIT_RC_OK);
+    assert_int_equal(e.tpl, UDFKIT_KERNEL_SORT);
+    assert_string_equal(e.c_name, "less");
+    udfkit_kernel_entry_free(&e);
+    assert_int_equal(udfkit_kernel_entry_parse("sort(less, stable)", &e), UDFKIT_RC_INPUT);
+    assert_string_equal(udfkit_diag_message(),
+                        "udfkit: error: kernel entry 'sort(less, stable)': sort takes no option ('stable')");
+    udfkit_kernel_entry_free(&e);
+
+    assert_string_equal(bind_message("sort(f)", "f:bool(int32, int32)"), "");
+    assert_string_equal(bind_message("sort(f)", "f:bool(float16, float16)"), "");
+    assert_string_equal(bind_message("sort(f)", "f:bool(bool, bool)"), "");
+    assert_string_equal(bind_message("sort(f)", "f:int32(int32, int32)"),
+                        "udfkit: error: kernel entry 'sort(f)': 'f' is int32(int32, int32), but sort needs a comparator "
+                        "bool(T, T), true where the first value goes before the second: it must return bool");
+    assert_string_equal(bind_message("sort(f)", "f:bool(int32, int64)"),
+                        "udfkit: error: kernel entry 'sort(f)': 'f' is bool(int32, int64), but sort needs a comparator "
+                        "bool(T, T): two parameters of the type it sorts");
+    assert_string_equal(bind_message("sort(f)", "f:bool(float64)"),
+                        "udfkit: error: kernel entry 'sort(f)': 'f' is bool(float64), but sort needs a comparator "
+                        "bool(T, T): two parameters of the type it sorts");
+    assert_string_equal(bind_message("sort(f)", "f:bool(int32*, int32*)"),
+                        "udfkit: error: kernel entry 'sort(f)': 'f' is bool(int32*, int32*), but sort needs a "
+                        "comparator bool(T, T) with T a value, not void or a pointer");
+    assert_string_equal(bind_message("sort(f)", "f:bool(int32?, int32?)"),
+                        "udfkit: error: kernel entry 'sort(f)': 'f' is bool(int32?, int32?), but sort takes no "
+                        "nullable (T?) types: it passes dense columns, with no validity");
+    /* A Python comparator's return type is known at build time only. */
+    assert_string_equal(bind_with("sort(f)", "f:(int64, int64)", true), "");
+    assert_string_equal(bind_with("sort(f)", "f:(int64, float64)", true),
+                        "udfkit: error: kernel entry 'sort(f)': 'f' is (int64, float64), but sort needs a comparator "
+                        "bool(T, T): two parameters of the type it sorts");
+
+    rendered r;
+    const char *specs[] = {"less:bool(int32, int32)", "desc:bool(float64, float64)", "h:bool(float16, float16)"};
+    const char *entries[] = {"sort(less)", "sort(desc)", "sort(h)"};
+    render(&r, specs, 3, entries, 3);
+    assert_non_null(strstr(r.text.header.data, "udfkit_status lib_sort_less(udfkit_stream s, size_t n, const int32_t "
+                                               "*in, int32_t *out, uint64_t *order);"));
+    assert_non_null(strstr(r.text.header.data, "udfkit_status lib_sort_desc(udfkit_stream s, size_t n, const double "
+                                               "*in, double *out, uint64_t *order);"));
+    assert_non_null(strstr(r.text.header.data, "udfkit_status lib_sort_h(udfkit_stream s, size_t n, const uint16_t "
+                                               "*in, uint16_t *out, uint64_t *order);"));
+    assert_non_null(strstr(r.text.header.data, "/* sort(less): in[0], ..., in[n - 1] into out in the order less"));
+    assert_non_null(strstr(r.text.header.data, "stable: rows less leaves equivalent keep their input"));
+    assert_non_null(strstr(r.text.header.data, "in\n * and out may be the same array (a sort in place)"));
+    assert_non_null(strstr(r.text.header.data, " *   udfkit-kernel sort less bool(int32, int32) lib_sort_less\n"));
+    /* Five kernels each, in the name table's order. */
+    const char *suffixes[] = {"_block_keys", "_block_pairs", "_partition", "_merge_keys", "_merge_pairs"};
+    for (size_t i = 0; i < 5; i++) {
+        char name[96], quoted[100];
+        snprintf(name, sizeof name, "udfkit_lib_sort_less%s(", suffixes[i]);
+        snprintf(quoted, sizeof quoted, "    \"udfkit_lib_sort_less%s\",\n", suffixes[i]);
+        assert_int_equal(occurrences(r.text.cuda.data, name), 1);
+        assert_int_equal(occurrences(r.text.c.data, quoted), 1);
+    }
+    assert_non_null(strstr(r.text.c.data, "udfkit_lib_kernels[15 + 1]"));
+    /* CUB's tiles: 256 x 17 rows for 4-byte and 2-byte T, 256 x 8 for 8-byte T. */
+    assert_non_null(strstr(r.text.cuda.data, "static_assert(sort_policy_udfkit_lib_sort_less::ITEMS_PER_TILE == 4352,"));
+    assert_non_null(strstr(r.text.cuda.data, "static_assert(sort_policy_udfkit_lib_sort_desc::ITEMS_PER_TILE == 2048,"));
+    assert_non_null(strstr(r.text.cuda.data, "static_assert(sort_policy_udfkit_lib_sort_h::ITEMS_PER_TILE == 4352,"));
+    assert_int_equal(occurrences(r.text.c.data, "const unsigned long long tile = 4352ull, t_bytes = 4ull;"), 1);
+    assert_int_equal(occurrences(r.text.c.data, "const unsigned long long tile = 2048ull, t_bytes = 8ull;"), 1);
+    assert_int_equal(occurrences(r.text.c.data, "const unsigned long long tile = 4352ull, t_bytes = 2ull;"), 1);
+    /* The row numbers' iterator under a guard (compiled once), the comparator's functor per
+     * entry; temporary memory in stream order; grids by tiles, so no udfkit_lib_blocks helper. */
+    assert_int_equal(occurrences(r.text.cuda.data, "#ifndef UDFKIT_SORT_ROW_NUMBERS\n#define UDFKIT_SORT_ROW_NUMBERS"),
+                     3);
+    assert_non_null(strstr(r.text.cuda.data, "return ::desc(a, b);"));
+    assert_int_equal(occurrences(r.text.c.data, "udfkit_device_alloc_async("), 3);
+    assert_int_equal(occurrences(r.text.c.data, "udfkit_device_free_async("), 3);
+    assert_null(strstr(r.text.c.data, "udfkit_lib_blocks("));
+    assert_null(strstr(r.text.c.data, "udfkit_synchronize"));
+    rendered_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,6 +447,7 @@ int main(void)
         cmocka_unit_test(renders_only_what_is_used),
         cmocka_unit_test(renders_nullable_map_kernels),
         cmocka_unit_test(generates_atomically),
+        cmocka_unit_test(sort_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
