@@ -40,7 +40,7 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
   UDF fails become nulls), ``nullable_filter(p)``, ``nullable_reduce(op)``; grouped and
   ordered (docs/grouped.md) ``inclusive_scan(op)``, ``exclusive_scan(op)``,
   ``reduce_by_key(op, K)`` (``K`` the keys' integer type), ``transform_reduce(f, op)``,
-  ``segmented_reduce(op)``; quoted or not.
+  ``segmented_reduce(op)``, ``sort(less)``; quoted or not.
   Each gets a launcher in the header (see the README and docs/nullable.md); signatures are
   checked at configure time where the UDF's signature is declared, at build time where it
   is inferred.

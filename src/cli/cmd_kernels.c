@@ -27,7 +27,8 @@ int udfkit_cmd_kernels(int argc, char **argv)
         "entry's function must fit its template: map R(A1..An), filter bool(A1..An), reduce T(T, T),\n"
         "values only. Over Arrow columns: nullable_map(f[, nullify]), nullable_filter(p),\n"
         "nullable_reduce(op). Grouped and ordered: inclusive_scan(op), exclusive_scan(op),\n"
-        "reduce_by_key(op, K) (K an integer type), transform_reduce(f, op), segmented_reduce(op).\n"
+        "reduce_by_key(op, K) (K an integer type), transform_reduce(f, op), segmented_reduce(op),\n"
+        "sort(less) (less: bool(T, T), a stable sort).\n"
         "Compile OUT.cu with 'udfkit compile', link it with the UDFs, embed the fatbin as SYM, and build\n"
         "OUT.c with the udfkit runtime.",
         options,

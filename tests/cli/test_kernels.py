@@ -25,7 +25,8 @@ DECLARED = ["scale:float32(float32, float32)", "vf:void(float32)", "pf:float32(f
             "noin:void(float32*)", "vpo:void(float32, void*)", "nsum:float32?(float32?, float32)",
             "nred:float32?(float32?, float32?)", "nfl:float32?(float32)", "bq:bool?(int32?)",
             "nho:void(float32, float32?*, int64*)", "isbig:bool(float32)", "add64d:int64(int64, int64)",
-            "half:float16(float16, float16)", "sq:float64(float32, int8)", "fadd:float64(float64, float64)"]
+            "half:float16(float16, float16)", "sq:float64(float32, int8)", "fadd:float64(float64, float64)",
+            "hless:bool(float16, float16)"]
 
 # name, arguments (besides the functions), exit status, message pattern
 CASES = [
@@ -52,7 +53,7 @@ CASES = [
      r"kernel entry 'nullable_map\(nsum, nullify\)' is given twice \(also as 'nullable_map\(nsum\)'\)"),
     ("unknown-template", ["--kernel", "scan(scale)"], 1,
      r"^udfkit: error: unknown kernel template 'scan' in 'scan\(scale\)' \(templates: map, filter, reduce, nullable_map, nullable_filter, nullable_reduce, "
-     r"inclusive_scan, exclusive_scan, reduce_by_key, transform_reduce, segmented_reduce\)$"),
+     r"inclusive_scan, exclusive_scan, reduce_by_key, transform_reduce, segmented_reduce, sort\)$"),
     ("scan-shape", ["--kernel", "inclusive_scan(mix)"], 1,
      r"^udfkit: error: kernel entry 'inclusive_scan\(mix\)': 'mix' is int64\(int64, int32\), but inclusive_scan needs "
      r"T\(T, T\): two parameters of the type it returns$"),
@@ -84,6 +85,9 @@ CASES = [
      r"'vf' is void\(float32\), but transform_reduce needs f: T\(A1\.\.An\) with T a value"),
     ("transform-reduce-pointer-f", ["--kernel", "transform_reduce(pf, scale)"], 1,
      r"'pf' is float32\(float32\*\), but transform_reduce passes one element of each input array"),
+    ("sort-not-bool", ["--kernel", "sort(scale)"], 1,
+     r"kernel entry 'sort\(scale\)': 'scale' is float32\(float32, float32\), but sort needs"),
+    ("sort-one-parameter", ["--kernel", "sort(isbig)"], 1, r"kernel entry 'sort\(isbig\)': 'isbig' is bool\(float32\), but sort needs"),
     ("segmented-reduce-shape", ["--kernel", "segmented_reduce(isbig)"], 1,
      r"'isbig' is bool\(float32\), but segmented_reduce needs T\(T, T\): two parameters"),
     ("entry-without-parentheses", ["--kernel", "map"], 1,
@@ -227,7 +231,7 @@ def test_grouped_launchers(work):
     transform_reduce's names carry their second argument), float16 as its bits, and each
     kernel's UDF calls; a library of only these needs none of the block helpers."""
     entries = ["inclusive_scan(scale)", "exclusive_scan(half)", "reduce_by_key(add64d, uint8)",
-               "reduce_by_key(add64d, int64)", "transform_reduce(sq, fadd)", "segmented_reduce(fadd)"]
+               "reduce_by_key(add64d, int64)", "transform_reduce(sq, fadd)", "segmented_reduce(fadd)", "sort(hless)"]
     r = udfkit("kernels", "--function", *DECLARED, *[a for e in entries for a in ("--kernel", e)], "--name", "lib",
                *outputs(work), cwd=work)
     assert r.rc == 0, r
@@ -245,7 +249,8 @@ def test_grouped_launchers(work):
             "udfkit_status lib_segmented_reduce_fadd(udfkit_stream s, size_t segments, const uint64_t *offsets, "
             "const double *in, double init, double *out);",
             " *   udfkit-kernel reduce_by_key add64d int64(int64, int64) lib_reduce_by_key_add64d_by_uint8",
-            " *   udfkit-kernel transform_reduce sq float64(float32, int8) lib_transform_reduce_sq_fadd"):
+            " *   udfkit-kernel transform_reduce sq float64(float32, int8) lib_transform_reduce_sq_fadd",
+            "udfkit_status lib_sort_hless(udfkit_stream s, size_t n, const uint16_t *in, uint16_t *out, uint64_t *order);"):
         assert line in header, (line, header)
     kernels = open(os.path.join(work, "out", "lib_kernels.cu")).read()
     # Every function is declared once, transform_reduce's op too; the ops are called by name.
