@@ -535,6 +535,59 @@ static void run_sort_over_2_31(void)
 
 /* More than 2^31 rows of uint8 (2 GiB in, 2 GiB out), where the device has room; a sample
  * of rows is compared (every 4099th and the last 10^6), the scan being sequential on the host. */
+/* The same 2^31 + 4099 rows through transform_reduce (their sum as int64), segmented_reduce
+ * (two segments, split past 2^31) and reduce_by_key (keys in runs of 2^20 rows, a uint8 key
+ * each, wrapping), against the host. */
+static void over_2_31_reductions(size_t n, const uint8_t *in, void *din)
+{
+    int64_t sum = 0, got_sum = -1;
+    uint8_t seg_want[2] = {0, 0}, seg_got[2] = {1, 1}, run_want[2100], run_got[2100];
+    const uint64_t off[3] = {0, (1ull << 31) + 17, n};
+    memset(run_want, 0, sizeof run_want);
+    for (size_t i = 0; i < n; i++) {
+        sum += in[i];
+        seg_want[i >= off[1]] = (uint8_t)(seg_want[i >= off[1]] + in[i]);
+        run_want[i >> 20] = (uint8_t)(run_want[i >> 20] + in[i]);
+    }
+    const uint64_t runs = ((n - 1) >> 20) + 1;
+    void *dsum = device_copy(NULL, sizeof got_sum), *doff = device_copy(off, sizeof off);
+    void *dseg = device_copy(NULL, sizeof seg_got), *druns = device_copy(NULL, sizeof(uint64_t));
+    void *dukeys = device_copy(NULL, sizeof run_got), *dvals = device_copy(NULL, sizeof run_got);
+    uint8_t *keys = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        keys[i] = (uint8_t)(i >> 20);
+    void *dkeys = NULL;
+    if (udfkit_device_alloc(n, &dkeys) != UDFKIT_OK) {
+        printf("skipped reduce_by_key of 2^31 + 4099 rows: no 2 GiB more on the device (%s)\n", udfkit_last_error());
+        dkeys = NULL;
+    }
+    snprintf(current, sizeof current, "transform_reduce(widen) and segmented_reduce(add_u8) n=2^31+4099");
+    if (!check(gk_transform_reduce_widen_add_i64(NULL, n, din, 0, dsum), current) &&
+        !check(gk_segmented_reduce_add_u8(NULL, 2, doff, din, 0, dseg), current) &&
+        !check(udfkit_synchronize(), current)) {
+        check(udfkit_copy_to_host(&got_sum, dsum, sizeof got_sum), "udfkit_copy_to_host");
+        check(udfkit_copy_to_host(seg_got, dseg, sizeof seg_got), "udfkit_copy_to_host");
+        expect(got_sum == sum, "transform_reduce's sum");
+        expect(memcmp(seg_got, seg_want, 2) == 0, "segmented_reduce's two sums");
+    }
+    snprintf(current, sizeof current, "reduce_by_key(add_u8, uint8) n=2^31+4099");
+    uint64_t got_runs = 0;
+    if (dkeys && !check(udfkit_copy_to_device(dkeys, keys, n), "udfkit_copy_to_device") &&
+        !check(gk_reduce_by_key_add_u8_by_uint8(NULL, n, dkeys, din, dukeys, dvals, druns), current) &&
+        !check(udfkit_synchronize(), current)) {
+        check(udfkit_copy_to_host(&got_runs, druns, sizeof got_runs), "udfkit_copy_to_host");
+        expect(got_runs == runs, "the number of runs");
+        if (got_runs == runs) {
+            check(udfkit_copy_to_host(run_got, dvals, runs), "udfkit_copy_to_host");
+            expect(memcmp(run_got, run_want, runs) == 0, "every run's sum");
+        }
+    }
+    void *all[] = {dsum, doff, dseg, druns, dukeys, dvals, dkeys};
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+        udfkit_device_free(all[k]);
+    free(keys);
+}
+
 static void run_over_2_31(void)
 {
     const size_t n = (1ull << 31) + 4099;
@@ -559,6 +612,7 @@ static void run_over_2_31(void)
                 expect(false, "a sampled row differs");
         }
     }
+    over_2_31_reductions(n, in, din);
     free(in);
     free(got);
     udfkit_device_free(din);

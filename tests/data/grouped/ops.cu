@@ -134,3 +134,9 @@ __device__ bool checked_less(int a, int b)
         udfkit_row_error(8);
     return a < b;
 }
+
+// A uint8 row as an int64, for transform_reduce over more than 2^31 rows.
+__device__ long long widen(unsigned char x)
+{
+    return x;
+}
