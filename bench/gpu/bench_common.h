@@ -28,6 +28,7 @@ int bench_scan_main(int argc, char **argv);
 int bench_sort_main(int argc, char **argv);
 int bench_reduce_by_key_main(int argc, char **argv);
 int bench_reductions_main(int argc, char **argv);
+int bench_host_main(int argc, char **argv);
 #ifdef __cplusplus
 }
 #endif

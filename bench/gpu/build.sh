@@ -95,7 +95,7 @@ run "$udfkit" kernels "$out/gen/udfs.json" --kernel "sort(less_i32)" --kernel "s
 nvcc_flags=(-O3 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode "arch=compute_90,code=[sm_90,compute_90]"
             -I "$here" -I "$out/gen" -I "$include" -Xcompiler -Wall)
 pids=()
-for b in map reduce nullable scan sort; do
+for b in map reduce nullable scan sort host; do
   run "$nvcc" "${nvcc_flags[@]}" -c "$here/bench_$b.cu" -o "$out/obj/bench_$b.o" & pids+=($!)
 done
 

@@ -1,5 +1,14 @@
 #include "driver.h"
 
+#include <stdatomic.h>
+#include <stdbool.h>
+
+/* Attributes never change: each is asked of the driver once per device (the launchers ask for
+ * them on every call). 0 stands for "not asked yet"; a cached value is stored plus one. */
+#define CACHED_DEVICES 64
+#define ATTRIBUTES (UDFKIT_DEVICE_COMPUTE_CAPABILITY_MINOR + 1)
+static atomic_int cached_attributes[CACHED_DEVICES][ATTRIBUTES];
+
 udfkit_status udfkit_device_attribute(udfkit_device_attr attr, int *out)
 {
     if (!out)
@@ -37,8 +46,18 @@ udfkit_status udfkit_device_attribute(udfkit_device_attr attr, int *out)
     CUresult r = d->ctx_get_device(&dev);
     if (r != CUDA_SUCCESS)
         return udfkit_driver_fail(d, r, "cuCtxGetDevice");
+    bool cacheable = dev >= 0 && dev < CACHED_DEVICES && (int)attr >= 0 && (int)attr < ATTRIBUTES;
+    int known = cacheable ? atomic_load_explicit(&cached_attributes[dev][attr], memory_order_relaxed) : 0;
+    if (known) {
+        *out = known - 1;
+        return UDFKIT_OK;
+    }
     r = d->device_get_attribute(out, cu, dev);
-    return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuDeviceGetAttribute");
+    if (r != CUDA_SUCCESS)
+        return udfkit_driver_fail(d, r, "cuDeviceGetAttribute");
+    if (cacheable && *out >= 0)
+        atomic_store_explicit(&cached_attributes[dev][attr], *out + 1, memory_order_relaxed);
+    return UDFKIT_OK;
 }
 
 udfkit_status udfkit_device_memory(size_t *free_bytes, size_t *total_bytes)

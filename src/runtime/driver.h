@@ -59,4 +59,8 @@ udfkit_status udfkit_runtime_fail(udfkit_status s, const char *fmt, ...)
 #endif
     ;
 
+/* Drops the occupancy answers kept for these kernels (CUkernel handles), before their
+ * library is unloaded: a kernel loaded later at the same address gets its own. */
+void udfkit_occupancy_forget(const void *const *kernels, size_t count);
+
 #endif

@@ -1,5 +1,8 @@
 #include "driver.h"
 
+#include <pthread.h>
+#include <stdbool.h>
+
 udfkit_status udfkit_launch(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block, size_t shared_bytes, udfkit_stream s,
                             void **args)
 {
@@ -35,6 +38,62 @@ udfkit_status udfkit_stream_synchronize(udfkit_stream s)
     return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuStreamSynchronize");
 }
 
+/* Occupancy depends on the kernel's code for the device and the block's shape only: each
+ * (kernel, device, block threads, shared bytes) is asked of the driver once and kept in a
+ * small table (the launchers ask on every call; a full neighbourhood of the table is asked
+ * again each time). Entries go when their library is unloaded (udfkit_occupancy_forget), so
+ * a kernel loaded later at the same address gets its own answer. */
+#define OCCUPANCY_SLOTS 512
+typedef struct occupancy_entry {
+    CUkernel kernel;
+    CUdevice device;
+    unsigned block_threads;
+    size_t shared_bytes;
+    int blocks;
+} occupancy_entry;
+static occupancy_entry occupancy_table[OCCUPANCY_SLOTS];
+static pthread_mutex_t occupancy_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t occupancy_slot(CUkernel k, CUdevice dev, unsigned block_threads, size_t shared_bytes)
+{
+    uintptr_t h = (uintptr_t)k * 0x9e3779b97f4a7c15u ^ (uintptr_t)dev * 31u ^ block_threads * 7919u ^ shared_bytes;
+    return (size_t)(h ^ h >> 17) % OCCUPANCY_SLOTS;
+}
+
+/* The cached answer, or 0; with `store`, keeps `blocks` instead (where a slot is free). */
+static int occupancy_cached(CUkernel k, CUdevice dev, unsigned block_threads, size_t shared_bytes, int store)
+{
+    int found = 0;
+    pthread_mutex_lock(&occupancy_lock);
+    size_t at = occupancy_slot(k, dev, block_threads, shared_bytes);
+    for (size_t probe = 0; probe < 8; probe++, at = (at + 1) % OCCUPANCY_SLOTS) {
+        occupancy_entry *e = &occupancy_table[at];
+        if (e->kernel == k && e->device == dev && e->block_threads == block_threads && e->shared_bytes == shared_bytes) {
+            if (store)
+                e->blocks = store;
+            found = e->blocks;
+            break;
+        }
+        if (!e->kernel) {
+            if (store)
+                *e = (occupancy_entry){k, dev, block_threads, shared_bytes, store};
+            break;
+        }
+    }
+    pthread_mutex_unlock(&occupancy_lock);
+    return store ? store : found;
+}
+
+void udfkit_occupancy_forget(const void *const *kernels, size_t count)
+{
+    pthread_mutex_lock(&occupancy_lock);
+    for (size_t i = 0; i < OCCUPANCY_SLOTS; i++)
+        for (size_t j = 0; j < count && occupancy_table[i].kernel; j++)
+            if (occupancy_table[i].kernel == (CUkernel)kernels[j])
+                occupancy_table[i] = (occupancy_entry){0};
+    pthread_mutex_unlock(&occupancy_lock);
+}
+
 udfkit_status udfkit_kernel_occupancy(udfkit_kernel k, unsigned block_threads, size_t shared_bytes, int *blocks_per_sm)
 {
     if (!k || !blocks_per_sm || !block_threads)
@@ -43,10 +102,20 @@ udfkit_status udfkit_kernel_occupancy(udfkit_kernel k, unsigned block_threads, s
     udfkit_status st = udfkit_driver_enter(&d);
     if (st)
         return st;
+    CUdevice dev;
+    CUresult r = d->ctx_get_device(&dev);
+    if (r != CUDA_SUCCESS)
+        return udfkit_driver_fail(d, r, "cuCtxGetDevice");
+    if ((*blocks_per_sm = occupancy_cached((CUkernel)k, dev, block_threads, shared_bytes, 0)) > 0)
+        return UDFKIT_OK;
     /* The kernel's function in the current context: its registers are the compiled code's. */
     CUfunction f;
-    CUresult r = d->kernel_get_function(&f, (CUkernel)k);
+    r = d->kernel_get_function(&f, (CUkernel)k);
     if (r == CUDA_SUCCESS)
         r = d->occupancy_max_active_blocks(blocks_per_sm, f, (int)block_threads, shared_bytes);
-    return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    if (r != CUDA_SUCCESS)
+        return udfkit_driver_fail(d, r, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    if (*blocks_per_sm > 0)
+        occupancy_cached((CUkernel)k, dev, block_threads, shared_bytes, *blocks_per_sm);
+    return UDFKIT_OK;
 }

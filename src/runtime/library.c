@@ -74,7 +74,16 @@ void udfkit_library_unload(udfkit_library *lib)
 {
     if (!lib)
         return;
-    lib->driver->library_unload(lib->handle);
+    /* The occupancy answers kept for its kernels go with it (launch.c). */
+    const udfkit_driver *d = lib->driver;
+    unsigned count = 0;
+    if (d->library_get_kernel_count(&count, lib->handle) == CUDA_SUCCESS && count) {
+        CUkernel *kernels = malloc(count * sizeof *kernels);
+        if (kernels && d->library_enumerate_kernels(kernels, count, lib->handle) == CUDA_SUCCESS)
+            udfkit_occupancy_forget((const void *const *)kernels, count);
+        free(kernels);
+    }
+    d->library_unload(lib->handle);
     free(lib);
 }
 

@@ -1,0 +1,100 @@
+/* host: the host time of one launcher call, udfkit's against CUB's for the same work, at
+ * 2^10 rows (so that the GPU keeps up and the time is the host's): map(affine) against
+ * cub::DeviceTransform::Transform, reduce(add_f32) against cub::DeviceReduce::Sum (CUB's
+ * temporary storage allocated once; udfkit's partials allocated stream-ordered in the call),
+ * inclusive_scan(add_i32) against cub::DeviceScan::InclusiveScan. Per round, 100 calls
+ * back to back on one stream are timed on the host's clock, then the stream is waited for
+ * (untimed); median of 30 rounds, after 3 warm-up rounds.
+ * usage: udfkit_bench host [rounds (30)]; exits 77 without a GPU. */
+#include "bench_cuda.cuh"
+#include "benchlib.h"
+#include "scanlib.h"
+
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_transform.cuh>
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+struct affine_functor {
+    __device__ __forceinline__ float operator()(float x) const { return 2.0f * x + 1.0f; }
+};
+struct add_int_functor {
+    __device__ __forceinline__ int operator()(const int &a, const int &b) const
+    {
+        return (int)((unsigned)a + (unsigned)b);
+    }
+};
+
+/* Host microseconds per call: the median over rounds of 100 calls. */
+static double host_us(cudaStream_t s, int rounds, const std::function<void()> &call)
+{
+    std::vector<double> per_call;
+    for (int r = -3; r < rounds; r++) {
+        const double start = bench_now_ms();
+        for (int i = 0; i < 100; i++)
+            call();
+        const double ms = bench_now_ms() - start;
+        BENCH_CUDA(cudaStreamSynchronize(s));
+        if (r >= 0)
+            per_call.push_back(ms * 1e3 / 100);
+    }
+    std::sort(per_call.begin(), per_call.end());
+    return per_call[per_call.size() / 2];
+}
+
+int bench_host_main(int argc, char **argv)
+{
+    const int rounds = argc > 1 ? atoi(argv[1]) : 30;
+    if (rounds < 1) {
+        fprintf(stderr, "usage: udfkit_bench host [rounds]\n");
+        return 2;
+    }
+    bench_cuda_start("host");
+    bench_check_udfkit(benchlib_load(), "benchlib_load");
+    bench_check_udfkit(scanlib_load(), "scanlib_load");
+    const size_t n = 1024;
+    float *fin, *fout;
+    int *iin, *iout;
+    BENCH_CUDA(cudaMalloc(&fin, n * sizeof(float)));
+    BENCH_CUDA(cudaMalloc(&fout, n * sizeof(float)));
+    BENCH_CUDA(cudaMalloc(&iin, n * sizeof(int)));
+    BENCH_CUDA(cudaMalloc(&iout, n * sizeof(int)));
+    BENCH_CUDA(cudaMemset(fin, 0, n * sizeof(float)));
+    BENCH_CUDA(cudaMemset(iin, 0, n * sizeof(int)));
+    cudaStream_t s;
+    BENCH_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    size_t reduce_bytes = 0, scan_bytes = 0;
+    BENCH_CUDA(cub::DeviceReduce::Sum(NULL, reduce_bytes, fin, fout, (long long)n, s));
+    BENCH_CUDA(cub::DeviceScan::InclusiveScan(NULL, scan_bytes, iin, iout, add_int_functor(), (long long)n, s));
+    void *temp;
+    BENCH_CUDA(cudaMalloc(&temp, std::max(reduce_bytes, scan_bytes) + 1));
+    const udfkit_stream us = (udfkit_stream)s;
+    struct row {
+        const char *what;
+        double udfkit, cub;
+    } rows[] = {
+        {"map", host_us(s, rounds, [&] { bench_check_udfkit(benchlib_map_affine(us, n, fin, fout), "map"); }),
+         host_us(s, rounds, [&] { BENCH_CUDA(cub::DeviceTransform::Transform(fin, fout, (long long)n, affine_functor(), s)); })},
+        {"reduce", host_us(s, rounds, [&] { bench_check_udfkit(benchlib_reduce_add_f32(us, n, fin, 0.0f, fout), "reduce"); }),
+         host_us(s, rounds, [&] { BENCH_CUDA(cub::DeviceReduce::Sum(temp, reduce_bytes, fin, fout, (long long)n, s)); })},
+        {"inclusive_scan",
+         host_us(s, rounds, [&] { bench_check_udfkit(scanlib_inclusive_scan_add_i32(us, n, iin, iout), "scan"); }),
+         host_us(s, rounds, [&] {
+             BENCH_CUDA(cub::DeviceScan::InclusiveScan(temp, scan_bytes, iin, iout, add_int_functor(), (long long)n, s));
+         })},
+    };
+    printf("host_rounds: %d of 100 calls each (median), %zu rows a call\n", rounds, n);
+    for (const row &r : rows)
+        printf("host_time_%s: udfkit %.2f us, CUB %.2f us a call: %.3f ratio (CUB / udfkit; target >= 1: %s)\n", r.what,
+               r.udfkit, r.cub, r.cub / r.udfkit, bench_target(r.cub / r.udfkit, 1.0));
+    BENCH_CUDA(cudaStreamDestroy(s));
+    void *all[] = {fin, fout, iin, iout, temp};
+    for (void *p : all)
+        BENCH_CUDA(cudaFree(p));
+    benchlib_unload();
+    scanlib_unload();
+    return 0;
+}
