@@ -2,7 +2,8 @@
  * 2^10 rows (so that the GPU keeps up and the time is the host's): map(affine) against
  * cub::DeviceTransform::Transform, reduce(add_f32) against cub::DeviceReduce::Sum (CUB's
  * temporary storage allocated once; udfkit's partials allocated stream-ordered in the call),
- * inclusive_scan(add_i32) against cub::DeviceScan::InclusiveScan. Per round, 100 calls
+ * inclusive_scan(add_i32) against cub::DeviceScan::InclusiveScan; reduce once more with its
+ * partials in caller-owned scratch (udfkit_stream_scratch), as CUB's storage is. Per round, 100 calls
  * back to back on one stream are timed on the host's clock, then the stream is waited for
  * (untimed); median of 30 rounds, after 3 warm-up rounds.
  * usage: udfkit_bench host [rounds (30)]; exits 77 without a GPU. */
@@ -86,12 +87,22 @@ int bench_host_main(int argc, char **argv)
              BENCH_CUDA(cub::DeviceScan::InclusiveScan(temp, scan_bytes, iin, iout, add_int_functor(), (long long)n, s));
          })},
     };
+    /* reduce again with caller-owned scratch (udfkit_stream_scratch), as CUB's storage is. */
+    void *scratch;
+    BENCH_CUDA(cudaMalloc(&scratch, 1 << 20));
+    bench_check_udfkit(udfkit_stream_scratch(us, scratch, 1 << 20), "udfkit_stream_scratch");
+    const double scratch_us =
+        host_us(s, rounds, [&] { bench_check_udfkit(benchlib_reduce_add_f32(us, n, fin, 0.0f, fout), "reduce"); });
+    bench_check_udfkit(udfkit_stream_scratch(us, NULL, 0), "udfkit_stream_scratch");
     printf("host_rounds: %d of 100 calls each (median), %zu rows a call\n", rounds, n);
+    printf("host_time_reduce_with_scratch: udfkit %.2f us, CUB %.2f us a call: %.3f ratio (CUB / udfkit; target >= 1: "
+           "%s)\n",
+           scratch_us, rows[1].cub, rows[1].cub / scratch_us, bench_target(rows[1].cub / scratch_us, 1.0));
     for (const row &r : rows)
         printf("host_time_%s: udfkit %.2f us, CUB %.2f us a call: %.3f ratio (CUB / udfkit; target >= 1: %s)\n", r.what,
                r.udfkit, r.cub, r.cub / r.udfkit, bench_target(r.cub / r.udfkit, 1.0));
     BENCH_CUDA(cudaStreamDestroy(s));
-    void *all[] = {fin, fout, iin, iout, temp};
+    void *all[] = {fin, fout, iin, iout, temp, scratch};
     for (void *p : all)
         BENCH_CUDA(cudaFree(p));
     benchlib_unload();

@@ -1,8 +1,94 @@
 #include "driver.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+
+/* ---- caller-owned scratch, per stream (udfkit_stream_scratch) ---- */
+
+#define SCRATCH_STREAMS 64
+#define SCRATCH_ALIGN 256u
+typedef struct scratch_arena {
+    bool used;
+    udfkit_stream stream;
+    char *base;
+    size_t bytes, offset;
+    unsigned live; /* allocations taken and not yet given back */
+} scratch_arena;
+static scratch_arena arenas[SCRATCH_STREAMS];
+static pthread_mutex_t arena_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int arena_count; /* 0: no stream has one, and no lock is taken */
+
+static scratch_arena *arena_of(udfkit_stream s)
+{
+    for (size_t i = 0; i < SCRATCH_STREAMS; i++)
+        if (arenas[i].used && arenas[i].stream == s)
+            return &arenas[i];
+    return NULL;
+}
+
+udfkit_status udfkit_stream_scratch(udfkit_stream s, void *scratch, size_t bytes)
+{
+    pthread_mutex_lock(&arena_lock);
+    scratch_arena *a = arena_of(s);
+    udfkit_status st = UDFKIT_OK;
+    if (a && a->live)
+        st = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
+                                 "udfkit_stream_scratch: a launcher on this stream holds memory from its scratch");
+    else if (!scratch || !bytes) {
+        if (a) {
+            *a = (scratch_arena){0};
+            atomic_fetch_sub(&arena_count, 1);
+        }
+    } else {
+        for (size_t i = 0; !a && i < SCRATCH_STREAMS; i++)
+            if (!arenas[i].used) {
+                a = &arenas[i];
+                atomic_fetch_add(&arena_count, 1);
+            }
+        if (a)
+            *a = (scratch_arena){true, s, scratch, bytes, 0, 0};
+        else
+            st = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
+                                     "udfkit_stream_scratch: %d streams have scratch already", SCRATCH_STREAMS);
+    }
+    pthread_mutex_unlock(&arena_lock);
+    return st;
+}
+
+/* Memory from s's scratch, or NULL where it has none or no room. */
+static void *scratch_take(udfkit_stream s, size_t bytes)
+{
+    if (!atomic_load(&arena_count))
+        return NULL;
+    void *p = NULL;
+    pthread_mutex_lock(&arena_lock);
+    scratch_arena *a = arena_of(s);
+    size_t at = a ? (a->offset + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN : 0;
+    if (a && at <= a->bytes && bytes <= a->bytes - at) {
+        p = a->base + at;
+        a->offset = at + (bytes ? bytes : 1);
+        a->live++;
+    }
+    pthread_mutex_unlock(&arena_lock);
+    return p;
+}
+
+/* Whether p came from s's scratch (then it is given back). */
+static bool scratch_give(udfkit_stream s, void *p)
+{
+    if (!atomic_load(&arena_count))
+        return false;
+    pthread_mutex_lock(&arena_lock);
+    scratch_arena *a = arena_of(s);
+    bool mine = a && (char *)p >= a->base && (char *)p < a->base + a->bytes && a->live;
+    if (mine && --a->live == 0)
+        a->offset = 0; /* the next launch on s runs after this one: the bytes serve again */
+    pthread_mutex_unlock(&arena_lock);
+    return mine;
+}
 
 udfkit_status udfkit_device_alloc(size_t bytes, void **out)
 {
@@ -90,6 +176,8 @@ udfkit_status udfkit_device_alloc_async(size_t bytes, udfkit_stream s, void **ou
     if (!out)
         return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_device_alloc_async: no output pointer");
     *out = NULL;
+    if ((*out = scratch_take(s, bytes)))
+        return UDFKIT_OK;
     const udfkit_driver *d;
     udfkit_status st = udfkit_driver_enter(&d);
     if (st)
@@ -107,7 +195,7 @@ udfkit_status udfkit_device_alloc_async(size_t bytes, udfkit_stream s, void **ou
 
 udfkit_status udfkit_device_free_async(void *p, udfkit_stream s)
 {
-    if (!p)
+    if (!p || scratch_give(s, p))
         return UDFKIT_OK;
     const udfkit_driver *d;
     udfkit_status st = udfkit_driver_enter(&d);

@@ -6,7 +6,8 @@
  * order gives the same sums), uint8, bool, float16 and int64 operators, two of them not
  * commutative (keep the left one; 2x2 matrix products) and a Python one (affine maps), so
  * that any reordering shows; a scan in place; one of more than 2^31 rows where the device
- * has the memory; UDF errors at the first, middle and last row. reduce_by_key over keys all
+ * has the memory; UDF errors at the first, middle and last row; the same launchers with
+ * caller-owned scratch memory (udfkit_stream_scratch), too small and ended. reduce_by_key over keys all
  * equal, all distinct, and in random runs of 1 to 40 rows, sizes up to a tile's edges (768
  * rows) and 2^20 + 7, against runs found on the host. transform_reduce with one and two
  * input columns (of different types), a predicate, matrices and Python affine maps, n = 0 to
@@ -84,7 +85,7 @@ static int64_t py_affine(int64_t f, int64_t g)
 #define SCAN_CASE(NAME, T, OP, INCLUSIVE, EXCLUSIVE, GEN)                                                           \
     static void run_##NAME(size_t n, T init, bool in_place)                                                     \
     {                                                                                                           \
-        T *in = malloc((n ? n : 1) * sizeof(T)), *want = malloc((n ? n : 1) * sizeof(T));                       \
+        T *in = calloc(n ? n : 1, sizeof(T)), *want = malloc((n ? n : 1) * sizeof(T));                     \
         T *got = malloc((n ? n : 1) * sizeof(T));                                                               \
         for (size_t i = 0; i < n; i++)                                                                          \
             in[i] = (T)(GEN);                                                                                   \
@@ -657,6 +658,36 @@ static void run_errors(size_t n, size_t bad_row)
     udfkit_device_free(dout);
 }
 
+/* Caller-owned scratch (udfkit_stream_scratch) on the default stream: the same results with
+ * the temporary memory taken from it, with one too small for any launcher (each falls back
+ * to the pool), and after it ends; it cannot end while nothing holds it only in name. */
+static void run_with_scratch(void)
+{
+    const size_t n = (1u << 20) + 7;
+    void *scratch = device_copy(NULL, 64u << 20), *tiny = device_copy(NULL, 64);
+    for (int round = 0; round < 3; round++) {
+        void *mem = round == 0 ? scratch : round == 1 ? tiny : NULL;
+        snprintf(current, sizeof current, "udfkit_stream_scratch round %d", round);
+        if (check(udfkit_stream_scratch(NULL, mem, mem == tiny ? 64 : 64u << 20), current))
+            continue;
+        run_add_i32(n, 17, false);
+        run_mat2_mul(n, 0x0001000000000001ll, true);
+        run_rbk_add_i32(n, 2);
+        run_rbk_py_affine(n, 2);
+        run_tr_upper(n, 3, 0x0001000000000001ll);
+        run_seg_mat2_mul(1000, 0, 0x0001000000000001ll);
+        run_sort_cases(n, true, true, false);
+        run_sort_cases(4097, true, true, true);
+    }
+    /* Two streams' scratch at once, and a second call replacing the first. */
+    expect(udfkit_stream_scratch((udfkit_stream)(uintptr_t)1, tiny, 64) == UDFKIT_OK &&
+               udfkit_stream_scratch((udfkit_stream)(uintptr_t)1, scratch, 4096) == UDFKIT_OK &&
+               udfkit_stream_scratch((udfkit_stream)(uintptr_t)1, NULL, 0) == UDFKIT_OK,
+           "registering, replacing and ending a scratch");
+    udfkit_device_free(scratch);
+    udfkit_device_free(tiny);
+}
+
 int main(void)
 {
     udfkit_status st = gk_load();
@@ -721,6 +752,7 @@ int main(void)
     const size_t sort_rows[] = {0, n / 2, n - 1, 4352 * 3 + 5};
     for (size_t k = 0; k < sizeof sort_rows / sizeof *sort_rows; k++)
         run_sort_errors(n, sort_rows[k]);
+    run_with_scratch();
     run_over_2_31();
     run_sort_over_2_31();
     printf("%s: %d failure(s)\n", failures ? "FAIL" : "ok", failures);

@@ -100,6 +100,15 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_device_free(void *p);
 UDFKIT_RUNTIME_API udfkit_status udfkit_device_alloc_async(size_t bytes, udfkit_stream s, void **out);
 /* Accepts NULL. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_device_free_async(void *p, udfkit_stream s);
+/* Caller-owned temporary memory for stream s (as CUB's two-phase calls let a caller give its
+ * storage): from now on udfkit_device_alloc_async on s, and so every launcher's temporary
+ * memory on s (partials, tile state, sort buffers), is taken from `scratch` while it has
+ * room, 256-byte aligned, and given back to it by udfkit_device_free_async; what does not
+ * fit comes from the stream-ordered pool as before. Work on s runs in order, so each launch
+ * reuses the same bytes. The memory must stay allocated while work queued on s may use
+ * it. scratch NULL (or bytes 0) ends it; a stream's scratch cannot be replaced or ended
+ * while a launcher on it holds memory from it. Up to 64 streams at once. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_stream_scratch(udfkit_stream s, void *scratch, size_t bytes);
 /* Sets `bytes` bytes at p to `value`, in stream order. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_device_memset_async(void *p, int value, size_t bytes, udfkit_stream s);
 UDFKIT_RUNTIME_API udfkit_status udfkit_copy_to_device(void *dst, const void *src, size_t bytes);
