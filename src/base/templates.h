@@ -37,6 +37,7 @@ extern const char udfkit_tpl_launcher_chunks[];
 extern const char udfkit_tpl_launcher_map[];
 extern const char udfkit_tpl_launcher_filter[];
 extern const char udfkit_tpl_launcher_reduce[];
+extern const char udfkit_tpl_launcher_reduce_small[];
 extern const char udfkit_tpl_kernel_library_h[];
 
 #endif

@@ -482,6 +482,11 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     snprintf(index_text, sizeof index_text, "%zu", index);
     scan_texts scan;
     scan_texts_fill(e, t.ret.data, &scan);
+    /* reduce's launcher reduces a few rows in one launch; transform_reduce's rows need f. */
+    udfkit_buf small = UDFKIT_BUF_INIT;
+    const udfkit_template_var small_vars[] = {{"UPPER_NAME", r->upper}};
+    if (e->tpl == UDFKIT_KERNEL_REDUCE)
+        udfkit_template_render(udfkit_tpl_launcher_reduce_small, small_vars, 1, &small);
 #define TEXT(b) ((b).data ? (b).data : "")
     const udfkit_template_var vars[] = {
         {"NAME", r->name},          {"UPPER_NAME", r->upper},      {"FN", TEXT(t.fn)},
@@ -496,6 +501,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"INIT_VALUE", scan.init_value}, {"INIT_ARG", scan.init_arg}, {"TILE_ITEMS", scan.tile_items},
         {"ITEMS", scan.items},      {"T_BYTES", scan.t_bytes},     {"KEY_T", scan.key},
         {"K_NAME", scan.key_name},  {"OP", e->op_name ? e->op_name : ""},
+        {"SMALL_PATH", TEXT(small)},
     };
 #undef TEXT
     size_t nvars = sizeof vars / sizeof *vars;
@@ -516,7 +522,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         udfkit_buf_printf(&r->decls, "%s;\n", proto.data);
     }
     udfkit_buf *bufs[] = {&t.kernel, &t.params,   &t.args, &t.dense,    &t.no_bits, &t.ptrs,  &t.ret, &t.fn,
-                          &t.prefix, &t.outs,     &t.out_vals, &t.bits, &t.out_ptrs, &t.rows, &proto, &sig};
+                          &t.prefix, &t.outs,     &t.out_vals, &t.bits, &t.out_ptrs, &t.rows, &proto, &sig, &small};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
     return rc;
