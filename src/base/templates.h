@@ -34,6 +34,7 @@ extern const char udfkit_tpl_kernel_launchers[];
 extern const char udfkit_tpl_launcher_common[];
 extern const char udfkit_tpl_launcher_blocks[];
 extern const char udfkit_tpl_launcher_chunks[];
+extern const char udfkit_tpl_launcher_tiles[];
 extern const char udfkit_tpl_launcher_map[];
 extern const char udfkit_tpl_launcher_filter[];
 extern const char udfkit_tpl_launcher_reduce[];

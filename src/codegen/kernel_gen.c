@@ -545,7 +545,7 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
 
     /* The name table: each entry's kernels in order, then the one scan all filters share. */
     size_t nkernels = 0;
-    bool blocks = false, chunked = false, filters = false, reduces = false;
+    bool blocks = false, chunked = false, tiled = false, filters = false, reduces = false;
     for (size_t i = 0; i < count; i++) {
         bool filter = entries[i].tpl == UDFKIT_KERNEL_FILTER || entries[i].tpl == UDFKIT_KERNEL_NULLABLE_FILTER;
         bool scan = entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
@@ -554,6 +554,8 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         nkernels += kernel_count(entries[i].tpl);
         blocks |= !scan; /* scans, reduce_by_key and sort size their grids by tiles */
         chunked |= chunked_template(entries[i].tpl);
+        tiled |= entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
+                 entries[i].tpl == UDFKIT_KERNEL_REDUCE_BY_KEY;
         filters |= filter;
         reduces |= entries[i].tpl == UDFKIT_KERNEL_REDUCE || entries[i].tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE ||
                    entries[i].tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE;
@@ -585,6 +587,8 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         rc = udfkit_template_render(udfkit_tpl_launcher_blocks, helper_vars, nhelper_vars, &common);
     if (!rc && chunked)
         rc = udfkit_template_render(udfkit_tpl_launcher_chunks, helper_vars, nhelper_vars, &common);
+    if (!rc && tiled)
+        rc = udfkit_template_render(udfkit_tpl_launcher_tiles, helper_vars, nhelper_vars, &common);
     udfkit_buf_puts(&common, r.launchers.data ? r.launchers.data : "");
     /* The template breaks the line after the last marker. */
     while (r.markers.size && r.markers.data[r.markers.size - 1] == '\n')
