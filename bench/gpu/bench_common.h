@@ -29,6 +29,7 @@ int bench_sort_main(int argc, char **argv);
 int bench_reduce_by_key_main(int argc, char **argv);
 int bench_reductions_main(int argc, char **argv);
 int bench_host_main(int argc, char **argv);
+int bench_ops_main(int argc, char **argv);
 #ifdef __cplusplus
 }
 #endif

@@ -20,7 +20,8 @@ static const struct {
     {"reduce_by_key", bench_reduce_by_key_main, "reduce_by_key against cub::DeviceReduce::ReduceByKey"},
     {"reductions", bench_reductions_main, "transform_reduce, segmented_reduce against CUB's"},
     {"sort", bench_sort_main, "sort(less) against cub::DeviceMergeSort, int32 and float64, keys and with order"},
-    {"host", bench_host_main, "host time of a launcher call against CUB's (map, reduce, inclusive_scan)"},
+    {"ops", bench_ops_main, "filter (one pass, its 3 outputs), map, reduce against CUB at 2^20, 2^24, 2^28"},
+    {"host", bench_host_main, "host time of a launcher call against CUB's (map, reduce, filter, inclusive_scan)"},
     {"link", bench_link_main, "udfkit_library_link: first link against a cached one in a new process"},
 };
 

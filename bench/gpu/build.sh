@@ -57,7 +57,7 @@ grep -q ' T udfkit_library_link$' <<<"$defined" &&
 functions=("affine:float32(float32)" "add_f32=add:float32(float32, float32)" "affine_checked:float32(float32)"
            "above_half:bool(float32)" "add_i32:int32(int32, int32)" "add_f64:float64(float64, float64)"
            "triple_i32:int32(int32)" "half_f64:float64(float64)" "less_i32:bool(int32, int32)"
-           "less_f64:bool(float64, float64)")
+           "less_f64:bool(float64, float64)" "above_99:bool(float32)" "add_i64:int64(int64, int64)")
 maps=(--kernel "map(affine)")
 for f in wave gauss log_abs squash root angle power error_fn cube_root modulo hypotenuse beat poly newton_rsqrt \
          log_gamma exp_minus_one log_one_plus arc_sinh sigmoid softplus; do
@@ -87,6 +87,13 @@ run "$udfkit" kernels "$out/gen/udfs.json" --kernel "inclusive_scan(add_i32)" --
   --kernel "segmented_reduce(add_f64)" --name scanlib \
   --cuda "$out/gen/scanlib_kernels.cu" --c "$out/gen/scanlib.c" --header "$out/gen/scanlib.h"
 
+# opslib: filter (its three outputs), map over two columns and reduce, for bench_ops.cu and
+# bench_host.cu.
+run "$udfkit" kernels "$out/gen/udfs.json" --kernel "filter(above_half)" --kernel "filter(above_99)" \
+  --kernel "filter(above_half, indices32)" --kernel "filter(above_half, values)" --kernel "map(add_f32)" \
+  --kernel "reduce(add_i32)" --kernel "reduce(add_i64)" --kernel "reduce(add_f64)" --name opslib \
+  --cuda "$out/gen/opslib_kernels.cu" --c "$out/gen/opslib.c" --header "$out/gen/opslib.h"
+
 # sortlib: sort, for bench_sort.cu.
 run "$udfkit" kernels "$out/gen/udfs.json" --kernel "sort(less_i32)" --kernel "sort(less_f64)" --name sortlib \
   --cuda "$out/gen/sortlib_kernels.cu" --c "$out/gen/sortlib.c" --header "$out/gen/sortlib.h"
@@ -95,7 +102,7 @@ run "$udfkit" kernels "$out/gen/udfs.json" --kernel "sort(less_i32)" --kernel "s
 nvcc_flags=(-O3 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode "arch=compute_90,code=[sm_90,compute_90]"
             -I "$here" -I "$out/gen" -I "$include" -Xcompiler -Wall)
 pids=()
-for b in map reduce nullable scan sort host; do
+for b in map reduce nullable scan sort host ops; do
   run "$nvcc" "${nvcc_flags[@]}" -c "$here/bench_$b.cu" -o "$out/obj/bench_$b.o" & pids+=($!)
 done
 
@@ -106,6 +113,10 @@ run "$udfkit" embed "$out/gen/benchlib.fatbin" --symbol benchlib_fatbin -o "$out
 run "$udfkit" compile "$out/gen/scanlib_kernels.cu" --arch "$archs" -o "$out/gen/scanlib_kernels.json"
 run "$udfkit" link "$out/gen/scanlib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/scanlib.fatbin"
 run "$udfkit" embed "$out/gen/scanlib.fatbin" --symbol scanlib_fatbin -o "$out/gen/scanlib_fatbin.c"
+
+run "$udfkit" compile "$out/gen/opslib_kernels.cu" --arch "$archs" -o "$out/gen/opslib_kernels.json"
+run "$udfkit" link "$out/gen/opslib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/opslib.fatbin"
+run "$udfkit" embed "$out/gen/opslib.fatbin" --symbol opslib_fatbin -o "$out/gen/opslib_fatbin.c"
 
 run "$udfkit" compile "$out/gen/sortlib_kernels.cu" --arch "$archs" -o "$out/gen/sortlib_kernels.json"
 run "$udfkit" link "$out/gen/sortlib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/sortlib.fatbin"
@@ -145,6 +156,8 @@ run "$cc" "${cflags[@]}" -c "$out/gen/scanlib.c" -o "$out/obj/scanlib.o"
 run "$cc" "${cflags[@]}" -c "$out/gen/scanlib_fatbin.c" -o "$out/obj/scanlib_fatbin.o"
 run "$cc" "${cflags[@]}" -c "$out/gen/nulllib_fatbin.c" -o "$out/obj/nulllib_fatbin.o"
 run "$cc" "${cflags[@]}" -c "$out/gen/sortlib.c" -o "$out/obj/sortlib.o"
+run "$cc" "${cflags[@]}" -c "$out/gen/opslib.c" -o "$out/obj/opslib.o"
+run "$cc" "${cflags[@]}" -c "$out/gen/opslib_fatbin.c" -o "$out/obj/opslib_fatbin.o"
 run "$cc" "${cflags[@]}" -c "$out/gen/sortlib_fatbin.c" -o "$out/obj/sortlib_fatbin.o"
 run "$cc" "${cflags[@]}" -c "$here/bench_main.c" -o "$out/obj/bench_main.o"
 run "$cc" "${cflags[@]}" -DBENCH_RUNTIME_HAS_PTX_COMPILE=$has_ptx_compile -c "$here/bench_load.c" -o "$out/obj/bench_load.o"

@@ -57,3 +57,7 @@ __device__ double half_f64(double x) { return x * 0.5; }
 // sort's comparators (bench_sort.cu).
 __device__ bool less_i32(int a, int b) { return a < b; }
 __device__ bool less_f64(double a, double b) { return a < b; }
+// The existing operators against CUB (bench_ops.cu): a predicate keeping 1% of uniform
+// [0, 1) values, and int64 addition.
+__device__ bool above_99(float x) { return x > 0.99f; }
+__device__ long long add_i64(long long a, long long b) { return (long long)((unsigned long long)a + (unsigned long long)b); }

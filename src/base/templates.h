@@ -12,6 +12,8 @@ extern const char udfkit_py_worker[];
 extern const char udfkit_tpl_kernel_prelude[];
 extern const char udfkit_tpl_kernel_map[];
 extern const char udfkit_tpl_kernel_filter[];
+extern const char udfkit_tpl_kernel_select_helpers[];
+extern const char udfkit_tpl_kernel_nullable_filter[];
 extern const char udfkit_tpl_kernel_filter_scan[];
 extern const char udfkit_tpl_kernel_reduce[];
 /* <udfkit/udf.h>, pre-included in every CUDA C/C++ UDF compile */
@@ -37,6 +39,7 @@ extern const char udfkit_tpl_launcher_chunks[];
 extern const char udfkit_tpl_launcher_tiles[];
 extern const char udfkit_tpl_launcher_map[];
 extern const char udfkit_tpl_launcher_filter[];
+extern const char udfkit_tpl_launcher_nullable_filter[];
 extern const char udfkit_tpl_launcher_reduce[];
 extern const char udfkit_tpl_launcher_reduce_small[];
 extern const char udfkit_tpl_kernel_library_h[];

@@ -33,6 +33,8 @@ void udfkit_kernel_entry_suffix(const udfkit_kernel_entry *e, udfkit_buf *out)
         udfkit_buf_printf(out, "_by_%s", udfkit_scalar_name(e->key));
     else if (e->tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE)
         udfkit_buf_printf(out, "_%s", e->op_name);
+    else if (e->tpl == UDFKIT_KERNEL_FILTER && e->filter_out != UDFKIT_FILTER_INDICES)
+        udfkit_buf_puts(out, e->filter_out == UDFKIT_FILTER_VALUES ? "_values" : "_indices32");
 }
 
 static const char *skip_space(const char *p)
@@ -123,6 +125,15 @@ udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out)
             rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
                              "kernel entry '%s': unknown option '%s' (nullable_map takes 'nullify': rows the UDF "
                              "fails become nulls)",
+                             text, option);
+        else if (out->tpl == UDFKIT_KERNEL_FILTER && strcmp(option, "indices32") == 0)
+            out->filter_out = UDFKIT_FILTER_INDICES32;
+        else if (out->tpl == UDFKIT_KERNEL_FILTER && strcmp(option, "values") == 0)
+            out->filter_out = UDFKIT_FILTER_VALUES;
+        else if (out->tpl == UDFKIT_KERNEL_FILTER)
+            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                             "kernel entry '%s': unknown option '%s' (filter takes 'indices32': 32-bit row numbers, "
+                             "or 'values': the kept rows' values of every input)",
                              text, option);
         else
             rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s': %s takes no option ('%s')", text, tpl,

@@ -31,11 +31,20 @@ typedef enum udfkit_kernel_template {
     ((t) == UDFKIT_KERNEL_REDUCE || (t) == UDFKIT_KERNEL_NULLABLE_REDUCE || (t) == UDFKIT_KERNEL_INCLUSIVE_SCAN ||     \
      (t) == UDFKIT_KERNEL_EXCLUSIVE_SCAN || (t) == UDFKIT_KERNEL_REDUCE_BY_KEY || (t) == UDFKIT_KERNEL_SEGMENTED_REDUCE)
 
+/* What a filter writes: SPEC.md's 64-bit row numbers, 32-bit ones (filter(p, indices32)) or
+ * the kept rows' values of every input (filter(p, values)). */
+typedef enum udfkit_filter_output {
+    UDFKIT_FILTER_INDICES,
+    UDFKIT_FILTER_INDICES32,
+    UDFKIT_FILTER_VALUES
+} udfkit_filter_output;
+
 typedef struct udfkit_kernel_entry {
     char *text;   /* as given, for messages */
     udfkit_kernel_template tpl;
     char *c_name; /* the UDF */
     bool nullify; /* nullable_map(f, nullify): a row the UDF fails is null, not an error */
+    udfkit_filter_output filter_out; /* filter(p[, indices32 | values]) */
     udfkit_scalar key; /* reduce_by_key(op, K): K */
     char *op_name;     /* transform_reduce(f, op): op, */
     const udfkit_spec *op; /* and its spec, set by udfkit_kernel_entry_bind */
@@ -43,7 +52,8 @@ typedef struct udfkit_kernel_entry {
 } udfkit_kernel_entry;
 
 /* Parses "map(f)" (spaces allowed around the parts), "nullable_map(f, nullify)",
- * "reduce_by_key(op, K)" and "transform_reduce(f, op)". Input errors quote the entry. */
+ * "filter(p, indices32)", "filter(p, values)", "reduce_by_key(op, K)" and
+ * "transform_reduce(f, op)". Input errors quote the entry. */
 udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out);
 /* Finds the entry's function among `fns` and checks that its signature fits the template;
  * errors name the entry and the function. With `return_may_be_unknown`, a signature without
@@ -60,7 +70,8 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
 void udfkit_kernel_entry_free(udfkit_kernel_entry *e);
 
 /* What follows "<template>_" in the entry's launcher and kernel names: the UDF's c_name, and
- * for reduce_by_key "<op>_by_<K>". */
+ * for reduce_by_key "<op>_by_<K>", for transform_reduce "<f>_<op>", for filter's other
+ * outputs "<p>_indices32" and "<p>_values". */
 void udfkit_kernel_entry_suffix(const udfkit_kernel_entry *e, udfkit_buf *out);
 
 /* "map", "filter", "reduce", "nullable_map", ... */

@@ -46,6 +46,11 @@ static void launcher_prototype(const char *name, const udfkit_kernel_entry *e, u
         udfkit_buf_puts(out, e->tpl == UDFKIT_KERNEL_MAP ? ")" : ", uint64_t *null_count)");
         break;
     case UDFKIT_KERNEL_FILTER:
+        udfkit_rows_inputs(e, false, out);
+        udfkit_buf_puts(out, ", ");
+        udfkit_rows_filter_outputs(e, false, out);
+        udfkit_buf_puts(out, ", uint64_t *count)");
+        break;
     case UDFKIT_KERNEL_NULLABLE_FILTER:
         udfkit_rows_inputs(e, false, out);
         udfkit_buf_puts(out, ", uint64_t *indices, uint64_t *count)");
@@ -146,10 +151,19 @@ static void launcher_doc(const udfkit_kernel_entry *e, udfkit_buf *out)
             udfkit_buf_printf(out, "/* map(%s): out[i] = %s(%s) for i < n. */\n", f, f, args.data);
         break;
     case UDFKIT_KERNEL_FILTER:
-        udfkit_buf_printf(out,
-                          "/* filter(%s): the rows i < n where %s(%s) holds, ascending, into indices (room for n\n"
-                          " * rows), and their number into *count. */\n",
-                          f, f, args.data);
+        if (e->filter_out == UDFKIT_FILTER_VALUES)
+            udfkit_buf_printf(out,
+                              "/* filter(%s, values): the rows i < n where %s(%s) holds, in order: each input's\n"
+                              " * values of them into its out column (room for n rows each), and their number\n"
+                              " * into *count. */\n",
+                              f, f, args.data);
+        else
+            udfkit_buf_printf(out,
+                              "/* filter(%s%s): the rows i < n where %s(%s) holds, ascending,\n"
+                              " * into indices (room for n rows%s), and their number into *count.%s */\n",
+                              f, e->filter_out == UDFKIT_FILTER_INDICES32 ? ", indices32" : "", f, args.data,
+                              e->filter_out == UDFKIT_FILTER_INDICES32 ? ", 32-bit row numbers" : "",
+                              e->filter_out == UDFKIT_FILTER_INDICES32 ? "\n * n > 2^32 is UDFKIT_ERROR_INVALID_ARGUMENT." : "");
         break;
     case UDFKIT_KERNEL_REDUCE:
         udfkit_buf_printf(out,
@@ -229,20 +243,21 @@ static void launcher_doc(const udfkit_kernel_entry *e, udfkit_buf *out)
     udfkit_buf_free(&args);
 }
 
-/* How many kernels of its own an entry's launcher uses: map one, the others two (filters
- * also the scan they share; nullable_map a second kernel for inputs without bitmaps). */
+/* How many kernels of its own an entry's launcher uses: map, filter and segmented_reduce
+ * one, the others two (filters also the init, nullable filters the scan they share;
+ * nullable_map a second kernel for inputs without bitmaps). */
 static size_t kernel_count(udfkit_kernel_template tpl)
 {
     if (tpl == UDFKIT_KERNEL_SORT)
         return 5; /* block sorts of keys, of keys and rows; the merge passes' partition and merges */
-    return tpl == UDFKIT_KERNEL_MAP || tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE ? 1 : 2;
+    return tpl == UDFKIT_KERNEL_MAP || tpl == UDFKIT_KERNEL_FILTER || tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE ? 1 : 2;
 }
 
 /* Whether the entry's launcher gives each block a chunk of rows (udfkit_<name>_chunks). */
 static bool chunked_template(udfkit_kernel_template tpl)
 {
-    return tpl == UDFKIT_KERNEL_FILTER || tpl == UDFKIT_KERNEL_NULLABLE_FILTER || tpl == UDFKIT_KERNEL_REDUCE ||
-           tpl == UDFKIT_KERNEL_NULLABLE_REDUCE || tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE;
+    return tpl == UDFKIT_KERNEL_NULLABLE_FILTER || tpl == UDFKIT_KERNEL_REDUCE || tpl == UDFKIT_KERNEL_NULLABLE_REDUCE ||
+           tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE;
 }
 
 /* The kernels an entry uses, in the order of the launchers' name table. */
@@ -250,7 +265,7 @@ static void kernel_names(const char *kernel, udfkit_kernel_template tpl, udfkit_
 {
     static const char *const suffixes[][5] = {
         [UDFKIT_KERNEL_MAP] = {"", NULL},
-        [UDFKIT_KERNEL_FILTER] = {"_flags", "_write"},
+        [UDFKIT_KERNEL_FILTER] = {"", NULL},
         [UDFKIT_KERNEL_REDUCE] = {"_partials", "_final"},
         [UDFKIT_KERNEL_NULLABLE_MAP] = {"", "_dense"},
         [UDFKIT_KERNEL_NULLABLE_FILTER] = {"_flags", "_write"},
@@ -273,7 +288,8 @@ typedef struct render_parts {
     udfkit_buf protos;      /* device prototypes of the UDFs the kernels call */
     udfkit_buf kernels;     /* CUDA C kernels */
     udfkit_buf names;       /* the name table */
-    char scan_index[32];    /* the filters' shared scan kernel in the name table */
+    char scan_index[32];    /* the nullable filters' shared scan kernel in the name table, */
+    char select_index[32];  /* and the filters' shared init kernel */
     udfkit_buf markers;     /* machine-readable lines, one per launcher */
     udfkit_buf decls;       /* launcher declarations for the header */
     udfkit_buf launchers;   /* launcher definitions */
@@ -314,6 +330,7 @@ typedef struct entry_texts {
     udfkit_buf bits;     /*   the bitmaps (nullable_map), */
     udfkit_buf out_ptrs; /*   and the launcher's kernel arguments for them */
     udfkit_buf rows;     /* device functions the kernels call, before them */
+    udfkit_buf out_iter; /* filter: what the agent writes through */
     char k[16];          /* maps: outputs */
 } entry_texts;
 
@@ -359,6 +376,16 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
         udfkit_rows_input_args(e, true, &t->ptrs);
         udfkit_buf_puts(&t->fn, t->kernel.data);
         udfkit_rows_keep_function(t->fn.data, e, &t->rows);
+        if (e->tpl == UDFKIT_KERNEL_NULLABLE_FILTER)
+            break;
+        udfkit_rows_filter_outputs(e, true, &t->outs);
+        udfkit_rows_filter_output_args(e, &t->out_ptrs);
+        if (e->filter_out != UDFKIT_FILTER_VALUES) {
+            udfkit_buf_puts(&t->out_iter, "indices");
+            break;
+        }
+        udfkit_rows_gather(t->fn.data, e, &t->rows);
+        udfkit_rows_gather_init(t->fn.data, e, &t->out_iter);
         break;
     case UDFKIT_KERNEL_MAP:
     case UDFKIT_KERNEL_NULLABLE_MAP:
@@ -392,9 +419,12 @@ static void entry_templates(const udfkit_kernel_entry *e, const char **cuda, con
         *c = udfkit_tpl_launcher_map;
         break;
     case UDFKIT_KERNEL_FILTER:
-    case UDFKIT_KERNEL_NULLABLE_FILTER:
         *cuda = udfkit_tpl_kernel_filter;
         *c = udfkit_tpl_launcher_filter;
+        break;
+    case UDFKIT_KERNEL_NULLABLE_FILTER:
+        *cuda = udfkit_tpl_kernel_nullable_filter;
+        *c = udfkit_tpl_launcher_nullable_filter;
         break;
     case UDFKIT_KERNEL_REDUCE:
         *cuda = udfkit_tpl_kernel_reduce;
@@ -468,6 +498,26 @@ static void scan_texts_fill(const udfkit_kernel_entry *e, const char *type, scan
     udfkit_buf_free(&k);
 }
 
+/* filter's texts by what it writes: 64-bit row numbers, 32-bit ones (R = unsigned, CUB's
+ * tile for 4-byte items, at most 2^32 rows) or values (selected as 64-bit row numbers). */
+typedef struct filter_texts {
+    const char *variant, *what, *row_t, *rows_check;
+    char tile[16];
+} filter_texts;
+
+static void filter_texts_fill(const udfkit_kernel_entry *e, filter_texts *t)
+{
+    bool narrow = e->filter_out == UDFKIT_FILTER_INDICES32;
+    t->variant = narrow ? ", indices32" : e->filter_out == UDFKIT_FILTER_VALUES ? ", values" : "";
+    t->what = narrow ? "rows' 32-bit numbers" : e->filter_out == UDFKIT_FILTER_VALUES ? "rows' values" : "rows' numbers";
+    t->row_t = narrow ? "unsigned" : "unsigned long long";
+    t->rows_check = narrow ? "    if (total > 0x100000000ull) /* row numbers past 2^32 - 1 */\n"
+                             "        return UDFKIT_ERROR_INVALID_ARGUMENT;\n"
+                           : "";
+    /* select_helpers.cu.in's select_policy: 384 threads of 11 8-byte or 17 4-byte rows. */
+    snprintf(t->tile, sizeof t->tile, "%d", narrow ? 384 * 17 : 384 * 11);
+}
+
 /* One entry's kernels, launcher, name table lines, marker and declaration; `index` is its
  * first kernel's place in the name table. */
 static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, size_t index)
@@ -482,6 +532,8 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     snprintf(index_text, sizeof index_text, "%zu", index);
     scan_texts scan;
     scan_texts_fill(e, t.ret.data, &scan);
+    filter_texts filter;
+    filter_texts_fill(e, &filter);
     /* reduce's launcher reduces a few rows in one launch; transform_reduce's rows need f. */
     udfkit_buf small = UDFKIT_BUF_INIT;
     const udfkit_template_var small_vars[] = {{"UPPER_NAME", r->upper}};
@@ -501,7 +553,9 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"INIT_VALUE", scan.init_value}, {"INIT_ARG", scan.init_arg}, {"TILE_ITEMS", scan.tile_items},
         {"ITEMS", scan.items},      {"T_BYTES", scan.t_bytes},     {"KEY_T", scan.key},
         {"K_NAME", scan.key_name},  {"OP", e->op_name ? e->op_name : ""},
-        {"SMALL_PATH", TEXT(small)},
+        {"SMALL_PATH", TEXT(small)}, {"VARIANT", filter.variant}, {"WHAT", filter.what},
+        {"ROW_T", filter.row_t},    {"ROWS_CHECK", filter.rows_check}, {"FILTER_TILE", filter.tile},
+        {"OUT_ITER", TEXT(t.out_iter)}, {"SELECT_INIT_INDEX", r->select_index},
     };
 #undef TEXT
     size_t nvars = sizeof vars / sizeof *vars;
@@ -522,7 +576,8 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         udfkit_buf_printf(&r->decls, "%s;\n", proto.data);
     }
     udfkit_buf *bufs[] = {&t.kernel, &t.params,   &t.args, &t.dense,    &t.no_bits, &t.ptrs,  &t.ret, &t.fn,
-                          &t.prefix, &t.outs,     &t.out_vals, &t.bits, &t.out_ptrs, &t.rows, &proto, &sig, &small};
+                          &t.prefix, &t.outs,     &t.out_vals, &t.bits, &t.out_ptrs, &t.rows, &proto, &sig, &small,
+                          &t.out_iter};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
     return rc;
@@ -543,16 +598,18 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     udfkit_buf_printf(&guard, "UDFKIT_LIBRARY_%s_H", name);
     render_parts r = {.name = name, .upper = upper};
 
-    /* The name table: each entry's kernels in order, then the one scan all filters share. */
+    /* The name table: each entry's kernels in order, then the scan all nullable filters share
+     * and the init all filters share. */
     size_t nkernels = 0;
-    bool blocks = false, chunked = false, tiled = false, filters = false, reduces = false;
+    bool blocks = false, chunked = false, tiled = false, filters = false, selects = false, reduces = false;
     for (size_t i = 0; i < count; i++) {
-        bool filter = entries[i].tpl == UDFKIT_KERNEL_FILTER || entries[i].tpl == UDFKIT_KERNEL_NULLABLE_FILTER;
+        bool filter = entries[i].tpl == UDFKIT_KERNEL_NULLABLE_FILTER;
         bool scan = entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
                     entries[i].tpl == UDFKIT_KERNEL_REDUCE_BY_KEY || entries[i].tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE ||
-                    entries[i].tpl == UDFKIT_KERNEL_SORT;
+                    entries[i].tpl == UDFKIT_KERNEL_SORT || entries[i].tpl == UDFKIT_KERNEL_FILTER;
+        selects |= entries[i].tpl == UDFKIT_KERNEL_FILTER;
         nkernels += kernel_count(entries[i].tpl);
-        blocks |= !scan; /* scans, reduce_by_key and sort size their grids by tiles */
+        blocks |= !scan; /* filter, the scans, reduce_by_key and sort size their grids by tiles */
         chunked |= chunked_template(entries[i].tpl);
         tiled |= entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
                  entries[i].tpl == UDFKIT_KERNEL_REDUCE_BY_KEY;
@@ -561,7 +618,8 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
                    entries[i].tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE;
     }
     snprintf(r.scan_index, sizeof r.scan_index, "%zu", nkernels);
-    snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters);
+    snprintf(r.select_index, sizeof r.select_index, "%zu", nkernels + filters);
+    snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters + selects);
 
     size_t next = 0;
     udfkit_strset declared = UDFKIT_STRSET_INIT;
@@ -580,6 +638,8 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         rc = udfkit_template_render(udfkit_tpl_kernel_filter_scan, helper_vars, nhelper_vars, &r.kernels);
         udfkit_buf_printf(&r.names, "    \"udfkit_%s_filter_scan\",\n", name);
     }
+    if (!rc && selects)
+        udfkit_buf_printf(&r.names, "    \"udfkit_%s_select_init\",\n", name);
     /* Helpers only where a launcher uses them: an unused static function is a warning. */
     if (!rc && count)
         rc = udfkit_template_render(udfkit_tpl_launcher_common, helper_vars, nhelper_vars, &common);
@@ -613,6 +673,8 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     size_t nvars = sizeof vars / sizeof *vars;
     if (!rc && !(rc = udfkit_template_render(udfkit_tpl_kernel_prelude, vars, nvars, &out->cuda)) && reduces)
         rc = udfkit_template_render(udfkit_tpl_kernel_reduce_helpers, vars, nvars, &out->cuda);
+    if (!rc && selects)
+        rc = udfkit_template_render(udfkit_tpl_kernel_select_helpers, vars, nvars, &out->cuda);
     if (!rc)
         udfkit_buf_puts(&out->cuda, r.kernels.data ? r.kernels.data : "");
     if (!rc)
@@ -713,6 +775,18 @@ static udfkit_rc read_functions(const udfkit_kernels_request *req, function_set 
     return rc;
 }
 
+/* Whether two entries would define the same launcher. */
+static bool same_launcher(const udfkit_kernel_entry *a, const udfkit_kernel_entry *b)
+{
+    udfkit_buf x = UDFKIT_BUF_INIT, y = UDFKIT_BUF_INIT;
+    udfkit_kernel_entry_suffix(a, &x);
+    udfkit_kernel_entry_suffix(b, &y);
+    bool same = a->tpl == b->tpl && strcmp(x.data, y.data) == 0;
+    udfkit_buf_free(&x);
+    udfkit_buf_free(&y);
+    return same;
+}
+
 static udfkit_rc check_name(const char *name)
 {
     if (!udfkit_is_c_identifier(name))
@@ -776,8 +850,7 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
         if ((rc = udfkit_kernel_entry_parse(req->kernels[i], e)))
             break;
         for (size_t j = 0; j + 1 < nentries && !rc; j++)
-            if (entries[j].tpl == e->tpl && strcmp(entries[j].c_name, e->c_name) == 0 && entries[j].key == e->key &&
-                strcmp(entries[j].op_name ? entries[j].op_name : "", e->op_name ? e->op_name : "") == 0)
+            if (same_launcher(&entries[j], e))
                 rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s' is given twice (also as '%s')", e->text,
                                  entries[j].text);
         if (!rc)

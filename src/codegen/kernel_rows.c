@@ -291,3 +291,69 @@ void udfkit_rows_map_functions(const char *prefix, const udfkit_kernel_entry *e,
         udfkit_buf_puts(out, "}\n\n");
     }
 }
+
+void udfkit_rows_filter_outputs(const udfkit_kernel_entry *e, bool cuda, udfkit_buf *out)
+{
+    if (e->filter_out != UDFKIT_FILTER_VALUES) {
+        bool wide = e->filter_out == UDFKIT_FILTER_INDICES;
+        udfkit_buf_puts(out, cuda ? (wide ? "unsigned long long *indices" : "unsigned *indices")
+                                  : (wide ? "uint64_t *indices" : "uint32_t *indices"));
+        return;
+    }
+    for (size_t i = 0; i < udfkit_rows_input_count(e); i++) {
+        udfkit_buf_puts(out, i ? ", " : "");
+        column_type(e->fn->sig.params[i], cuda, out);
+        udfkit_buf_printf(out, " *out%zu", i + 1);
+    }
+}
+
+void udfkit_rows_filter_output_args(const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    if (e->filter_out != UDFKIT_FILTER_VALUES) {
+        udfkit_buf_puts(out, "&indices");
+        return;
+    }
+    for (size_t i = 0; i < udfkit_rows_input_count(e); i++)
+        udfkit_buf_printf(out, "%s&out%zu", i ? ", " : "", i + 1);
+}
+
+void udfkit_rows_gather(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    size_t n = udfkit_rows_input_count(e);
+    udfkit_buf_printf(out,
+                      "\n/* filter(%s, values): what the agent writes kept row numbers through; writing row r\n"
+                      " * at position pos copies every input's row r to its output's pos. */\n"
+                      "struct %s_gather {\n",
+                      e->c_name, prefix);
+    for (size_t i = 0; i < n; i++) {
+        udfkit_buf_puts(out, "    const ");
+        column_type(e->fn->sig.params[i], true, out);
+        udfkit_buf_printf(out, " *a%zu;\n", i + 1);
+    }
+    for (size_t i = 0; i < n; i++) {
+        udfkit_buf_puts(out, "    ");
+        column_type(e->fn->sig.params[i], true, out);
+        udfkit_buf_printf(out, " *out%zu;\n", i + 1);
+    }
+    udfkit_buf_printf(out,
+                      "    unsigned long long pos;\n"
+                      "    __device__ __forceinline__ %s_gather operator+(unsigned long long d) const\n"
+                      "    {\n        %s_gather g = *this;\n        g.pos += d;\n        return g;\n    }\n"
+                      "    __device__ __forceinline__ const %s_gather &operator*() const { return *this; }\n"
+                      "    __device__ __forceinline__ void operator=(unsigned long long r) const\n    {\n",
+                      prefix, prefix, prefix);
+    for (size_t i = 0; i < n; i++)
+        udfkit_buf_printf(out, "        out%zu[pos] = a%zu[r];\n", i + 1, i + 1);
+    udfkit_buf_puts(out, "    }\n};\n");
+}
+
+void udfkit_rows_gather_init(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    size_t n = udfkit_rows_input_count(e);
+    udfkit_buf_printf(out, "%s_gather{", prefix);
+    for (size_t i = 0; i < n; i++)
+        udfkit_buf_printf(out, "a%zu, ", i + 1);
+    for (size_t i = 0; i < n; i++)
+        udfkit_buf_printf(out, "out%zu, ", i + 1);
+    udfkit_buf_puts(out, "0}");
+}

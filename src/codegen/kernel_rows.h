@@ -43,4 +43,13 @@ void udfkit_rows_keep_function(const char *prefix, const udfkit_kernel_entry *e,
  * `void <prefix>_store(i, <outputs>, const <prefix>_row *r)` and _store4 (rows i..i+3). */
 void udfkit_rows_map_functions(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out);
 
+/* filter's outputs by what it writes (udfkit_filter_output): "uint64_t *indices",
+ * "uint32_t *indices" or each input's "T *out<i>" (C, or as CUDA spells them), the launcher's
+ * kernel arguments for them, and for filter(p, values) `struct <prefix>_gather`, the output
+ * iterator copying a kept row's values, with the expression that makes one. */
+void udfkit_rows_filter_outputs(const udfkit_kernel_entry *e, bool cuda, udfkit_buf *out);
+void udfkit_rows_filter_output_args(const udfkit_kernel_entry *e, udfkit_buf *out);
+void udfkit_rows_gather(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out);
+void udfkit_rows_gather_init(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out);
+
 #endif

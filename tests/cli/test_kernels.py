@@ -49,6 +49,11 @@ CASES = [
     ("nullable-reduce-shape", ["--kernel", "nullable_reduce(mix)"], 1,
      r"'mix' is int64\(int64, int32\), but nullable_reduce needs T\(T, T\): two parameters of the type it "
      r"returns$"),
+    ("filter-option", ["--kernel", "filter(scale, rows32)"], 1,
+     r"^udfkit: error: kernel entry 'filter\(scale, rows32\)': unknown option 'rows32' \(filter takes 'indices32': "
+     r"32-bit row numbers, or 'values': the kept rows' values of every input\)$"),
+    ("filter-values-twice", ["--kernel", "filter(isbig, values)", "--kernel", "filter( isbig , values)"], 1,
+     r"kernel entry 'filter\( isbig , values\)' is given twice \(also as 'filter\(isbig, values\)'\)"),
     ("nullable-map-twice", ["--kernel", "nullable_map(nsum)", "--kernel", "nullable_map(nsum, nullify)"], 1,
      r"kernel entry 'nullable_map\(nsum, nullify\)' is given twice \(also as 'nullable_map\(nsum\)'\)"),
     ("unknown-template", ["--kernel", "scan(scale)"], 1,
@@ -369,8 +374,8 @@ def test_whole_path_to_a_c_program(work):
     assert {(e["kind"], e["arch"]) for e in desc["entries"]} == {("sass", "sm_80"), ("sass", "sm_90"),
                                                                  ("ptx", "compute_90")}
     assert set(desc["kernels"]) >= {
-        "udfkit_lib_map_scale", "udfkit_lib_map_inc8", "udfkit_lib_filter_is_even_flags",
-        "udfkit_lib_filter_is_even_write", "udfkit_lib_filter_scan", "udfkit_lib_reduce_add64_partials",
+        "udfkit_lib_map_scale", "udfkit_lib_map_inc8", "udfkit_lib_filter_is_even",
+        "udfkit_lib_select_init", "udfkit_lib_reduce_add64_partials",
         "udfkit_lib_reduce_add64_final", "udfkit_lib_reduce_max_f32_partials", "udfkit_lib_reduce_max_f32_final"}
     ok("embed", fatbin, "--symbol", "lib_fatbin", "-o", os.path.join(build, "lib_fatbin.c"))
 

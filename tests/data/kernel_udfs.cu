@@ -39,3 +39,26 @@ __device__ void split2(int x, int *half, long long *square)
     *half = x / 2;
     *square = (long long)x * x;
 }
+
+// A predicate of two columns, for filter(pick2, values): both columns' kept values.
+__device__ bool pick2(int a, long long b)
+{
+    return a > 0 && (b & 3) == 0;
+}
+
+// One row in 8 of a 1-byte column, for a filter over more than 2^31 rows.
+__device__ bool multiple8(signed char x)
+{
+    return (x & 7) == 0;
+}
+
+// is_even that fails rows holding 777 (code 5) and 4242 (code 6): a failed row is recorded,
+// the lowest of a launch, and not kept.
+__device__ bool even_or_fail(int x)
+{
+    if (x == 777)
+        udfkit_row_error(5);
+    if (x == 4242)
+        udfkit_row_error(6);
+    return (x & 1) == 0;
+}

@@ -1,7 +1,8 @@
 /* The launchers `udfkit kernels` generates (map, filter, reduce), built at build time into
  * this program with their fatbin, run over n = 0, 1, 1000 and 2^20 + 7 rows (none a
- * multiple of the block size) and, where the GPU has the memory, a map over 2^31 + 1000
- * one-byte rows; every result is checked against the same arithmetic on the host.
+ * multiple of the block size), filter's three outputs and its UDF errors over sizes around
+ * its tiles, and, where the GPU has the memory, a map and filters over 2^31 + 1000 one-byte
+ * rows; every result is checked against the same arithmetic on the host.
  * usage: test_templates; exit 77 (skipped) without a GPU. */
 #include "tpl.h"
 #include "gpu_test.h"
@@ -81,10 +82,13 @@ static void run_map_outputs(size_t n)
     free(square);
 }
 
+/* filter(is_even) and filter(is_even, indices32): the rows in order, as 64- and 32-bit row
+ * numbers, and their count. */
 static void run_filter(size_t n)
 {
     int32_t *v = malloc((n + 1) * sizeof *v);
     uint64_t *got = malloc((n + 1) * sizeof *got), *want = malloc((n + 1) * sizeof *want);
+    uint32_t *got32 = malloc((n + 1) * sizeof *got32);
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
         v[i] = (int32_t)(next_random() % 2000001) - 1000000;
@@ -92,15 +96,114 @@ static void run_filter(size_t n)
             want[hits++] = i;
     }
     /* Stale contents, so that a count or index left unwritten shows. */
-    uint64_t stale = UINT64_MAX, count = 0;
+    uint64_t stale = UINT64_MAX, count = 0, count32 = 0;
     void *dv = device_copy(v, n * sizeof *v), *di = device_copy(NULL, n * sizeof *got);
-    void *dc = device_copy(&stale, sizeof stale);
-    if (dv && di && dc && !check(tpl_filter_is_even(NULL, n, dv, di, dc), "tpl_filter_is_even") &&
+    void *di32 = device_copy(NULL, n * sizeof *got32);
+    void *dc = device_copy(&stale, sizeof stale), *dc32 = device_copy(&stale, sizeof stale);
+    if (dv && di && di32 && dc && dc32 && !check(tpl_filter_is_even(NULL, n, dv, di, dc), "tpl_filter_is_even") &&
+        !check(tpl_filter_is_even_indices32(NULL, n, dv, di32, dc32), "tpl_filter_is_even_indices32") &&
         !check(udfkit_synchronize(), "synchronize after filter") &&
         !check(udfkit_copy_to_host(&count, dc, sizeof count), "copy") &&
-        !check(udfkit_copy_to_host(got, di, hits * sizeof *got), "copy")) {
+        !check(udfkit_copy_to_host(&count32, dc32, sizeof count32), "copy") &&
+        !check(udfkit_copy_to_host(got, di, hits * sizeof *got), "copy") &&
+        !check(udfkit_copy_to_host(got32, di32, hits * sizeof *got32), "copy")) {
         expect(count == hits, "filter(is_even): count", n);
         expect(count != hits || memcmp(got, want, hits * sizeof *got) == 0, "filter(is_even): indices", n);
+        size_t wrong = 0;
+        for (size_t i = 0; i < hits; i++)
+            wrong += got32[i] != want[i];
+        expect(count32 == hits && wrong == 0, "filter(is_even, indices32): count and indices", n);
+    }
+    udfkit_device_free(dv);
+    udfkit_device_free(di);
+    udfkit_device_free(di32);
+    udfkit_device_free(dc);
+    udfkit_device_free(dc32);
+    free(v);
+    free(got);
+    free(got32);
+    free(want);
+}
+
+/* filter(pick2, values): the kept rows' values of both columns (int32 and int64), in order. */
+static void run_filter_values(size_t n)
+{
+    int32_t *a = malloc((n + 1) * sizeof *a), *got_a = malloc((n + 1) * sizeof *got_a);
+    int64_t *b = malloc((n + 1) * sizeof *b), *got_b = malloc((n + 1) * sizeof *got_b);
+    int32_t *want_a = malloc((n + 1) * sizeof *want_a);
+    int64_t *want_b = malloc((n + 1) * sizeof *want_b);
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        a[i] = (int32_t)(next_random() % 2001) - 1000;
+        b[i] = (int64_t)next_random();
+        if (a[i] > 0 && (b[i] & 3) == 0) {
+            want_a[hits] = a[i];
+            want_b[hits++] = b[i];
+        }
+    }
+    uint64_t stale = UINT64_MAX, count = 0;
+    void *da = device_copy(a, n * sizeof *a), *db = device_copy(b, n * sizeof *b);
+    void *oa = device_copy(NULL, n * sizeof *a), *ob = device_copy(NULL, n * sizeof *b);
+    void *dc = device_copy(&stale, sizeof stale);
+    if (da && db && oa && ob && dc && !check(tpl_filter_pick2_values(NULL, n, da, db, oa, ob, dc), "tpl_filter_pick2_values") &&
+        !check(udfkit_synchronize(), "synchronize after filter(pick2, values)") &&
+        !check(udfkit_copy_to_host(&count, dc, sizeof count), "copy") &&
+        !check(udfkit_copy_to_host(got_a, oa, hits * sizeof *got_a), "copy") &&
+        !check(udfkit_copy_to_host(got_b, ob, hits * sizeof *got_b), "copy")) {
+        expect(count == hits, "filter(pick2, values): count", n);
+        expect(count != hits || (memcmp(got_a, want_a, hits * sizeof *got_a) == 0 &&
+                                 memcmp(got_b, want_b, hits * sizeof *got_b) == 0),
+               "filter(pick2, values): both columns' kept values", n);
+    }
+    udfkit_device_free(da);
+    udfkit_device_free(db);
+    udfkit_device_free(oa);
+    udfkit_device_free(ob);
+    udfkit_device_free(dc);
+    free(a);
+    free(b);
+    free(got_a);
+    free(got_b);
+    free(want_a);
+    free(want_b);
+}
+
+/* filter(even_or_fail): rows holding 777 fail with code 5, rows holding 4242 (even) with 6;
+ * a failed row is not kept, and <library>_udf_error gives the lowest and its code. */
+static void run_filter_errors(size_t n)
+{
+    int32_t *v = malloc((n + 1) * sizeof *v);
+    uint64_t *got = malloc((n + 1) * sizeof *got), *want = malloc((n + 1) * sizeof *want);
+    size_t hits = 0, first_bad = SIZE_MAX;
+    int first_code = 0;
+    for (size_t i = 0; i < n; i++) {
+        v[i] = (int32_t)(next_random() % 100000);
+        if (v[i] == 777 || v[i] == 4242)
+            v[i] = 778;
+        if (i % 4099 == 4000)
+            v[i] = (i / 4099) % 2 ? 777 : 4242;
+        if ((v[i] == 777 || v[i] == 4242) && first_bad == SIZE_MAX) {
+            first_bad = i;
+            first_code = v[i] == 777 ? 5 : 6;
+        }
+        if ((v[i] & 1) == 0 && v[i] != 4242)
+            want[hits++] = i;
+    }
+    uint64_t stale = UINT64_MAX, count = 0, row = 0;
+    int code = 0;
+    void *dv = device_copy(v, n * sizeof *v), *di = device_copy(NULL, n * sizeof *got), *dc = device_copy(&stale, 8);
+    if (dv && di && dc && !check(tpl_filter_even_or_fail(NULL, n, dv, di, dc), "tpl_filter_even_or_fail") &&
+        !check(udfkit_synchronize(), "synchronize after filter(even_or_fail)") &&
+        !check(udfkit_copy_to_host(&count, dc, sizeof count), "copy") &&
+        !check(udfkit_copy_to_host(got, di, hits * sizeof *got), "copy")) {
+        expect(count == hits, "filter(even_or_fail): count without the failed rows", n);
+        expect(count != hits || memcmp(got, want, hits * sizeof *got) == 0, "filter(even_or_fail): indices", n);
+        udfkit_status st = tpl_udf_error(NULL, &row, &code);
+        if (first_bad == SIZE_MAX)
+            expect(st == UDFKIT_OK, "filter(even_or_fail): no failure reported where no row failed", n);
+        else
+            expect(st == UDFKIT_ERROR_UDF && row == first_bad && code == first_code,
+                   "filter(even_or_fail): the lowest failed row and its code", n);
     }
     udfkit_device_free(dv);
     udfkit_device_free(di);
@@ -186,6 +289,69 @@ static void run_large_map(void)
     free(y);
 }
 
+/* filter(multiple8) and filter(multiple8, indices32) over 2^31 + 1000 one-byte rows: two
+ * partitions (CUB's 2^31 - 1 rows a launch), the second's rows numbered after the first's;
+ * and indices32 refuses more than 2^32 rows before it launches anything. */
+static void run_large_filter(void)
+{
+    const size_t n = ((size_t)1 << 31) + 1000;
+    expect(tpl_filter_multiple8_indices32(NULL, ((size_t)1 << 32) + 1, NULL, NULL, NULL) ==
+               UDFKIT_ERROR_INVALID_ARGUMENT,
+           "filter(multiple8, indices32) over 2^32 + 1 rows: UDFKIT_ERROR_INVALID_ARGUMENT", ((size_t)1 << 32) + 1);
+    size_t free_bytes = 0, total_bytes = 0;
+    if (check(udfkit_device_memory(&free_bytes, &total_bytes), "udfkit_device_memory"))
+        return;
+    size_t kept_max = n / 8 + 2;
+    if (free_bytes < n + kept_max * 12 + ((size_t)256 << 20)) {
+        printf("filter(multiple8) over %zu rows skipped: %zu bytes of device memory free\n", n, free_bytes);
+        return;
+    }
+    int8_t *x = malloc(n);
+    uint64_t *got = malloc(kept_max * sizeof *got);
+    uint32_t *got32 = malloc(kept_max * sizeof *got32);
+    if (!x || !got || !got32) {
+        printf("filter(multiple8) over %zu rows skipped: no host memory\n", n);
+        free(x);
+        free(got);
+        free(got32);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        x[i] = (int8_t)(next_random() >> 24);
+    uint64_t stale = UINT64_MAX, count = 0, count32 = 0;
+    void *dx = device_copy(x, n), *di = device_copy(NULL, kept_max * sizeof *got);
+    void *di32 = device_copy(NULL, kept_max * sizeof *got32);
+    void *dc = device_copy(&stale, 8), *dc32 = device_copy(&stale, 8);
+    size_t want = 0;
+    for (size_t i = 0; i < n; i++)
+        want += (x[i] & 7) == 0;
+    if (dx && di && di32 && dc && dc32 && want <= kept_max &&
+        !check(tpl_filter_multiple8(NULL, n, dx, di, dc), "tpl_filter_multiple8") &&
+        !check(tpl_filter_multiple8_indices32(NULL, n, dx, di32, dc32), "tpl_filter_multiple8_indices32") &&
+        !check(udfkit_synchronize(), "synchronize after the large filters") &&
+        !check(udfkit_copy_to_host(&count, dc, 8), "copy") && !check(udfkit_copy_to_host(&count32, dc32, 8), "copy") &&
+        !check(udfkit_copy_to_host(got, di, want * sizeof *got), "copy") &&
+        !check(udfkit_copy_to_host(got32, di32, want * sizeof *got32), "copy")) {
+        size_t wrong = 0, k = 0;
+        for (size_t i = 0; i < n && k <= want; i++)
+            if ((x[i] & 7) == 0) {
+                wrong += k < want && (got[k] != i || got32[k] != (uint32_t)i);
+                k++;
+            }
+        expect(count == want && count32 == want, "filter(multiple8) beyond 2^31 rows: counts", n);
+        expect(wrong == 0, "filter(multiple8) beyond 2^31 rows: 64- and 32-bit indices", n);
+        printf("filter(multiple8) over %zu rows: %zu kept, in two partitions\n", n, want);
+    }
+    udfkit_device_free(dx);
+    udfkit_device_free(di);
+    udfkit_device_free(di32);
+    udfkit_device_free(dc);
+    udfkit_device_free(dc32);
+    free(x);
+    free(got);
+    free(got32);
+}
+
 int main(void)
 {
     udfkit_status s = tpl_load();
@@ -207,11 +373,22 @@ int main(void)
         run_filter(sizes[i]);
         run_reduce(sizes[i]);
     }
+    /* Around the filters' tiles: 4224 rows (64-bit rows), 6528 (32-bit), and warps. */
+    const size_t filter_sizes[] = {0, 1, 31, 32, 33, 4223, 4224, 4225, 6527, 6528, 6529, 3 * 6528 + 1,
+                                   ((size_t)1 << 20) + 7, (size_t)1 << 24};
+    for (size_t i = 0; i < sizeof filter_sizes / sizeof filter_sizes[0]; i++) {
+        run_filter(filter_sizes[i]);
+        run_filter_values(filter_sizes[i]);
+        run_filter_errors(filter_sizes[i]);
+    }
     /* After an unload, the next launch loads again. */
     tpl_unload();
     run_reduce(1000);
     run_large_map();
+    run_large_filter();
     tpl_unload();
-    printf("map, filter, reduce over 0, 1, 1000, 2^20 + 7 rows: %d failures\n", failures);
+    printf("map, filter, reduce over 0, 1, 1000, 2^20 + 7 rows, filter's outputs and errors over 14 sizes up to "
+           "2^24: %d failures\n",
+           failures);
     return failures != 0;
 }

@@ -204,34 +204,89 @@ static void renders_launchers_and_kernels(void **state)
     assert_non_null(strstr(h, "#include <udfkit/runtime.h>"));
     assert_null(strstr(h, "cuda"));
 
-    /* One kernel per map, two per filter and reduce, one scan for the filters. */
+    /* One kernel per map and filter, two per reduce, one init for the filters' tiles. */
     assert_non_null(strstr(cu, "extern \"C\" __global__ void __launch_bounds__(UDFKIT_BLOCK) udfkit_lib_map_scale("
                                "unsigned long long n, const float *a1, const float *a2, float *out)"));
     assert_non_null(strstr(cu, "udfkit_lib_map_h(unsigned long long n, const unsigned short *a1, "
                                "const unsigned short *a2, unsigned short *out)"));
-    assert_non_null(strstr(cu, "udfkit_lib_filter_is_even_flags(unsigned long long n, unsigned long long tiles_per_block, "
-                               "const int *a1, "));
-    assert_non_null(strstr(cu, "udfkit_lib_filter_is_even_write("));
+    assert_non_null(strstr(cu, "extern \"C\" __global__ void __launch_bounds__(384)\nudfkit_lib_filter_is_even("
+                               "const int *a1, unsigned long long *indices, unsigned long long *count, "));
+    assert_non_null(strstr(cu, "udfkit_detail::select_rows<unsigned long long>(keep, indices, count, "));
     assert_non_null(strstr(cu, "bool udfkit_lib_filter_is_even_keep(unsigned long long i, "));
-    assert_non_null(strstr(cu, "udfkit_lib_filter_scan("));
+    assert_non_null(strstr(cu, "udfkit_lib_select_init("));
+    assert_int_equal(occurrences(cu, "#include <cub/agent/agent_select_if.cuh>"), 1);
+    assert_null(strstr(cu, "filter_scan"));
     assert_non_null(strstr(cu, "udfkit_lib_reduce_add_partials("));
     assert_non_null(strstr(cu, "udfkit_lib_reduce_h_final("));
-    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 9);
+    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 8);
     /* The UDFs' prototypes, each once, and no header: NVRTC needs none. */
     assert_non_null(strstr(cu, "__device__ unsigned short h(unsigned short a0, unsigned short a1);\n"));
     assert_non_null(strstr(cu, "__device__ long add(long a0, long a1);\n"));
     assert_int_equal(occurrences(cu, " h(unsigned short a0"), 1);
-    assert_null(strstr(cu, "#include"));
+    assert_int_equal(occurrences(cu, "#include"), 1); /* CUB's agent, for the filter */
     assert_non_null(strstr(cu, "#define UDFKIT_BLOCK 256\n"));
 
     assert_non_null(strstr(c, "#include \"lib.h\"\n"));
     assert_non_null(strstr(c, "extern const unsigned char lib_fatbin[];\nextern const size_t lib_fatbin_size;\n"));
     assert_non_null(strstr(c, "udfkit_runtime_check_abi(1, "));
-    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[9 + 1];"));
-    assert_non_null(strstr(c, "    \"udfkit_lib_reduce_h_final\",\n    \"udfkit_lib_filter_scan\",\n    NULL,\n"));
+    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[8 + 1];"));
+    assert_non_null(strstr(c, "    \"udfkit_lib_reduce_h_final\",\n    \"udfkit_lib_select_init\",\n    NULL,\n"));
+    /* The filter's launcher: the shared init (index 7), then its own kernel (index 1). */
+    assert_non_null(strstr(c, "udfkit_lib_kernel(7, &init_k);"));
+    assert_non_null(strstr(c, "udfkit_lib_kernel(1, &select_k);"));
+    assert_null(strstr(c, "if (total > 0x100000000ull)"));
     assert_non_null(strstr(c, "udfkit_lib_chunks("));
     assert_int_equal(occurrences(c, "\nudfkit_status lib_"), 7); /* load, udf_error, 5 launchers */
     rendered_free(&r);
+}
+
+/* filter's options: 32-bit row numbers, and the kept rows' values of every input (an output
+ * iterator copying them); each its own launcher beside the plain one, over one UDF. */
+static void renders_filter_outputs(void **state)
+{
+    (void)state;
+    const char *specs[] = {"p:bool(int32, float64)"};
+    const char *entries[] = {"filter(p)", "filter(p, indices32)", "filter( p , values )"};
+    rendered r;
+    render(&r, specs, 1, entries, 3);
+    const char *h = r.text.header.data, *c = r.text.c.data, *cu = r.text.cuda.data;
+    assert_non_null(strstr(h, "\nudfkit_status lib_filter_p(udfkit_stream s, size_t n, const int32_t *a1, "
+                              "const double *a2, uint64_t *indices, uint64_t *count);\n"));
+    assert_non_null(strstr(h, "\nudfkit_status lib_filter_p_indices32(udfkit_stream s, size_t n, const int32_t *a1, "
+                              "const double *a2, uint32_t *indices, uint64_t *count);\n"));
+    assert_non_null(strstr(h, "\nudfkit_status lib_filter_p_values(udfkit_stream s, size_t n, const int32_t *a1, "
+                              "const double *a2, int32_t *out1, double *out2, uint64_t *count);\n"));
+    assert_non_null(strstr(h, " * n > 2^32 is UDFKIT_ERROR_INVALID_ARGUMENT. */\n"));
+    assert_non_null(strstr(h, " *   udfkit-kernel filter p bool(int32, float64) lib_filter_p_values\n"));
+    /* 32-bit rows: CUB's tile for 4-byte items, and no more than 2^32 rows. */
+    assert_non_null(strstr(cu, "udfkit_detail::select_rows<unsigned>(keep, indices, "));
+    assert_non_null(strstr(cu, "auto keep = [=](unsigned row) -> bool {"));
+    assert_int_equal(occurrences(c, "if (total > 0x100000000ull)"), 1);
+    assert_non_null(strstr(c, "tiles of 6528 rows"));
+    assert_non_null(strstr(c, "tiles of 4224 rows"));
+    /* values: the gather iterator over both columns. */
+    assert_non_null(strstr(cu, "struct udfkit_lib_filter_p_values_gather {\n    const int *a1;\n    const double *a2;\n"
+                               "    int *out1;\n    double *out2;\n"));
+    assert_non_null(strstr(cu, "        out1[pos] = a1[r];\n        out2[pos] = a2[r];\n"));
+    assert_non_null(strstr(cu, "select_rows<unsigned long long>(keep, udfkit_lib_filter_p_values_gather{a1, a2, out1, "
+                               "out2, 0}, count, "));
+    assert_non_null(strstr(c, "void *args[] = {&a1, &a2, &out1, &out2, &count, "));
+    assert_int_equal(occurrences(cu, "udfkit_lib_select_init("), 1);
+    rendered_free(&r);
+
+    /* The same launcher twice, and options filter does not have. */
+    assert_string_equal(bind_message("filter(f, values)", "f:bool(int32)"), "");
+    udfkit_kernel_entry e;
+    assert_int_equal(udfkit_kernel_entry_parse("filter(f, rows)", &e), UDFKIT_RC_INPUT);
+    assert_string_equal(udfkit_diag_message(),
+                        "udfkit: error: kernel entry 'filter(f, rows)': unknown option 'rows' (filter takes "
+                        "'indices32': 32-bit row numbers, or 'values': the kept rows' values of every input)");
+    udfkit_kernel_entry_free(&e);
+    assert_int_equal(udfkit_kernel_entry_parse("nullable_filter(f, values)", &e), UDFKIT_RC_INPUT);
+    assert_string_equal(udfkit_diag_message(),
+                        "udfkit: error: kernel entry 'nullable_filter(f, values)': nullable_filter takes no option "
+                        "('values')");
+    udfkit_kernel_entry_free(&e);
 }
 
 /* Helpers appear only where launchers use them: an unused static function is a warning. */
@@ -253,6 +308,8 @@ static void renders_only_what_is_used(void **state)
     assert_non_null(strstr(r.text.c.data, "udfkit_lib_blocks("));
     assert_null(strstr(r.text.c.data, "udfkit_lib_chunks("));
     assert_null(strstr(r.text.cuda.data, "filter_scan"));
+    assert_null(strstr(r.text.cuda.data, "select_init"));
+    assert_null(strstr(r.text.cuda.data, "#include"));
     rendered_free(&r);
 }
 
@@ -444,6 +501,7 @@ int main(void)
         cmocka_unit_test(checks_signatures),
         cmocka_unit_test(checks_parameters_where_the_return_type_is_unknown),
         cmocka_unit_test(renders_launchers_and_kernels),
+        cmocka_unit_test(renders_filter_outputs),
         cmocka_unit_test(renders_only_what_is_used),
         cmocka_unit_test(renders_nullable_map_kernels),
         cmocka_unit_test(generates_atomically),
