@@ -319,7 +319,7 @@ typedef struct entry_texts {
     udfkit_buf kernel;   /* the kernel's name (the name table adds suffixes) */
     udfkit_buf params;   /* the kernel's input parameters (maps and filters) */
     udfkit_buf args;     /* what the kernels pass to the row functions */
-    udfkit_buf dense;    /* nullable_map: the same with every mask empty, */
+    udfkit_buf dense;    /* nullable_map: the same with every mask empty (filter: its stencil), */
     udfkit_buf no_bits;  /*   and the launcher's test for no input bitmap */
     udfkit_buf ptrs;     /* the launcher's kernel arguments for the inputs */
     udfkit_buf ret;      /* the UDF's return type as the C ABI spells it */
@@ -378,6 +378,8 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
         udfkit_rows_keep_function(t->fn.data, e, &t->rows);
         if (e->tpl == UDFKIT_KERNEL_NULLABLE_FILTER)
             break;
+        udfkit_rows_stencil(t->fn.data, e, &t->rows);
+        udfkit_rows_stencil_init(t->fn.data, e, &t->dense);
         udfkit_rows_filter_outputs(e, true, &t->outs);
         udfkit_rows_filter_output_args(e, &t->out_ptrs);
         if (e->filter_out != UDFKIT_FILTER_VALUES) {
@@ -555,7 +557,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"K_NAME", scan.key_name},  {"OP", e->op_name ? e->op_name : ""},
         {"SMALL_PATH", TEXT(small)}, {"VARIANT", filter.variant}, {"WHAT", filter.what},
         {"ROW_T", filter.row_t},    {"ROWS_CHECK", filter.rows_check}, {"FILTER_TILE", filter.tile},
-        {"OUT_ITER", TEXT(t.out_iter)}, {"SELECT_INIT_INDEX", r->select_index},
+        {"OUT_ITER", TEXT(t.out_iter)}, {"STENCIL", TEXT(t.dense)}, {"SELECT_INIT_INDEX", r->select_index},
     };
 #undef TEXT
     size_t nvars = sizeof vars / sizeof *vars;
