@@ -234,14 +234,15 @@ int bench_ops_main(int argc, char **argv)
     cudaStream_t s;
     BENCH_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     int ok = 1;
-    for (size_t n : {(size_t)1 << 20, (size_t)1 << 24, (size_t)1 << log2n}) {
+    std::vector<size_t> sizes = {(size_t)1 << 20, (size_t)1 << 24};
+    if (log2n > 24)
+        sizes.push_back((size_t)1 << log2n);
+    for (size_t n : sizes) {
         ok &= bench_filters(n, reps, sms, s);
         ok &= bench_map2(n, reps, sms, s);
         ok &= bench_sum<int>("reduce_int32", n, reps, sms, s, opslib_reduce_add_i32);
         ok &= bench_sum<int64_t>("reduce_int64", n, reps, sms, s, opslib_reduce_add_i64);
         ok &= bench_sum<double>("reduce_float64", n, reps, sms, s, opslib_reduce_add_f64);
-        if (log2n == 24)
-            break;
     }
     BENCH_CUDA(cudaStreamDestroy(s));
     opslib_unload();

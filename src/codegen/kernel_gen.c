@@ -330,7 +330,8 @@ typedef struct entry_texts {
     udfkit_buf bits;     /*   the bitmaps (nullable_map), */
     udfkit_buf out_ptrs; /*   and the launcher's kernel arguments for them */
     udfkit_buf rows;     /* device functions the kernels call, before them */
-    udfkit_buf out_iter; /* filter: what the agent writes through */
+    udfkit_buf out_iter; /* filter: what the agent writes through, */
+    udfkit_buf items;    /*   and what it selects */
     char k[16];          /* maps: outputs */
 } entry_texts;
 
@@ -378,16 +379,24 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
         udfkit_rows_keep_function(t->fn.data, e, &t->rows);
         if (e->tpl == UDFKIT_KERNEL_NULLABLE_FILTER)
             break;
-        udfkit_rows_stencil(t->fn.data, e, &t->rows);
+        /* The agent selects row numbers, or for values of one column the column's values. */
+        udfkit_rows_stencil(t->fn.data, e->filter_out == UDFKIT_FILTER_INDICES32 ? "unsigned" : "unsigned long long", e,
+                            &t->rows);
         udfkit_rows_stencil_init(t->fn.data, e, &t->dense);
         udfkit_rows_filter_outputs(e, true, &t->outs);
         udfkit_rows_filter_output_args(e, &t->out_ptrs);
+        udfkit_buf_printf(&t->items, "udfkit_detail::row_iterator<%s>{0}",
+                          e->filter_out == UDFKIT_FILTER_INDICES32 ? "unsigned" : "unsigned long long");
         if (e->filter_out != UDFKIT_FILTER_VALUES) {
             udfkit_buf_puts(&t->out_iter, "indices");
-            break;
+        } else if (udfkit_rows_input_count(e) == 1) {
+            t->items.size = 0;
+            udfkit_buf_puts(&t->items, "a1");
+            udfkit_buf_puts(&t->out_iter, "out1");
+        } else {
+            udfkit_rows_gather(t->fn.data, e, &t->rows);
+            udfkit_rows_gather_init(t->fn.data, e, &t->out_iter);
         }
-        udfkit_rows_gather(t->fn.data, e, &t->rows);
-        udfkit_rows_gather_init(t->fn.data, e, &t->out_iter);
         break;
     case UDFKIT_KERNEL_MAP:
     case UDFKIT_KERNEL_NULLABLE_MAP:
@@ -557,7 +566,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"K_NAME", scan.key_name},  {"OP", e->op_name ? e->op_name : ""},
         {"SMALL_PATH", TEXT(small)}, {"VARIANT", filter.variant}, {"WHAT", filter.what},
         {"ROW_T", filter.row_t},    {"ROWS_CHECK", filter.rows_check}, {"FILTER_TILE", filter.tile},
-        {"OUT_ITER", TEXT(t.out_iter)}, {"STENCIL", TEXT(t.dense)}, {"SELECT_INIT_INDEX", r->select_index},
+        {"OUT_ITER", TEXT(t.out_iter)}, {"STENCIL", TEXT(t.dense)}, {"ITEMS", TEXT(t.items)}, {"SELECT_INIT_INDEX", r->select_index},
     };
 #undef TEXT
     size_t nvars = sizeof vars / sizeof *vars;
@@ -579,7 +588,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     }
     udfkit_buf *bufs[] = {&t.kernel, &t.params,   &t.args, &t.dense,    &t.no_bits, &t.ptrs,  &t.ret, &t.fn,
                           &t.prefix, &t.outs,     &t.out_vals, &t.bits, &t.out_ptrs, &t.rows, &proto, &sig, &small,
-                          &t.out_iter};
+                          &t.out_iter, &t.items};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
     return rc;

@@ -358,18 +358,18 @@ void udfkit_rows_gather_init(const char *prefix, const udfkit_kernel_entry *e, u
     udfkit_buf_puts(out, "0}");
 }
 
-void udfkit_rows_stencil(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out)
+void udfkit_rows_stencil(const char *prefix, const char *row_t, const udfkit_kernel_entry *e, udfkit_buf *out)
 {
     size_t n = udfkit_rows_input_count(e);
     udfkit_buf_printf(out,
                       "\n/* filter(%s)'s stencil: a row's inputs and its number, loaded for all of a thread's rows\n"
                       " * of a tile before %s runs on any (so that the loads are in flight together). */\n"
-                      "struct %s_item {\n    %s_in x;\n    unsigned long long row;\n};\n"
+                      "struct %s_item {\n    %s_in x;\n    %s row;\n};\n"
                       "struct %s_stencil {\n"
                       "    typedef %s_item value_type;\n    typedef long long difference_type;\n"
                       "    typedef const %s_item *pointer;\n    typedef %s_item reference;\n"
                       "    typedef ::cuda::std::random_access_iterator_tag iterator_category;\n",
-                      e->c_name, e->c_name, prefix, prefix, prefix, prefix, prefix, prefix);
+                      e->c_name, e->c_name, prefix, prefix, row_t, prefix, prefix, prefix, prefix);
     for (size_t i = 0; i < n; i++) {
         udfkit_buf_puts(out, "    const ");
         column_type(e->fn->sig.params[i], true, out);
@@ -378,8 +378,8 @@ void udfkit_rows_stencil(const char *prefix, const udfkit_kernel_entry *e, udfki
     udfkit_buf_printf(out,
                       "    unsigned long long first;\n"
                       "    __device__ __forceinline__ %s_item operator[](difference_type i) const\n    {\n"
-                      "        %s_item it;\n        it.row = first + (unsigned long long)i;\n        %s_load(it.row, ",
-                      prefix, prefix, prefix);
+                      "        %s_item it;\n        it.row = (%s)(first + (unsigned long long)i);\n        %s_load(it.row, ",
+                      prefix, prefix, row_t, prefix);
     for (size_t i = 0; i < n; i++)
         udfkit_buf_printf(out, "a%zu, ", i + 1);
     udfkit_buf_printf(out,

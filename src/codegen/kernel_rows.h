@@ -53,8 +53,9 @@ void udfkit_rows_gather(const char *prefix, const udfkit_kernel_entry *e, udfkit
 void udfkit_rows_gather_init(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out);
 
 /* filter's stencil, `struct <prefix>_stencil`: an iterator whose row r is `<prefix>_item`, the
- * row's inputs (<prefix>_load) and r, and the expression that makes one from the columns. */
-void udfkit_rows_stencil(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out);
+ * row's inputs (<prefix>_load) and r as row_t, and the expression that makes one from the
+ * columns. */
+void udfkit_rows_stencil(const char *prefix, const char *row_t, const udfkit_kernel_entry *e, udfkit_buf *out);
 void udfkit_rows_stencil_init(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out);
 
 #endif

@@ -82,38 +82,52 @@ static void run_map_outputs(size_t n)
     free(square);
 }
 
-/* filter(is_even) and filter(is_even, indices32): the rows in order, as 64- and 32-bit row
- * numbers, and their count. */
+/* filter(is_even), filter(is_even, indices32) and filter(is_even, values): the rows in order,
+ * as 64- and 32-bit row numbers and as their values, and their count. */
 static void run_filter(size_t n)
 {
     int32_t *v = malloc((n + 1) * sizeof *v);
     uint64_t *got = malloc((n + 1) * sizeof *got), *want = malloc((n + 1) * sizeof *want);
     uint32_t *got32 = malloc((n + 1) * sizeof *got32);
+    int32_t *vals = malloc((n + 1) * sizeof *vals), *want_vals = malloc((n + 1) * sizeof *want_vals);
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
         v[i] = (int32_t)(next_random() % 2000001) - 1000000;
-        if ((v[i] & 1) == 0)
+        if ((v[i] & 1) == 0) {
+            want_vals[hits] = v[i];
             want[hits++] = i;
+        }
     }
     /* Stale contents, so that a count or index left unwritten shows. */
-    uint64_t stale = UINT64_MAX, count = 0, count32 = 0;
+    uint64_t stale = UINT64_MAX, count = 0, count32 = 0, count_vals = 0;
     void *dv = device_copy(v, n * sizeof *v), *di = device_copy(NULL, n * sizeof *got);
-    void *di32 = device_copy(NULL, n * sizeof *got32);
+    void *di32 = device_copy(NULL, n * sizeof *got32), *dvals = device_copy(NULL, n * sizeof *vals);
     void *dc = device_copy(&stale, sizeof stale), *dc32 = device_copy(&stale, sizeof stale);
-    if (dv && di && di32 && dc && dc32 && !check(tpl_filter_is_even(NULL, n, dv, di, dc), "tpl_filter_is_even") &&
+    void *dcv = device_copy(&stale, sizeof stale);
+    if (dv && di && di32 && dvals && dc && dc32 && dcv &&
+        !check(tpl_filter_is_even(NULL, n, dv, di, dc), "tpl_filter_is_even") &&
         !check(tpl_filter_is_even_indices32(NULL, n, dv, di32, dc32), "tpl_filter_is_even_indices32") &&
+        !check(tpl_filter_is_even_values(NULL, n, dv, dvals, dcv), "tpl_filter_is_even_values") &&
         !check(udfkit_synchronize(), "synchronize after filter") &&
         !check(udfkit_copy_to_host(&count, dc, sizeof count), "copy") &&
         !check(udfkit_copy_to_host(&count32, dc32, sizeof count32), "copy") &&
+        !check(udfkit_copy_to_host(&count_vals, dcv, sizeof count_vals), "copy") &&
         !check(udfkit_copy_to_host(got, di, hits * sizeof *got), "copy") &&
-        !check(udfkit_copy_to_host(got32, di32, hits * sizeof *got32), "copy")) {
+        !check(udfkit_copy_to_host(got32, di32, hits * sizeof *got32), "copy") &&
+        !check(udfkit_copy_to_host(vals, dvals, hits * sizeof *vals), "copy")) {
         expect(count == hits, "filter(is_even): count", n);
         expect(count != hits || memcmp(got, want, hits * sizeof *got) == 0, "filter(is_even): indices", n);
         size_t wrong = 0;
         for (size_t i = 0; i < hits; i++)
             wrong += got32[i] != want[i];
         expect(count32 == hits && wrong == 0, "filter(is_even, indices32): count and indices", n);
+        expect(count_vals == hits && memcmp(vals, want_vals, hits * sizeof *vals) == 0,
+               "filter(is_even, values): count and the kept values", n);
     }
+    udfkit_device_free(dvals);
+    udfkit_device_free(dcv);
+    free(vals);
+    free(want_vals);
     udfkit_device_free(dv);
     udfkit_device_free(di);
     udfkit_device_free(di32);
