@@ -390,9 +390,8 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
         if (e->filter_out != UDFKIT_FILTER_VALUES) {
             udfkit_buf_puts(&t->out_iter, "indices");
         } else if (udfkit_rows_input_count(e) == 1) {
-            t->items.size = 0;
-            udfkit_buf_puts(&t->items, "a1");
-            udfkit_buf_puts(&t->out_iter, "out1");
+            t->rows.size = 0; /* filter_values.cu.in: no stencil */
+            udfkit_rows_keep_function(t->fn.data, e, &t->rows);
         } else {
             udfkit_rows_gather(t->fn.data, e, &t->rows);
             udfkit_rows_gather_init(t->fn.data, e, &t->out_iter);
@@ -430,7 +429,8 @@ static void entry_templates(const udfkit_kernel_entry *e, const char **cuda, con
         *c = udfkit_tpl_launcher_map;
         break;
     case UDFKIT_KERNEL_FILTER:
-        *cuda = udfkit_tpl_kernel_filter;
+        *cuda = e->filter_out == UDFKIT_FILTER_VALUES && udfkit_rows_input_count(e) == 1 ? udfkit_tpl_kernel_filter_values
+                                                                                        : udfkit_tpl_kernel_filter;
         *c = udfkit_tpl_launcher_filter;
         break;
     case UDFKIT_KERNEL_NULLABLE_FILTER:
@@ -513,7 +513,7 @@ static void scan_texts_fill(const udfkit_kernel_entry *e, const char *type, scan
  * tile for 4-byte items, at most 2^32 rows) or values (selected as 64-bit row numbers). */
 typedef struct filter_texts {
     const char *variant, *what, *row_t, *rows_check;
-    char tile[16];
+    char tile[16], threads[16];
 } filter_texts;
 
 static void filter_texts_fill(const udfkit_kernel_entry *e, filter_texts *t)
@@ -525,8 +525,16 @@ static void filter_texts_fill(const udfkit_kernel_entry *e, filter_texts *t)
     t->rows_check = narrow ? "    if (total > 0x100000000ull) /* row numbers past 2^32 - 1 */\n"
                              "        return UDFKIT_ERROR_INVALID_ARGUMENT;\n"
                            : "";
-    /* select_helpers.cu.in's select_policy: 384 threads of 11 8-byte or 17 4-byte rows. */
-    snprintf(t->tile, sizeof t->tile, "%d", narrow ? 384 * 17 : 384 * 11);
+    /* select_helpers.cu.in's select_policy: 384 threads of 11 8-byte or 17 4-byte rows; for the
+     * values of one column value_policy, by their size. */
+    int threads = 384, items = narrow ? 17 : 11;
+    if (e->tpl == UDFKIT_KERNEL_FILTER && e->filter_out == UDFKIT_FILTER_VALUES && udfkit_rows_input_count(e) == 1) {
+        size_t size = udfkit_scalar_size(e->fn->sig.params[0].scalar);
+        threads = size <= 2 ? 256 : 384;
+        items = size <= 2 ? 22 : size == 4 ? 17 : 11;
+    }
+    snprintf(t->tile, sizeof t->tile, "%d", threads * items);
+    snprintf(t->threads, sizeof t->threads, "%d", threads);
 }
 
 /* One entry's kernels, launcher, name table lines, marker and declaration; `index` is its
@@ -565,7 +573,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"ITEMS", scan.items},      {"T_BYTES", scan.t_bytes},     {"KEY_T", scan.key},
         {"K_NAME", scan.key_name},  {"OP", e->op_name ? e->op_name : ""},
         {"SMALL_PATH", TEXT(small)}, {"VARIANT", filter.variant}, {"WHAT", filter.what},
-        {"ROW_T", filter.row_t},    {"ROWS_CHECK", filter.rows_check}, {"FILTER_TILE", filter.tile},
+        {"ROW_T", filter.row_t},    {"ROWS_CHECK", filter.rows_check}, {"FILTER_TILE", filter.tile}, {"FILTER_THREADS", filter.threads},
         {"OUT_ITER", TEXT(t.out_iter)}, {"STENCIL", TEXT(t.dense)}, {"ITEMS", TEXT(t.items)}, {"SELECT_INIT_INDEX", r->select_index},
     };
 #undef TEXT

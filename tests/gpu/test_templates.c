@@ -182,8 +182,10 @@ static void run_filter_values(size_t n)
     free(want_b);
 }
 
-/* filter(even_or_fail): rows holding 777 fail with code 5, rows holding 4242 (even) with 6;
- * a failed row is not kept, and <library>_udf_error gives the lowest and its code. */
+/* filter(even_or_fail) and filter(even_or_fail, values): rows holding 777 fail with code 5,
+ * rows holding 4242 (even) with 6; a failed row is not kept, and <library>_udf_error gives
+ * the lowest and its code, through both kernels (the values one finds a row by its place
+ * among the thread's rows of the tile). */
 static void run_filter_errors(size_t n)
 {
     int32_t *v = malloc((n + 1) * sizeof *v);
@@ -206,19 +208,30 @@ static void run_filter_errors(size_t n)
     uint64_t stale = UINT64_MAX, count = 0, row = 0;
     int code = 0;
     void *dv = device_copy(v, n * sizeof *v), *di = device_copy(NULL, n * sizeof *got), *dc = device_copy(&stale, 8);
-    if (dv && di && dc && !check(tpl_filter_even_or_fail(NULL, n, dv, di, dc), "tpl_filter_even_or_fail") &&
-        !check(udfkit_synchronize(), "synchronize after filter(even_or_fail)") &&
-        !check(udfkit_copy_to_host(&count, dc, sizeof count), "copy") &&
-        !check(udfkit_copy_to_host(got, di, hits * sizeof *got), "copy")) {
-        expect(count == hits, "filter(even_or_fail): count without the failed rows", n);
-        expect(count != hits || memcmp(got, want, hits * sizeof *got) == 0, "filter(even_or_fail): indices", n);
+    int32_t *vals = malloc((n + 1) * sizeof *vals);
+    for (int values = 0; values <= 1 && dv && di && dc; values++) {
+        const char *what = values ? "filter(even_or_fail, values)" : "filter(even_or_fail)";
+        udfkit_status launched = values ? tpl_filter_even_or_fail_values(NULL, n, dv, di, dc)
+                                        : tpl_filter_even_or_fail(NULL, n, dv, di, dc);
+        if (check(launched, what) || check(udfkit_synchronize(), "synchronize after the filter") ||
+            check(udfkit_copy_to_host(&count, dc, sizeof count), "copy") ||
+            check(udfkit_copy_to_host(values ? (void *)vals : (void *)got, di,
+                                      hits * (values ? sizeof *vals : sizeof *got)), "copy"))
+            break;
+        size_t wrong = 0;
+        for (size_t i = 0; i < hits && count == hits; i++)
+            wrong += values ? vals[i] != v[want[i]] : got[i] != want[i];
+        expect(count == hits, what, n);
+        expect(count == hits && wrong == 0, what, n);
         udfkit_status st = tpl_udf_error(NULL, &row, &code);
         if (first_bad == SIZE_MAX)
             expect(st == UDFKIT_OK, "filter(even_or_fail): no failure reported where no row failed", n);
         else
             expect(st == UDFKIT_ERROR_UDF && row == first_bad && code == first_code,
-                   "filter(even_or_fail): the lowest failed row and its code", n);
+                   values ? "filter(even_or_fail, values): the lowest failed row and its code"
+                          : "filter(even_or_fail): the lowest failed row and its code", n);
     }
+    free(vals);
     udfkit_device_free(dv);
     udfkit_device_free(di);
     udfkit_device_free(dc);
@@ -301,6 +314,30 @@ static void run_large_map(void)
     udfkit_device_free(dy);
     free(x);
     free(y);
+}
+
+/* filter(multiple8, values): one-byte values, CUB's 256-thread tile of 22 rows a thread. */
+static void run_filter_bytes(size_t n)
+{
+    int8_t *x = malloc(n + 1), *got = malloc(n + 1), *want = malloc(n + 1);
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (int8_t)(next_random() >> 24);
+        if ((x[i] & 7) == 0)
+            want[hits++] = x[i];
+    }
+    uint64_t stale = UINT64_MAX, count = 0;
+    void *dx = device_copy(x, n), *dg = device_copy(NULL, n), *dc = device_copy(&stale, 8);
+    if (dx && dg && dc && !check(tpl_filter_multiple8_values(NULL, n, dx, dg, dc), "tpl_filter_multiple8_values") &&
+        !check(udfkit_synchronize(), "synchronize after filter(multiple8, values)") &&
+        !check(udfkit_copy_to_host(&count, dc, 8), "copy") && !check(udfkit_copy_to_host(got, dg, hits), "copy"))
+        expect(count == hits && memcmp(got, want, hits) == 0, "filter(multiple8, values): count and values", n);
+    udfkit_device_free(dx);
+    udfkit_device_free(dg);
+    udfkit_device_free(dc);
+    free(x);
+    free(got);
+    free(want);
 }
 
 /* filter(multiple8) and filter(multiple8, indices32) over 2^31 + 1000 one-byte rows: two
@@ -388,12 +425,13 @@ int main(void)
         run_reduce(sizes[i]);
     }
     /* Around the filters' tiles: 4224 rows (64-bit rows), 6528 (32-bit), and warps. */
-    const size_t filter_sizes[] = {0, 1, 31, 32, 33, 4223, 4224, 4225, 6527, 6528, 6529, 3 * 6528 + 1,
+    const size_t filter_sizes[] = {0, 1, 31, 32, 33, 4223, 4224, 4225, 5632, 5633, 6527, 6528, 6529, 3 * 6528 + 1,
                                    ((size_t)1 << 20) + 7, (size_t)1 << 24};
     for (size_t i = 0; i < sizeof filter_sizes / sizeof filter_sizes[0]; i++) {
         run_filter(filter_sizes[i]);
         run_filter_values(filter_sizes[i]);
         run_filter_errors(filter_sizes[i]);
+        run_filter_bytes(filter_sizes[i]);
     }
     /* After an unload, the next launch loads again. */
     tpl_unload();
@@ -401,7 +439,7 @@ int main(void)
     run_large_map();
     run_large_filter();
     tpl_unload();
-    printf("map, filter, reduce over 0, 1, 1000, 2^20 + 7 rows, filter's outputs and errors over 14 sizes up to "
+    printf("map, filter, reduce over 0, 1, 1000, 2^20 + 7 rows, filter's outputs and errors over 16 sizes up to "
            "2^24: %d failures\n",
            failures);
     return failures != 0;

@@ -211,7 +211,7 @@ static void renders_launchers_and_kernels(void **state)
                                "const unsigned short *a2, unsigned short *out)"));
     assert_non_null(strstr(cu, "extern \"C\" __global__ void __launch_bounds__(384)\nudfkit_lib_filter_is_even("
                                "const int *a1, unsigned long long *indices, unsigned long long *count, "));
-    assert_non_null(strstr(cu, "udfkit_detail::select_rows<unsigned long long>(udfkit_detail::row_iterator<unsigned long long>{0}, keep, "
+    assert_non_null(strstr(cu, "udfkit_detail::select_rows<policy>(udfkit_detail::row_iterator<unsigned long long>{0}, keep, "
                                "udfkit_lib_filter_is_even_stencil{a1, 0}, indices, count, "));
     assert_non_null(strstr(cu, "bool udfkit_lib_filter_is_even_keep(unsigned long long i, "));
     assert_non_null(strstr(cu, "udfkit_lib_select_init("));
@@ -260,7 +260,7 @@ static void renders_filter_outputs(void **state)
     assert_non_null(strstr(h, " * n > 2^32 is UDFKIT_ERROR_INVALID_ARGUMENT. */\n"));
     assert_non_null(strstr(h, " *   udfkit-kernel filter p bool(int32, float64) lib_filter_p_values\n"));
     /* 32-bit rows: CUB's tile for 4-byte items, and no more than 2^32 rows. */
-    assert_non_null(strstr(cu, "udfkit_detail::select_rows<unsigned>(udfkit_detail::row_iterator<unsigned>{0}, keep, "
+    assert_non_null(strstr(cu, "udfkit_detail::select_rows<policy>(udfkit_detail::row_iterator<unsigned>{0}, keep, "
                                "udfkit_lib_filter_p_indices32_stencil{a1, a2, 0}, indices, "));
     assert_non_null(strstr(cu, "auto keep = [=](const udfkit_lib_filter_p_indices32_item &it) -> bool {"));
     assert_int_equal(occurrences(c, "if (total > 0x100000000ull)"), 1);
@@ -270,7 +270,7 @@ static void renders_filter_outputs(void **state)
     assert_non_null(strstr(cu, "struct udfkit_lib_filter_p_values_gather {\n    const int *a1;\n    const double *a2;\n"
                                "    int *out1;\n    double *out2;\n"));
     assert_non_null(strstr(cu, "        out1[pos] = a1[r];\n        out2[pos] = a2[r];\n"));
-    assert_non_null(strstr(cu, "select_rows<unsigned long long>(udfkit_detail::row_iterator<unsigned long long>{0}, keep, "
+    assert_non_null(strstr(cu, "select_rows<policy>(udfkit_detail::row_iterator<unsigned long long>{0}, keep, "
                                "udfkit_lib_filter_p_values_stencil{a1, a2, 0}, udfkit_lib_filter_p_values_gather{a1, a2, out1, "
                                "out2, 0}, count, "));
     assert_non_null(strstr(c, "void *args[] = {&a1, &a2, &out1, &out2, &count, "));
@@ -284,11 +284,22 @@ static void renders_filter_outputs(void **state)
     const char *one_spec[] = {"q:bool(float32)"};
     const char *one_entry[] = {"filter(q, values)"};
     render(&r, one_spec, 1, one_entry, 1);
-    assert_non_null(strstr(r.text.cuda.data, "select_rows<unsigned long long>(a1, keep, udfkit_lib_filter_q_values_stencil{a1, "
-                                             "0}, out1, count, "));
+    assert_non_null(strstr(r.text.cuda.data, "udfkit_detail::select_rows<policy>(a1, keep, (cub::NullType *)NULL, out1, "
+                                             "count, "));
+    assert_non_null(strstr(r.text.cuda.data, "typedef udfkit_detail::value_policy<sizeof(*a1)>::type policy;"));
+    assert_non_null(strstr(r.text.cuda.data, "== 6528, \"the launcher's tile\");"));
+    assert_non_null(strstr(r.text.c.data, "(udfkit_dim3){384, 1, 1}, 0, s, args);"));
     assert_null(strstr(r.text.cuda.data, "_gather"));
+    assert_null(strstr(r.text.cuda.data, "_stencil"));
     assert_non_null(strstr(r.text.header.data, "lib_filter_q_values(udfkit_stream s, size_t n, const float *a1, float *out1, "
                                                "uint64_t *count);"));
+    rendered_free(&r);
+    /* 1-byte values: CUB's 256 threads of 22. */
+    const char *byte_spec[] = {"b:bool(int8)"};
+    const char *byte_entry[] = {"filter(b, values)"};
+    render(&r, byte_spec, 1, byte_entry, 1);
+    assert_non_null(strstr(r.text.cuda.data, "== 5632, \"the launcher's tile\");"));
+    assert_non_null(strstr(r.text.c.data, "(udfkit_dim3){256, 1, 1}, 0, s, args);"));
     rendered_free(&r);
 
     /* The same launcher twice, and options filter does not have. */
