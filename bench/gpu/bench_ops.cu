@@ -194,8 +194,10 @@ static int bench_sum(const char *what, size_t n, int reps, int sms, cudaStream_t
     BENCH_CUDA(cudaDeviceSynchronize());
     size_t temp_bytes = 0;
     BENCH_CUDA(cub::DeviceReduce::Sum(nullptr, temp_bytes, in, out + 1, (long long)n, s));
-    void *temp;
+    void *temp, *scratch;
+    const size_t scratch_bytes = 1 << 20;
     BENCH_CUDA(cudaMalloc(&temp, temp_bytes));
+    BENCH_CUDA(cudaMalloc(&scratch, scratch_bytes));
     std::vector<bench_variant> v;
     v.push_back({"udfkit", [&](cudaStream_t st) { bench_check_udfkit(udfkit_reduce((udfkit_stream)st, n, in, T(0), out), "reduce"); }});
     v.push_back({"cub", [&](cudaStream_t st) {
@@ -203,6 +205,13 @@ static int bench_sum(const char *what, size_t n, int reps, int sms, cudaStream_t
                  }});
     v.push_back({"copy", [&](cudaStream_t st) {
                      BENCH_CUDA(cudaMemcpyAsync(half, in, n / 2 * sizeof(T), cudaMemcpyDeviceToDevice, st));
+                 }});
+    /* udfkit again with its partials in memory given to the stream once (udfkit_stream_scratch),
+     * as CUB's storage is. */
+    v.push_back({"udfkit, scratch", [&](cudaStream_t st) {
+                     bench_check_udfkit(udfkit_stream_scratch((udfkit_stream)st, scratch, scratch_bytes), "scratch");
+                     bench_check_udfkit(udfkit_reduce((udfkit_stream)st, n, in, T(0), out), "reduce");
+                     bench_check_udfkit(udfkit_stream_scratch((udfkit_stream)st, NULL, 0), "scratch");
                  }});
     /* The copy moves n / 2 rows each way: as many bytes as the reduce reads. */
     bench_time_interleaved(v, s, 5, reps);
@@ -215,7 +224,9 @@ static int bench_sum(const char *what, size_t n, int reps, int sms, cudaStream_t
     if (!ok)
         fprintf(stderr, "FAILED: %s of %zu rows differs from CUB's\n", what, n);
     report(what, n, bench_median_ms(v[0]), bench_median_ms(v[1]), bench_median_ms(v[2]));
-    void *all[] = {in, half, out, temp};
+    printf("%s_n%zu_scratch: udfkit %.4f ms with udfkit_stream_scratch: %.3f of CUB's throughput\n", what, n,
+           bench_median_ms(v[3]), bench_median_ms(v[1]) / bench_median_ms(v[3]));
+    void *all[] = {in, half, out, temp, scratch};
     for (void *p : all)
         BENCH_CUDA(cudaFree(p));
     return ok;
