@@ -35,7 +35,9 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
   ``LINK`` files and the link lists of Python UDFs are linked too.
 
 ``KERNELS``
-  Kernels made from templates: ``map(f)``, ``filter(p)``, ``reduce(op)``; over Arrow
+  Kernels made from templates: ``map(f)``, ``filter(p)`` (also ``filter(p, indices32)``,
+  32-bit row numbers, and ``filter(p, values)``, the kept rows' values; docs/filter.md),
+  ``reduce(op)``; over Arrow
   columns with validity bitmaps ``nullable_map(f)`` (``nullable_map(f, nullify)``: rows the
   UDF fails become nulls), ``nullable_filter(p)``, ``nullable_reduce(op)``; grouped and
   ordered (docs/grouped.md) ``inclusive_scan(op)``, ``exclusive_scan(op)``,

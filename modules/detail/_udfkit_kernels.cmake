@@ -52,14 +52,19 @@ endfunction()
 
 # The launcher's name after "<target>_" for a normalized KERNELS entry (no blanks):
 # <template>_<f>; reduce_by_key(op,K): reduce_by_key_<op>_by_<K>; transform_reduce(f,op):
-# transform_reduce_<f>_<op> (as `udfkit kernels` names them).
+# transform_reduce_<f>_<op>; filter(p,indices32) and filter(p,values): filter_<p>_<option>
+# (as `udfkit kernels` names them).
 function(_udfkit_kernel_launcher entry out_var)
   string(REGEX MATCH "^([A-Za-z_0-9]+)\\(([A-Za-z_0-9]+)(,([A-Za-z_0-9]+))?\\)$" _parts "${entry}")
+  set(_template "${CMAKE_MATCH_1}")
+  set(_option "${CMAKE_MATCH_4}")
   set(_launcher "${CMAKE_MATCH_1}_${CMAKE_MATCH_2}")
-  if(CMAKE_MATCH_1 STREQUAL "reduce_by_key" AND CMAKE_MATCH_4)
-    string(APPEND _launcher "_by_${CMAKE_MATCH_4}")
-  elseif(CMAKE_MATCH_1 STREQUAL "transform_reduce" AND CMAKE_MATCH_4)
-    string(APPEND _launcher "_${CMAKE_MATCH_4}")
+  if(_template STREQUAL "reduce_by_key" AND _option)
+    string(APPEND _launcher "_by_${_option}")
+  elseif(_template STREQUAL "transform_reduce" AND _option)
+    string(APPEND _launcher "_${_option}")
+  elseif(_template STREQUAL "filter" AND _option MATCHES "^(indices32|values)$")
+    string(APPEND _launcher "_${_option}")
   endif()
   set(${out_var} "${_launcher}" PARENT_SCOPE)
 endfunction()
