@@ -317,6 +317,16 @@ void udfkit_rows_filter_output_args(const udfkit_kernel_entry *e, udfkit_buf *ou
         udfkit_buf_printf(out, "%s&out%zu", i ? ", " : "", i + 1);
 }
 
+/* A struct's column pointers, one per input: "    [const ]T *<name><i>;" (CUDA spelling). */
+static void column_members(const udfkit_kernel_entry *e, bool is_const, const char *name, udfkit_buf *out)
+{
+    for (size_t i = 0; i < udfkit_rows_input_count(e); i++) {
+        udfkit_buf_puts(out, is_const ? "    const " : "    ");
+        column_type(e->fn->sig.params[i], true, out);
+        udfkit_buf_printf(out, " *%s%zu;\n", name, i + 1);
+    }
+}
+
 void udfkit_rows_gather(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out)
 {
     size_t n = udfkit_rows_input_count(e);
@@ -325,16 +335,8 @@ void udfkit_rows_gather(const char *prefix, const udfkit_kernel_entry *e, udfkit
                       " * at position pos copies every input's row r to its output's pos. */\n"
                       "struct %s_gather {\n",
                       e->c_name, prefix);
-    for (size_t i = 0; i < n; i++) {
-        udfkit_buf_puts(out, "    const ");
-        column_type(e->fn->sig.params[i], true, out);
-        udfkit_buf_printf(out, " *a%zu;\n", i + 1);
-    }
-    for (size_t i = 0; i < n; i++) {
-        udfkit_buf_puts(out, "    ");
-        column_type(e->fn->sig.params[i], true, out);
-        udfkit_buf_printf(out, " *out%zu;\n", i + 1);
-    }
+    column_members(e, true, "a", out);
+    column_members(e, false, "out", out);
     udfkit_buf_printf(out,
                       "    unsigned long long pos;\n"
                       "    __device__ __forceinline__ %s_gather operator+(unsigned long long d) const\n"
@@ -370,11 +372,7 @@ void udfkit_rows_stencil(const char *prefix, const char *row_t, const udfkit_ker
                       "    typedef const %s_item *pointer;\n    typedef %s_item reference;\n"
                       "    typedef ::cuda::std::random_access_iterator_tag iterator_category;\n",
                       e->c_name, e->c_name, prefix, prefix, row_t, prefix, prefix, prefix, prefix);
-    for (size_t i = 0; i < n; i++) {
-        udfkit_buf_puts(out, "    const ");
-        column_type(e->fn->sig.params[i], true, out);
-        udfkit_buf_printf(out, " *a%zu;\n", i + 1);
-    }
+    column_members(e, true, "a", out);
     udfkit_buf_printf(out,
                       "    unsigned long long first;\n"
                       "    __device__ __forceinline__ %s_item operator[](difference_type i) const\n    {\n"
