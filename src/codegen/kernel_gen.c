@@ -335,6 +335,12 @@ typedef struct entry_texts {
     char k[16];          /* maps: outputs */
 } entry_texts;
 
+/* filter(p, values) of one column: its own kernel (filter_values.cu.in), selecting the values. */
+static bool one_column_values(const udfkit_kernel_entry *e)
+{
+    return e->tpl == UDFKIT_KERNEL_FILTER && e->filter_out == UDFKIT_FILTER_VALUES && udfkit_rows_input_count(e) == 1;
+}
+
 static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e, entry_texts *t)
 {
     const udfkit_signature *s = &e->fn->sig;
@@ -379,22 +385,20 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
         udfkit_rows_keep_function(t->fn.data, e, &t->rows);
         if (e->tpl == UDFKIT_KERNEL_NULLABLE_FILTER)
             break;
-        /* The agent selects row numbers, or for values of one column the column's values. */
-        udfkit_rows_stencil(t->fn.data, e->filter_out == UDFKIT_FILTER_INDICES32 ? "unsigned" : "unsigned long long", e,
-                            &t->rows);
-        udfkit_rows_stencil_init(t->fn.data, e, &t->dense);
         udfkit_rows_filter_outputs(e, true, &t->outs);
         udfkit_rows_filter_output_args(e, &t->out_ptrs);
-        udfkit_buf_printf(&t->items, "udfkit_detail::row_iterator<%s>{0}",
-                          e->filter_out == UDFKIT_FILTER_INDICES32 ? "unsigned" : "unsigned long long");
-        if (e->filter_out != UDFKIT_FILTER_VALUES) {
-            udfkit_buf_puts(&t->out_iter, "indices");
-        } else if (udfkit_rows_input_count(e) == 1) {
-            t->rows.size = 0; /* filter_values.cu.in: no stencil */
-            udfkit_rows_keep_function(t->fn.data, e, &t->rows);
-        } else {
+        if (one_column_values(e))
+            break; /* filter_values.cu.in: the agent selects the column's values */
+        /* filter.cu.in: the agent selects row numbers, by the predicate over the stencil. */
+        const char *row_t = e->filter_out == UDFKIT_FILTER_INDICES32 ? "unsigned" : "unsigned long long";
+        udfkit_rows_stencil(t->fn.data, row_t, e, &t->rows);
+        udfkit_rows_stencil_init(t->fn.data, e, &t->dense);
+        udfkit_buf_printf(&t->items, "udfkit_detail::row_iterator<%s>{0}", row_t);
+        if (e->filter_out == UDFKIT_FILTER_VALUES) {
             udfkit_rows_gather(t->fn.data, e, &t->rows);
             udfkit_rows_gather_init(t->fn.data, e, &t->out_iter);
+        } else {
+            udfkit_buf_puts(&t->out_iter, "indices");
         }
         break;
     case UDFKIT_KERNEL_MAP:
@@ -429,8 +433,7 @@ static void entry_templates(const udfkit_kernel_entry *e, const char **cuda, con
         *c = udfkit_tpl_launcher_map;
         break;
     case UDFKIT_KERNEL_FILTER:
-        *cuda = e->filter_out == UDFKIT_FILTER_VALUES && udfkit_rows_input_count(e) == 1 ? udfkit_tpl_kernel_filter_values
-                                                                                        : udfkit_tpl_kernel_filter;
+        *cuda = one_column_values(e) ? udfkit_tpl_kernel_filter_values : udfkit_tpl_kernel_filter;
         *c = udfkit_tpl_launcher_filter;
         break;
     case UDFKIT_KERNEL_NULLABLE_FILTER:
@@ -510,7 +513,8 @@ static void scan_texts_fill(const udfkit_kernel_entry *e, const char *type, scan
 }
 
 /* filter's texts by what it writes: 64-bit row numbers, 32-bit ones (R = unsigned, CUB's
- * tile for 4-byte items, at most 2^32 rows) or values (selected as 64-bit row numbers). */
+ * tile for 4-byte items, at most 2^32 rows) or values (of several columns selected as 64-bit
+ * row numbers, of one column the values themselves). */
 typedef struct filter_texts {
     const char *variant, *what, *row_t, *rows_check;
     char tile[16], threads[16];
@@ -528,7 +532,7 @@ static void filter_texts_fill(const udfkit_kernel_entry *e, filter_texts *t)
     /* select_helpers.cu.in's select_policy: 384 threads of 11 8-byte or 17 4-byte rows; for the
      * values of one column value_policy, by their size. */
     int threads = 384, items = narrow ? 17 : 11;
-    if (e->tpl == UDFKIT_KERNEL_FILTER && e->filter_out == UDFKIT_FILTER_VALUES && udfkit_rows_input_count(e) == 1) {
+    if (one_column_values(e)) {
         size_t size = udfkit_scalar_size(e->fn->sig.params[0].scalar);
         threads = size <= 2 ? 256 : 384;
         items = size <= 2 ? 22 : size == 4 ? 17 : 11;
@@ -574,7 +578,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"K_NAME", scan.key_name},  {"OP", e->op_name ? e->op_name : ""},
         {"SMALL_PATH", TEXT(small)}, {"VARIANT", filter.variant}, {"WHAT", filter.what},
         {"ROW_T", filter.row_t},    {"ROWS_CHECK", filter.rows_check}, {"FILTER_TILE", filter.tile}, {"FILTER_THREADS", filter.threads},
-        {"OUT_ITER", TEXT(t.out_iter)}, {"STENCIL", TEXT(t.dense)}, {"ITEMS", TEXT(t.items)}, {"SELECT_INIT_INDEX", r->select_index},
+        {"OUT_ITER", TEXT(t.out_iter)}, {"STENCIL", TEXT(t.dense)}, {"SELECT_ITEMS", TEXT(t.items)}, {"SELECT_INIT_INDEX", r->select_index},
     };
 #undef TEXT
     size_t nvars = sizeof vars / sizeof *vars;
@@ -623,15 +627,16 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     bool blocks = false, chunked = false, tiled = false, filters = false, selects = false, reduces = false;
     for (size_t i = 0; i < count; i++) {
         bool filter = entries[i].tpl == UDFKIT_KERNEL_NULLABLE_FILTER;
-        bool scan = entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
-                    entries[i].tpl == UDFKIT_KERNEL_REDUCE_BY_KEY || entries[i].tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE ||
-                    entries[i].tpl == UDFKIT_KERNEL_SORT || entries[i].tpl == UDFKIT_KERNEL_FILTER;
+        bool by_tiles = entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN ||
+                        entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_REDUCE_BY_KEY ||
+                        entries[i].tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE || entries[i].tpl == UDFKIT_KERNEL_SORT ||
+                        entries[i].tpl == UDFKIT_KERNEL_FILTER;
         selects |= entries[i].tpl == UDFKIT_KERNEL_FILTER;
         nkernels += kernel_count(entries[i].tpl);
-        blocks |= !scan; /* filter, the scans, reduce_by_key and sort size their grids by tiles */
+        blocks |= !by_tiles; /* they size their grids by tiles */
         chunked |= chunked_template(entries[i].tpl);
         tiled |= entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
-                 entries[i].tpl == UDFKIT_KERNEL_REDUCE_BY_KEY;
+                 entries[i].tpl == UDFKIT_KERNEL_REDUCE_BY_KEY || entries[i].tpl == UDFKIT_KERNEL_FILTER;
         filters |= filter;
         reduces |= entries[i].tpl == UDFKIT_KERNEL_REDUCE || entries[i].tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE ||
                    entries[i].tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE;
