@@ -23,9 +23,15 @@ udfkit_rc udfkit_template_render(const char *tpl, const udfkit_template_var *var
         }
         size_t len = (size_t)(end - at - 1);
         const char *value = NULL;
-        for (size_t i = 0; i < nvars; i++)
-            if (strlen(vars[i].name) == len && strncmp(vars[i].name, at + 1, len) == 0)
-                value = vars[i].value;
+        for (size_t i = 0; i < nvars; i++) {
+            if (strlen(vars[i].name) != len || strncmp(vars[i].name, at + 1, len) != 0)
+                continue;
+            /* Two values for one name: the later would silently win where the other was meant. */
+            if (value)
+                return udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "template placeholder @%.*s@ has two values", (int)len,
+                                   at + 1);
+            value = vars[i].value;
+        }
         if (!value)
             return udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "template placeholder @%.*s@ has no value", (int)len, at + 1);
         udfkit_buf_puts(out, value);

@@ -12,7 +12,8 @@ typedef struct udfkit_template_var {
     const char *value;
 } udfkit_template_var;
 
-/* Replaces every @NAME@ with its value; an unknown placeholder is an internal error. */
+/* Replaces every @NAME@ with its value; an unknown placeholder, or one two vars name, is an
+ * internal error. */
 udfkit_rc udfkit_template_render(const char *tpl, const udfkit_template_var *vars, size_t nvars, udfkit_buf *out);
 
 #endif

@@ -137,6 +137,13 @@ static void templates_and_depfiles(void **state)
     out.size = 0;
     assert_int_equal(udfkit_template_render("@UNKNOWN@", vars, 2, &out), UDFKIT_RC_INTERNAL);
     out.size = 0;
+    /* A name given two values is an error where it is used, not the later value. */
+    const udfkit_template_var twice[] = {{"NAME", "x"}, {"SIZE", "3"}, {"NAME", "y"}};
+    assert_int_equal(udfkit_template_render("@SIZE@", twice, 3, &out), UDFKIT_RC_OK);
+    out.size = 0;
+    assert_int_equal(udfkit_template_render("@NAME@", twice, 3, &out), UDFKIT_RC_INTERNAL);
+    assert_non_null(strstr(udfkit_diag_message(), "template placeholder @NAME@ has two values"));
+    out.size = 0;
     /* The target as given; dependencies absolute, whatever the directory Ninja runs in. */
     const char *deps[] = {"/src/a b.cu", "c$d.h"};
     udfkit_depfile_format("out/x.json", deps, 2, &out);
