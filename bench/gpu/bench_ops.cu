@@ -79,8 +79,10 @@ static int bench_filters(size_t n, int reps, int sms, cudaStream_t s)
     BENCH_CUDA(cub::DeviceSelect::If(nullptr, b2, rows32, idx32_c, counts + 1, (long long)n, half32, s));
     BENCH_CUDA(cub::DeviceSelect::If(nullptr, b3, x, vals_c, counts + 1, (long long)n, above_value{0.5f}, s));
     temp_bytes = std::max(b1, std::max(b2, b3));
-    void *temp;
+    void *temp, *scratch;
+    const size_t scratch_bytes = 16 << 20;
     BENCH_CUDA(cudaMalloc(&temp, temp_bytes));
+    BENCH_CUDA(cudaMalloc(&scratch, scratch_bytes));
     const udfkit_stream us = (udfkit_stream)s;
     uint64_t *cu = (uint64_t *)counts;
     struct filter_case {
@@ -117,6 +119,12 @@ static int bench_filters(size_t n, int reps, int sms, cudaStream_t s)
         v.push_back({"copy", [&](cudaStream_t st) {
                          BENCH_CUDA(cudaMemcpyAsync(vals_c, x, n * sizeof(float), cudaMemcpyDeviceToDevice, st));
                      }});
+        /* udfkit again with its tile state in memory given to the stream once, as CUB's is. */
+        v.push_back({"udfkit, scratch", [&](cudaStream_t st) {
+                         bench_check_udfkit(udfkit_stream_scratch((udfkit_stream)st, scratch, scratch_bytes), "scratch");
+                         fc.u(st);
+                         bench_check_udfkit(udfkit_stream_scratch((udfkit_stream)st, NULL, 0), "scratch");
+                     }});
         bench_time_interleaved(v, s, 5, reps);
         /* Checked: both again, then count and output compared. */
         fc.u(s);
@@ -133,9 +141,11 @@ static int bench_filters(size_t n, int reps, int sms, cudaStream_t s)
             ok = 0;
         }
         report(fc.what, n, bench_median_ms(v[0]), bench_median_ms(v[1]), bench_median_ms(v[2]));
+        printf("%s_n%zu_scratch: udfkit %.4f ms with udfkit_stream_scratch: %.3f of CUB's throughput\n", fc.what, n,
+               bench_median_ms(v[3]), bench_median_ms(v[1]) / bench_median_ms(v[3]));
         printf("%s_n%zu_kept: %llu rows\n", fc.what, n, c[1]);
     }
-    void *all[] = {x, vals_u, vals_c, idx_u, idx_c, counts, temp};
+    void *all[] = {x, vals_u, vals_c, idx_u, idx_c, counts, temp, scratch};
     for (void *p : all)
         BENCH_CUDA(cudaFree(p));
     return ok;
