@@ -572,6 +572,10 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"OUT_PARAMS", TEXT(t.outs)}, {"OUTS", TEXT(t.out_vals)},  {"BITS", TEXT(t.bits)},
         {"OUT_POINTERS", TEXT(t.out_ptrs)}, {"K", t.k},    {"DENSE_ARGS", TEXT(t.dense)},
         {"NO_BITMAPS", TEXT(t.no_bits)},
+        /* reduce's and transform_reduce's least chunk, in tiles: a round of every warp (reduce:
+         * UDFKIT_LINES = 4 lines of 16 bytes a lane, 64 / sizeof(T) tiles; transform_reduce:
+         * 128 rows a warp, 4 tiles). */
+        {"ROUND_TILES", e->tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE ? "4" : "64 / sizeof init"},
         {"SCAN_KIND", scan.kind},   {"SCAN_INIT_T", scan.init_t},  {"INIT_PARAM", scan.init_param},
         {"INIT_VALUE", scan.init_value}, {"INIT_ARG", scan.init_arg}, {"TILE_ITEMS", scan.tile_items},
         {"ITEMS", scan.items},      {"T_BYTES", scan.t_bytes},     {"KEY_T", scan.key},
