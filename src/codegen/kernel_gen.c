@@ -332,7 +332,9 @@ typedef struct entry_texts {
     udfkit_buf rows;     /* device functions the kernels call, before them */
     udfkit_buf out_iter; /* filter: what the agent writes through, */
     udfkit_buf items;    /*   and what it selects */
-    char k[16];          /* maps: outputs */
+    char k[16];          /* maps: outputs, */
+    char row_bytes[16];  /*   map: its inputs' bytes a row, */
+    char inputs[16];     /*   and their number */
 } entry_texts;
 
 /* filter(p, values) of one column: its own kernel (filter_values.cu.in), selecting the values. */
@@ -420,6 +422,12 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
         udfkit_buf_puts(&t->fn, e->c_name);
         udfkit_buf_puts(&t->prefix, t->kernel.data);
         udfkit_rows_map_functions(t->prefix.data, e, &t->rows);
+        if (e->tpl == UDFKIT_KERNEL_MAP) {
+            size_t row_bytes = 0;
+            udfkit_rows_map_staged(t->prefix.data, e, &t->rows, &row_bytes);
+            snprintf(t->row_bytes, sizeof t->row_bytes, "%zu", row_bytes);
+            snprintf(t->inputs, sizeof t->inputs, "%zu", udfkit_rows_input_count(e));
+        }
         break;
     }
 }
@@ -571,7 +579,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"TEMPLATE", tpl_name},     {"UDF", e->c_name},            {"PREFIX", TEXT(t.prefix)},
         {"OUT_PARAMS", TEXT(t.outs)}, {"OUTS", TEXT(t.out_vals)},  {"BITS", TEXT(t.bits)},
         {"OUT_POINTERS", TEXT(t.out_ptrs)}, {"K", t.k},    {"DENSE_ARGS", TEXT(t.dense)},
-        {"NO_BITMAPS", TEXT(t.no_bits)},
+        {"NO_BITMAPS", TEXT(t.no_bits)}, {"ROW_BYTES", t.row_bytes}, {"INPUTS", t.inputs},
         /* reduce's and transform_reduce's least chunk, in tiles: a round of every warp (reduce:
          * UDFKIT_LINES = 4 lines of 16 bytes a lane, 64 / sizeof(T) tiles; transform_reduce:
          * 128 rows a warp, 4 tiles). */

@@ -396,3 +396,30 @@ void udfkit_rows_stencil_init(const char *prefix, const udfkit_kernel_entry *e, 
         udfkit_buf_printf(out, "a%zu, ", i + 1);
     udfkit_buf_puts(out, "0}");
 }
+
+void udfkit_rows_map_staged(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out, size_t *row_bytes)
+{
+    size_t inputs = udfkit_rows_input_count(e);
+    *row_bytes = 0;
+    udfkit_buf_printf(out, "/* map(%s): a tile of its inputs in shared memory. */\nstruct %s_staged {\n", e->c_name, prefix);
+    udfkit_buf_printf(out, "    const char *base[%zu];\n\n", inputs);
+    udfkit_buf_puts(out, "    __device__ __forceinline__ unsigned stage(char *smem, unsigned long long begin, unsigned stride, ");
+    udfkit_rows_inputs(e, true, out);
+    udfkit_buf_puts(out, ", bool issue, unsigned long long *bar)\n    {\n        unsigned at = 0, bytes = 0;\n");
+    for (size_t i = 0; i < inputs; i++) {
+        size_t size = udfkit_scalar_size(e->fn->sig.params[i].scalar);
+        *row_bytes += size;
+        udfkit_buf_printf(out,
+                          "        bytes += udfkit_detail::stage_column(smem, &at, a%zu + begin, %zuu * stride, issue, bar, "
+                          "&base[%zu]);\n",
+                          i + 1, size, i);
+    }
+    udfkit_buf_printf(out, "        return bytes;\n    }\n\n    __device__ __forceinline__ void load(unsigned t, %s_in *x) const\n    {\n",
+                      prefix);
+    for (size_t i = 0; i < inputs; i++) {
+        udfkit_buf_printf(out, "        x->a%zu = reinterpret_cast<const ", i + 1);
+        column_type(e->fn->sig.params[i], true, out);
+        udfkit_buf_printf(out, " *>(base[%zu])[t];\n", i);
+    }
+    udfkit_buf_puts(out, "    }\n};\n\n");
+}

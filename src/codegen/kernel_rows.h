@@ -43,6 +43,12 @@ void udfkit_rows_keep_function(const char *prefix, const udfkit_kernel_entry *e,
  * `void <prefix>_store(i, <outputs>, const <prefix>_row *r)` and _store4 (rows i..i+3). */
 void udfkit_rows_map_functions(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out);
 
+/* map's tile of rows in shared memory (map.cu.in): `struct <prefix>_staged` with the
+ * columns' bases, stage(smem, begin, stride, <inputs>, issue, bar) placing each input's
+ * tile at a 128-byte boundary (bulk copies issued where `issue`; returns their bytes) and
+ * load(t, &x) reading tile row t. *row_bytes: the inputs' bytes a row. */
+void udfkit_rows_map_staged(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out, size_t *row_bytes);
+
 /* filter's outputs by what it writes (udfkit_filter_output): "uint64_t *indices",
  * "uint32_t *indices" or each input's "T *out<i>" (C, or as CUDA spells them), the launcher's
  * kernel arguments for them, and for filter(p, values) `struct <prefix>_gather`, the output

@@ -177,7 +177,7 @@ def test_map_with_outputs(work):
             in header), header
     kernels = open(os.path.join(work, "out", "lib_kernels.cu")).read()
     assert "::mo(x.a1, &r->r1, &r->r2);" in kernels, kernels
-    assert "udfkit_lib_map_mo(unsigned long long n, const float *a1, int *out1, double *out2)" in kernels, kernels
+    assert "udfkit_lib_map_mo(unsigned long long n, unsigned per_thread, const float *a1, int *out1, double *out2)" in kernels, kernels
 
 
 def test_nullable_launchers(work):

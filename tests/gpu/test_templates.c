@@ -1,6 +1,7 @@
 /* The launchers `udfkit kernels` generates (map, filter, reduce), built at build time into
  * this program with their fatbin, run over n = 0, 1, 1000 and 2^20 + 7 rows (none a
- * multiple of the block size), filter's three outputs and its UDF errors over sizes around
+ * multiple of the block size), the map also in place over columns off every alignment and
+ * over sizes around its tiles, filter's three outputs and its UDF errors over sizes around
  * its tiles, and, where the GPU has the memory, a map and filters over 2^31 + 1000 one-byte
  * rows; every result is checked against the same arithmetic on the host.
  * usage: test_templates; exit 77 (skipped) without a GPU. */
@@ -51,6 +52,36 @@ static void run_map(size_t n)
     udfkit_device_free(dx);
     udfkit_device_free(dk);
     udfkit_device_free(dy);
+    free(x);
+    free(k);
+    free(y);
+}
+
+/* map(scale) in place over columns that start off every alignment (x at element 1, k at
+ * element 3 of their allocations; the output is x): the tiles a block copies into shared
+ * memory begin between 128-byte boundaries, and each is read before it is written. */
+static void run_map_offsets(size_t n)
+{
+    float *x = malloc((n + 4) * sizeof *x), *k = malloc((n + 4) * sizeof *k), *y = malloc((n + 4) * sizeof *y);
+    for (size_t i = 0; i < n + 4; i++) {
+        x[i] = (float)(int64_t)(next_random() % 20001) * 0.25f - 2500.0f;
+        k[i] = (float)(int64_t)(next_random() % 41) * 0.125f - 2.5f;
+    }
+    float *dx = device_copy(x, (n + 4) * sizeof *x), *dk = device_copy(k, (n + 4) * sizeof *k);
+    if (dx && dk && !check(tpl_map_scale(NULL, n, dx + 1, dk + 3, dx + 1), "tpl_map_scale in place") &&
+        !check(udfkit_synchronize(), "synchronize after map") &&
+        !check(udfkit_copy_to_host(y, dx, (n + 4) * sizeof *y), "copy")) {
+        size_t wrong = y[0] != x[0];
+        for (size_t i = 0; i < n; i++) {
+            float want = fmaf(x[i + 1], k[i + 3], 0.5f);
+            wrong += fabsf(y[i + 1] - want) > 1e-6f * fabsf(want) + 1e-6f;
+        }
+        for (size_t i = n + 1; i < n + 4; i++)
+            wrong += y[i] != x[i];
+        expect(wrong == 0, "map(scale) in place, off alignment", n);
+    }
+    udfkit_device_free(dx);
+    udfkit_device_free(dk);
     free(x);
     free(k);
     free(y);
@@ -424,6 +455,12 @@ int main(void)
         run_filter(sizes[i]);
         run_reduce(sizes[i]);
     }
+    /* The map's tiles are 256 x (1 to 32) rows, the first and last two read directly. */
+    const size_t map_sizes[] = {0, 1, 255, 256, 257, 3 * 768 + 1, 4 * 768, 4 * 768 + 1, 100003, ((size_t)1 << 22) + 5};
+    for (size_t i = 0; i < sizeof map_sizes / sizeof map_sizes[0]; i++) {
+        run_map(map_sizes[i]);
+        run_map_offsets(map_sizes[i]);
+    }
     /* Around the filters' tiles: 4224 rows (64-bit rows), 6528 (32-bit), and warps. */
     const size_t filter_sizes[] = {0, 1, 31, 32, 33, 4223, 4224, 4225, 5632, 5633, 6527, 6528, 6529, 3 * 6528 + 1,
                                    ((size_t)1 << 20) + 7, (size_t)1 << 24};
@@ -439,8 +476,8 @@ int main(void)
     run_large_map();
     run_large_filter();
     tpl_unload();
-    printf("map, filter, reduce over 0, 1, 1000, 2^20 + 7 rows, filter's outputs and errors over 16 sizes up to "
-           "2^24: %d failures\n",
+    printf("map, filter, reduce over 0, 1, 1000, 2^20 + 7 rows, the map in place and off alignment over 10 sizes up "
+           "to 2^22 + 5, filter's outputs and errors over 16 sizes up to 2^24: %d failures\n",
            failures);
     return failures != 0;
 }

@@ -206,8 +206,11 @@ static void renders_launchers_and_kernels(void **state)
 
     /* One kernel per map and filter, two per reduce, one init for the filters' tiles. */
     assert_non_null(strstr(cu, "extern \"C\" __global__ void __launch_bounds__(UDFKIT_BLOCK) udfkit_lib_map_scale("
-                               "unsigned long long n, const float *a1, const float *a2, float *out)"));
-    assert_non_null(strstr(cu, "udfkit_lib_map_h(unsigned long long n, const unsigned short *a1, "
+                               "unsigned long long n, unsigned per_thread, const float *a1, const float *a2, float *out)"));
+    /* The map's tile staged in shared memory: each input at its own 128-byte boundary. */
+    assert_non_null(strstr(cu, "bytes += udfkit_detail::stage_column(smem, &at, a2 + begin, 4u * stride, issue, bar, &base[1]);"));
+    assert_non_null(strstr(cu, "x->a2 = reinterpret_cast<const float *>(base[1])[t];"));
+    assert_non_null(strstr(cu, "udfkit_lib_map_h(unsigned long long n, unsigned per_thread, const unsigned short *a1, "
                                "const unsigned short *a2, unsigned short *out)"));
     assert_non_null(strstr(cu, "extern \"C\" __global__ void __launch_bounds__(384)\nudfkit_lib_filter_is_even("
                                "const int *a1, unsigned long long *indices, unsigned long long *count, "));
@@ -237,6 +240,9 @@ static void renders_launchers_and_kernels(void **state)
     assert_non_null(strstr(c, "udfkit_lib_kernel(1, &select_k);"));
     assert_null(strstr(c, "if (total > 0x100000000ull)"));
     assert_non_null(strstr(c, "udfkit_lib_chunks("));
+    /* The maps' tiles: shared memory for two inputs of 4 (scale) and 2 bytes (h) a row. */
+    assert_non_null(strstr(c, "bytes = tile * 8 + 2 * 128;"));
+    assert_non_null(strstr(c, "bytes = tile * 4 + 2 * 128;"));
     assert_int_equal(occurrences(c, "\nudfkit_status lib_"), 7); /* load, udf_error, 5 launchers */
     rendered_free(&r);
 }
