@@ -3,6 +3,7 @@
 #include "artifact/elf_read.h"
 #include "artifact/fatbin_read.h"
 #include "artifact/manifest.h"
+#include "artifact/package_id.h"
 #include "base/arch.h"
 #include "base/buf.h"
 #include "base/fs.h"
@@ -269,6 +270,37 @@ static udfkit_rc entry_symbols(const udfkit_fatbin_entry_info *e, const char *or
     return UDFKIT_RC_OK;
 }
 
+/* An entry named by `udfkit pack`: its group, producer, role, and on the first the
+ * functions of the package. */
+static void describe_package_id(const udfkit_fatbin_entry_info *e, json_t *entry)
+{
+    udfkit_package_id id;
+    if (!e->name || udfkit_package_id_parse(e->name, e->name_size, &id) != UDFKIT_PACKAGE_ID_OK)
+        return;
+    if (id.version) {
+        json_t *package = json_object(), *functions = json_array();
+        json_object_set_new(package, "version", json_integer(id.version));
+        json_object_set_new(package, "group", json_string(id.group));
+        json_object_set_new(package, "file", json_string(id.file));
+        if (id.producer) {
+            char producer[64];
+            snprintf(producer, sizeof producer, "%.32s %u.%u", id.producer, id.producer_major, id.producer_minor);
+            json_object_set_new(package, "producer", json_string(producer));
+        }
+        if (id.link)
+            json_object_set_new(package, "role", json_string("link"));
+        for (size_t i = 0; i < id.nfunctions; i++) {
+            json_t *fn = json_object();
+            json_object_set_new(fn, "c_name", json_string(id.functions[i].c_name));
+            json_object_set_new(fn, "signature", json_string(id.functions[i].signature));
+            json_array_append_new(functions, fn);
+        }
+        json_object_set_new(package, "functions", functions);
+        json_object_set_new(entry, "package", package);
+    }
+    udfkit_package_id_free(&id);
+}
+
 static udfkit_rc describe_fatbin(const unsigned char *data, size_t size, const char *origin, const char *member,
                                  json_t *entries)
 {
@@ -296,6 +328,7 @@ static udfkit_rc describe_fatbin(const unsigned char *data, size_t size, const c
         }
         if (member)
             json_object_set_new(entry, "member", json_string(member));
+        describe_package_id(e, entry);
         rc = entry_symbols(e, origin, entry, &storage);
         json_array_append_new(entries, entry);
     }
@@ -552,6 +585,11 @@ udfkit_rc udfkit_inspect_data(const void *data, size_t size, const char *path, j
         unique_names(json_object_get(e, "functions"));
         json_array_extend(json_object_get(desc, "kernels"), json_object_get(e, "kernels"));
         json_array_extend(json_object_get(desc, "functions"), json_object_get(e, "functions"));
+        /* A package's functions are what its fatbin exports, whichever entry defines them. */
+        size_t k;
+        json_t *fn;
+        json_array_foreach(json_object_get(json_object_get(e, "package"), "functions"), k, fn)
+            add_name(json_object_get(desc, "functions"), json_string_value(json_object_get(fn, "c_name")));
     }
     unique_names(json_object_get(desc, "kernels"));
     unique_names(json_object_get(desc, "functions"));
@@ -612,6 +650,27 @@ static const char *str(const json_t *obj, const char *key)
     return json_string_value(json_object_get(obj, key));
 }
 
+/* "  group 0, nvrtc 13.0, role link"; then, on lines of their own, the package's functions. */
+static void print_package(FILE *f, const json_t *package)
+{
+    if (!package)
+        return;
+    fprintf(f, "  group %s", str(package, "group"));
+    if (str(package, "producer"))
+        fprintf(f, ", %s", str(package, "producer"));
+    if (str(package, "role"))
+        fprintf(f, ", role %s", str(package, "role"));
+}
+
+static void print_package_functions(FILE *f, const json_t *package)
+{
+    const json_t *functions = json_object_get(package, "functions");
+    for (size_t i = 0; i < json_array_size(functions); i++) {
+        const json_t *fn = json_array_get(functions, i);
+        fprintf(f, "\n    package function %s %s", str(fn, "c_name"), str(fn, "signature"));
+    }
+}
+
 void udfkit_inspect_print(const json_t *desc, FILE *f)
 {
     fprintf(f, "%s: %s, %lld bytes", str(desc, "path"), str(desc, "kind"),
@@ -642,8 +701,10 @@ void udfkit_inspect_print(const json_t *desc, FILE *f)
             fprintf(f, "  %s", str(e, "path"));
         print_names(f, "kernels", json_object_get(e, "kernels"));
         print_names(f, "functions", json_object_get(e, "functions"));
+        print_package(f, json_object_get(e, "package"));
         if (str(e, "note"))
             fprintf(f, "  (%s)", str(e, "note"));
+        print_package_functions(f, json_object_get(e, "package"));
         fputc('\n', f);
     }
     if (strcmp(str(desc, "kind"), "manifest") == 0) {
