@@ -6,6 +6,7 @@ int udfkit_cmd_cache(int argc, char **argv);
 int udfkit_cmd_compile(int argc, char **argv);
 int udfkit_cmd_link(int argc, char **argv);
 int udfkit_cmd_merge(int argc, char **argv);
+int udfkit_cmd_pack(int argc, char **argv);
 int udfkit_cmd_header(int argc, char **argv);
 int udfkit_cmd_embed(int argc, char **argv);
 int udfkit_cmd_inspect(int argc, char **argv);

@@ -18,6 +18,7 @@ typedef struct command {
 static const command commands[] = {
     {"compile", udfkit_cmd_compile, "compile CUDA C++ or Python UDFs to LTO-IR, PTX or cubin, with a manifest", true},
     {"link", udfkit_cmd_link, "link UDFs and kernels for every architecture into a fatbin, cubin or PTX", true},
+    {"pack", udfkit_cmd_pack, "pack LTO-IR unlinked into one fatbin, for linking at load time", true},
     {"merge", udfkit_cmd_merge, "merge a target's compile manifests into one, checking every function", false},
     {"header", udfkit_cmd_header, "write the C header of the UDFs that manifests describe", false},
     {"embed", udfkit_cmd_embed, "write a C source that embeds a file under a symbol", false},
