@@ -1,11 +1,14 @@
-# Run at install time (udfkit_install_udf): the installed manifest's "source" entries, which
-# udfkit writes relative to the manifest's build directory, become the absolute paths of
-# the sources they name, so that they still name those files after the install, wherever
-# the prefix goes. Variables: _UDFKIT_BUILT (the manifest in the build tree),
-# _UDFKIT_INSTALLED (the installed copy).
-get_filename_component(_built_dir "${_UDFKIT_BUILT}" DIRECTORY)
+# Run at install time (udfkit_install_udf): every "source" of the installed manifest (of
+# functions, artifacts and link records) and every "path" of its "sources" becomes the
+# file's name alone. udfkit writes them relative to the build directory, which an installed
+# package must not carry, nor the source tree's paths; the name still tells a message's
+# reader which file it was. Nothing else changes. Variable: _UDFKIT_INSTALLED (the
+# installed copy).
 file(READ "${_UDFKIT_INSTALLED}" _json)
-foreach(_list IN ITEMS functions artifacts link)
+foreach(_list_key IN ITEMS functions:source artifacts:source link:source sources:path)
+  string(REPLACE ":" ";" _list_key "${_list_key}")
+  list(GET _list_key 0 _list)
+  list(GET _list_key 1 _key)
   string(JSON _count ERROR_VARIABLE _none LENGTH "${_json}" ${_list})
   if(_none OR _count EQUAL 0)
     continue()
@@ -16,12 +19,14 @@ foreach(_list IN ITEMS functions artifacts link)
     if(NOT _type STREQUAL "OBJECT")
       continue()
     endif()
-    string(JSON _source ERROR_VARIABLE _none GET "${_json}" ${_list} ${_i} source)
-    if(_none OR IS_ABSOLUTE "${_source}")
+    string(JSON _path ERROR_VARIABLE _none GET "${_json}" ${_list} ${_i} ${_key})
+    if(_none)
       continue()
     endif()
-    get_filename_component(_source "${_source}" ABSOLUTE BASE_DIR "${_built_dir}")
-    string(JSON _json SET "${_json}" ${_list} ${_i} source "\"${_source}\"")
+    get_filename_component(_name "${_path}" NAME)
+    string(REPLACE "\\" "\\\\" _name "${_name}")
+    string(REPLACE "\"" "\\\"" _name "${_name}")
+    string(JSON _json SET "${_json}" ${_list} ${_i} ${_key} "\"${_name}\"")
   endforeach()
 endforeach()
 file(WRITE "${_UDFKIT_INSTALLED}" "${_json}\n")

@@ -285,10 +285,25 @@ def test_udf_package_installed_and_consumed(work):
     run([CMAKE, "--install", pkg_build, "--prefix", pkg_prefix])
     manifest = os.path.join(pkg_prefix, "share", "udfkit", "pkg_udfs", "pkg_udfs.json")
     assert os.path.exists(manifest) and os.path.exists(os.path.join(os.path.dirname(manifest), "include", "pkg_udfs.h"))
-    # The sources it names are the files it was built from, not paths into the build tree.
+    # The sources it names are the files' names: no path of the build or source tree.
     installed = json.load(open(manifest))
     sources = {e["source"] for key in ("functions", "artifacts") for e in installed[key] if "source" in e}
-    assert sources == {os.path.join(HERE, "udf_package", "scale.cu")}, sources
+    assert sources == {"scale.cu"}, sources
+    for root, _, names in os.walk(pkg_prefix):
+        for name in names:
+            text = open(os.path.join(root, name), errors="replace").read() if name.endswith((".json", ".cmake")) else ""
+            for tree in (pkg_build, os.path.join(HERE, "udf_package"), BUILD, SOURCE):
+                assert tree not in text, (name, tree)
+    # FATBIN: the package's LTO-IR in one fatbin, built with the target, installed beside the
+    # manifest; its entries name the package's functions.
+    assert os.path.exists(os.path.join(pkg_build, "pkg_udfs.udfkit", "pkg_udfs.package.fatbin"))
+    fatbin = os.path.join(os.path.dirname(manifest), "pkg_udfs.fatbin")
+    desc = json.loads(run([os.environ["UDFKIT"], "inspect", "--json", fatbin]).stdout)
+    assert desc["functions"] == ["scale2"], desc
+    assert [e["arch"] for e in desc["entries"]] == ["compute_80", "compute_90"], desc["entries"]
+    assert desc["entries"][0]["package"]["functions"] == [{"c_name": "scale2", "signature": "float32(float32)"}]
+    targets = open(os.path.join(pkg_prefix, "lib", "cmake", "pkg", "pkgTargets.cmake")).read()
+    assert 'UDFKIT_PACKAGE_FATBIN_NAME "pkg_udfs.fatbin"' in targets, targets
     # The package moves with its prefix: paths in it are relative.
     moved = os.path.join(work, "pkg-moved")
     shutil.move(pkg_prefix, moved)
