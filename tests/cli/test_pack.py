@@ -194,10 +194,19 @@ def test_raw_ltoir_and_usage(work):
 
 
 def test_embed_compiles_and_a_failed_embed_leaves_nothing(work):
+    """An engine library's kernels (a compile manifest without functions) and the UDFs they
+    call, packed and embedded in C."""
     manifest = compile_cuda(work)
+    kernels = os.path.join(work, "k", "kernels.json")
+    ok("compile", write(os.path.join(work, "k", "caller.cu"), CALLER), "--arch", "75;90", "-o", kernels)
     out = os.path.join(work, "out", "pkg.fatbin")
     c = os.path.join(work, "out", "pkg_fatbin.c")
-    ok("pack", manifest, "-o", out, "--embed", c, "--symbol", "pkg_fatbin")
+    ok("pack", kernels, manifest, "-o", out, "--embed", c, "--symbol", "pkg_fatbin")
+    entries = packages(inspect(out))
+    assert [(a, p["group"], p["file"]) for a, p in entries[:2]] == [
+        ("compute_75", "0", "kernels.caller.compute_75.ltoir"), ("compute_90", "0", "kernels.caller.compute_90.ltoir")]
+    assert [f["c_name"] for f in entries[0][1]["functions"]] == ["clamp_i32", "scale", "mix64"]
+    assert {p["group"] for _, p in entries[2:]} == {"1"}
     text = open(c).read()
     assert "pkg_fatbin" in text and os.path.exists(out + ".json")
     run(["gcc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-c", c, "-o", os.path.join(work, "pkg_fatbin.o")])
