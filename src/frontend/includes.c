@@ -163,12 +163,17 @@ static void read_one(walker *w, const char *path, bool system, bool is_source)
     udfkit_buf_free(&text);
 }
 
-udfkit_rc udfkit_includes_follow(const char *source, const char *const *dirs, size_t ndirs, const char *cuda_dir,
-                                 udfkit_include_set *out)
+static udfkit_rc follow(const char *source, const char *text, const char *const *dirs, size_t ndirs,
+                        const char *cuda_dir, udfkit_include_set *out)
 {
     memset(out, 0, sizeof *out);
     walker w = {.dirs = dirs, .ndirs = ndirs, .cuda_dir = cuda_dir, .out = out};
-    read_one(&w, source, false, true);
+    if (text) {
+        visited(&w, source);
+        scan_text(&w, source, text, false);
+    } else {
+        read_one(&w, source, false, true);
+    }
     while (w.depth) {
         pending next = w.stack[--w.depth];
         read_one(&w, next.path, next.system, false);
@@ -177,6 +182,18 @@ udfkit_rc udfkit_includes_follow(const char *source, const char *const *dirs, si
     udfkit_strset_free(&w.visited);
     free(w.stack);
     return UDFKIT_RC_OK;
+}
+
+udfkit_rc udfkit_includes_follow(const char *source, const char *const *dirs, size_t ndirs, const char *cuda_dir,
+                                 udfkit_include_set *out)
+{
+    return follow(source, NULL, dirs, ndirs, cuda_dir, out);
+}
+
+udfkit_rc udfkit_includes_follow_text(const char *source, const char *text, const char *const *dirs, size_t ndirs,
+                                      const char *cuda_dir, udfkit_include_set *out)
+{
+    return follow(source, text, dirs, ndirs, cuda_dir, out);
 }
 
 void udfkit_include_set_free(udfkit_include_set *s)

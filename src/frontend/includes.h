@@ -26,6 +26,10 @@ typedef struct udfkit_include_set {
  * depth of includes grows the stack. */
 udfkit_rc udfkit_includes_follow(const char *source, const char *const *dirs, size_t ndirs, const char *cuda_dir,
                                  udfkit_include_set *out);
+/* The same for a source held in memory as `text`, named `source` (quoted includes are
+ * looked for beside that name, as NVRTC does). */
+udfkit_rc udfkit_includes_follow_text(const char *source, const char *text, const char *const *dirs, size_t ndirs,
+                                      const char *cuda_dir, udfkit_include_set *out);
 void udfkit_include_set_free(udfkit_include_set *s);
 
 #endif

@@ -13,6 +13,8 @@
 typedef struct udfkit_compile_request {
     const char *const *sources;
     size_t nsources;
+    const char *const *source_texts; /* NULL, or each source's text (NULL: read sources[i]): the
+                                        sources are then names only, as in diagnostics */
     const char *const *functions; /* spec texts */
     size_t nfunctions;
     const char *arch;             /* CMake syntax; NULL: the default */

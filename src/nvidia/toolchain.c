@@ -137,6 +137,15 @@ udfkit_rc udfkit_toolchain_query(udfkit_toolchain *tc)
     return UDFKIT_RC_OK;
 }
 
+udfkit_rc udfkit_toolchain_part_version(udfkit_cuda_part part, udfkit_version *out)
+{
+    const part_facts *f;
+    udfkit_rc rc = part_facts_get(part, &f);
+    if (!rc)
+        *out = f->version;
+    return rc;
+}
+
 udfkit_rc udfkit_toolchain_nvrtc_archs(const int **archs, size_t *count)
 {
     const part_facts *f;

@@ -21,6 +21,9 @@ typedef struct udfkit_toolchain {
  * the answer for their library file; UDFKIT_RC_ENV where one cannot be loaded. */
 udfkit_rc udfkit_toolchain_query(udfkit_toolchain *tc);
 
+/* One part's version, loading it only where the cache does not know its library file. */
+udfkit_rc udfkit_toolchain_part_version(udfkit_cuda_part part, udfkit_version *out);
+
 /* NVRTC's real architectures, ascending; owned by udfkit. */
 udfkit_rc udfkit_toolchain_nvrtc_archs(const int **archs, size_t *count);
 
