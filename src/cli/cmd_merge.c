@@ -35,7 +35,7 @@ int udfkit_cmd_merge(int argc, char **argv)
                                         links.items, links.count, output};
             udfkit_rc merged = udfkit_merge(&req);
             /* One process for a build's merge and header steps; a failed header leaves no output. */
-            if (!merged && header && (merged = udfkit_header_generate((const char *const[]){output}, 1, name, header)))
+            if (!merged && header && (merged = udfkit_header_generate((const char *const[]){output}, 1, NULL, 0, name, header)))
                 unlink(output);
             rc = udfkit_cli_report(merged);
         }

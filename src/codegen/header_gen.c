@@ -2,6 +2,7 @@
 
 #include "artifact/manifest.h"
 #include "base/fs.h"
+#include "base/spec.h"
 #include "base/templates.h"
 #include "codegen/template.h"
 #include "frontend/exporter.h"
@@ -33,8 +34,12 @@ char *udfkit_include_guard(const char *kind, const char *name)
     return udfkit_buf_detach(&b);
 }
 
+/* Where a float16 crosses the C ABI as its bits: a __half wrapper helps. Nullable
+ * signatures keep their C ABI pairs, without wrappers. */
 static bool has_half(const udfkit_signature *s)
 {
+    if (udfkit_signature_nullable(s))
+        return false;
     bool half = s->ret.scalar == UDFKIT_FLOAT16 && !s->ret.pointer;
     for (size_t i = 0; i < s->nparams; i++)
         half |= s->params[i].scalar == UDFKIT_FLOAT16 && !s->params[i].pointer;
@@ -74,13 +79,42 @@ static void half_wrapper(const udfkit_spec *s, udfkit_buf *out)
     udfkit_buf_puts(out, half_ret ? "));\n}\n" : ");\n}\n");
 }
 
-udfkit_rc udfkit_header_generate(const char *const *manifests, size_t count, const char *name, const char *output)
+/* One function into the header's parts; each c_name once. */
+typedef struct header_parts {
+    udfkit_buf markers, protos, halves, table;
+    char **seen;
+    size_t nseen;
+} header_parts;
+
+static udfkit_rc add_function(header_parts *h, const udfkit_spec *s, const char *origin)
+{
+    for (size_t k = 0; k < h->nseen; k++)
+        if (strcmp(h->seen[k], s->c_name) == 0)
+            return udfkit_fail(UDFKIT_RC_INPUT, origin, 0, "function '%s' is declared twice", s->c_name);
+    char **grown = realloc(h->seen, (h->nseen + 1) * sizeof *grown);
+    if (!grown)
+        return udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "out of memory");
+    h->seen = grown;
+    h->seen[h->nseen++] = strdup(s->c_name);
+    udfkit_buf sig = UDFKIT_BUF_INIT, proto = UDFKIT_BUF_INIT;
+    udfkit_signature_format(&s->sig, &sig);
+    udfkit_signature_c_prototype(&s->sig, s->c_name, &proto);
+    udfkit_buf_printf(&h->markers, " *   udfkit-udf %s %s\n", s->c_name, sig.data);
+    udfkit_buf_printf(&h->protos, "__device__ %s;\n", proto.data);
+    if (has_half(&s->sig))
+        half_wrapper(s, &h->halves);
+    udfkit_buf_printf(&h->table, "        {\"%s\", \"%s\", \"%s\"},\n", s->c_name, sig.data, proto.data);
+    udfkit_buf_free(&sig);
+    udfkit_buf_free(&proto);
+    return UDFKIT_RC_OK;
+}
+
+udfkit_rc udfkit_header_generate(const char *const *manifests, size_t count, const char *const *specs, size_t nspecs,
+                                 const char *name, const char *output)
 {
     udfkit_rc rc = UDFKIT_RC_OK;
-    udfkit_buf markers = UDFKIT_BUF_INIT, protos = UDFKIT_BUF_INIT, halves = UDFKIT_BUF_INIT, table = UDFKIT_BUF_INIT;
-    udfkit_buf text = UDFKIT_BUF_INIT, sig = UDFKIT_BUF_INIT, proto = UDFKIT_BUF_INIT;
-    char **seen = NULL;
-    size_t nseen = 0;
+    header_parts h = {UDFKIT_BUF_INIT, UDFKIT_BUF_INIT, UDFKIT_BUF_INIT, UDFKIT_BUF_INIT, NULL, 0};
+    udfkit_buf text = UDFKIT_BUF_INIT;
     udfkit_outputs *outputs = udfkit_outputs_new();
     char *ident = NULL, *guard = NULL;
     if ((rc = udfkit_outputs_claim(outputs, output)) || (rc = udfkit_outputs_inputs(outputs, manifests, count)))
@@ -109,64 +143,55 @@ udfkit_rc udfkit_header_generate(const char *const *manifests, size_t count, con
         json_array_foreach(json_object_get(man.root, "functions"), i, fn)
         {
             udfkit_spec s;
-            if ((rc = udfkit_manifest_function_spec(&man, fn, &s))) {
-                udfkit_spec_free(&s);
-                break;
-            }
-            for (size_t k = 0; k < nseen && !rc; k++)
-                if (strcmp(seen[k], s.c_name) == 0)
-                    rc = udfkit_fail(UDFKIT_RC_INPUT, manifests[m], 0, "function '%s' is declared by two manifests",
-                                     s.c_name);
-            if (!rc) {
-                char **grown = realloc(seen, (nseen + 1) * sizeof *seen);
-                if (grown) {
-                    seen = grown;
-                    seen[nseen++] = strdup(s.c_name);
-                }
-                sig.size = proto.size = 0;
-                udfkit_signature_format(&s.sig, &sig);
-                udfkit_signature_c_prototype(&s.sig, s.c_name, &proto);
-                udfkit_buf_printf(&markers, " *   udfkit-udf %s %s\n", s.c_name, sig.data);
-                udfkit_buf_printf(&protos, "__device__ %s;\n", proto.data);
-                if (has_half(&s.sig))
-                    half_wrapper(&s, &halves);
-                udfkit_buf_printf(&table, "        {\"%s\", \"%s\", \"%s\"},\n", s.c_name, sig.data, proto.data);
-            }
+            if (!(rc = udfkit_manifest_function_spec(&man, fn, &s)))
+                rc = add_function(&h, &s, manifests[m]);
             udfkit_spec_free(&s);
+            if (rc)
+                break;
         }
         udfkit_manifest_free(&man);
     }
+    /* Declared functions (add_jit_library's SLOTS): their signatures need a return type. */
+    for (size_t i = 0; i < nspecs && !rc; i++) {
+        udfkit_spec s;
+        if ((rc = udfkit_spec_parse(specs[i], &s)))
+            break;
+        if (!s.sig.has_return)
+            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "function spec '%s': a declared function needs a return type",
+                             specs[i]);
+        else
+            rc = add_function(&h, &s, NULL);
+        udfkit_spec_free(&s);
+    }
     if (rc)
         goto done;
-    udfkit_buf_puts(&table, "        {0, 0, 0}");
-    while (markers.size && markers.data[markers.size - 1] == '\n')
-        markers.data[--markers.size] = '\0';
+    udfkit_buf_puts(&h.table, "        {0, 0, 0}");
+    while (h.markers.size && h.markers.data[h.markers.size - 1] == '\n')
+        h.markers.data[--h.markers.size] = '\0';
     const udfkit_template_var vars[] = {
         {"VERSION", UDFKIT_VERSION_STRING},
         {"NAME", ident},
         {"GUARD", guard},
-        {"MARKERS", markers.data ? markers.data : " *   (none)"},
-        {"DEVICE_PROTOTYPES", protos.data ? protos.data : ""},
-        {"HALF_WRAPPERS", halves.data ? halves.data : ""},
-        {"TABLE", table.data},
+        {"MARKERS", h.markers.data ? h.markers.data : " *   (none)"},
+        {"DEVICE_PROTOTYPES", h.protos.data ? h.protos.data : ""},
+        {"HALF_WRAPPERS", h.halves.data ? h.halves.data : ""},
+        {"TABLE", h.table.data},
     };
     if ((rc = udfkit_template_render(udfkit_tpl_udf_header, vars, sizeof vars / sizeof *vars, &text)))
         goto done;
     if (!(rc = udfkit_outputs_write(outputs, output, text.data, text.size)))
         rc = udfkit_outputs_commit(outputs);
 done:
-    for (size_t i = 0; i < nseen; i++)
-        free(seen[i]);
-    free(seen);
+    for (size_t i = 0; i < h.nseen; i++)
+        free(h.seen[i]);
+    free(h.seen);
     free(ident);
     free(guard);
-    udfkit_buf_free(&markers);
-    udfkit_buf_free(&protos);
-    udfkit_buf_free(&halves);
-    udfkit_buf_free(&table);
+    udfkit_buf_free(&h.markers);
+    udfkit_buf_free(&h.protos);
+    udfkit_buf_free(&h.halves);
+    udfkit_buf_free(&h.table);
     udfkit_buf_free(&text);
-    udfkit_buf_free(&sig);
-    udfkit_buf_free(&proto);
     udfkit_outputs_free(outputs);
     return rc;
 }

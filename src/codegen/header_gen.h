@@ -9,8 +9,10 @@
 
 #include <stddef.h>
 
-/* `name` is the C identifier the table accessor and guard derive from; NULL: from `output`. */
-udfkit_rc udfkit_header_generate(const char *const *manifests, size_t count, const char *name, const char *output);
+/* The functions of the manifests and the declared `specs` (with return types). `name` is
+ * the C identifier the table accessor and guard derive from; NULL: from `output`. */
+udfkit_rc udfkit_header_generate(const char *const *manifests, size_t count, const char *const *specs, size_t nspecs,
+                                 const char *name, const char *output);
 
 /* Turns any text into a C identifier: other characters become '_', a leading digit gets '_'. */
 char *udfkit_identifier_from(const char *text);
