@@ -4,11 +4,12 @@
 
 int udfkit_cmd_kernels(int argc, char **argv)
 {
-    udfkit_cli_list manifests = {0}, functions = {0}, kernels = {0};
+    udfkit_cli_list manifests = {0}, functions = {0}, kernels = {0}, slots = {0};
     const char *name = NULL, *cuda = NULL, *c = NULL, *header = NULL, *symbol = NULL;
     bool check = false;
     const udfkit_cli_option options[] = {
         {"--function", "-f", UDFKIT_OPT_LIST, "SPEC...", "declared functions, [c_name=]source_name[@file]:signature, besides the manifests' ones", &functions},
+        {"--slot", NULL, UDFKIT_OPT_LIST, "SPEC...", "functions bound after the library ships (c_name:signature): the launchers then take the instance <name>_bind gives", &slots},
         {"--kernel", "-k", UDFKIT_OPT_LIST, "ENTRY", "a kernel from a template: map(f), filter(p) or reduce(op); repeat for more", &kernels},
         {"--name", NULL, UDFKIT_OPT_VALUE, "IDENT", "the library: <name>_load, <name>_map_<f>, ... (required)", &name},
         {"--cuda", NULL, UDFKIT_OPT_VALUE, "OUT.cu", "the kernels, CUDA C++ for 'udfkit compile'", &cuda},
@@ -19,7 +20,7 @@ int udfkit_cmd_kernels(int argc, char **argv)
     };
     const udfkit_cli_command cmd = {
         "kernels",
-        "udfkit kernels [<manifest>...] [--function SPEC...] --kernel ENTRY... --name IDENT\n"
+        "udfkit kernels [<manifest>...] [--function SPEC...] [--slot SPEC...] --kernel ENTRY... --name IDENT\n"
         "                      (--cuda OUT.cu --c OUT.c --header OUT.h [--fatbin-symbol SYM] | --check)",
         "Writes kernels made from templates around UDFs (map(f): out[i] = f(a1[i], ...); filter(p): the\n"
         "rows where p holds, ascending; reduce(op): init combined with every element, in order), their\n"
@@ -31,7 +32,9 @@ int udfkit_cmd_kernels(int argc, char **argv)
         "reduce_by_key(op, K) (K an integer type), transform_reduce(f, op), segmented_reduce(op),\n"
         "sort(less) (less: bool(T, T), a stable sort).\n"
         "Compile OUT.cu with 'udfkit compile', link it with the UDFs, embed the fatbin as SYM, and build\n"
-        "OUT.c with the udfkit runtime.",
+        "OUT.c with the udfkit runtime. With --slot, the library binds those functions after it ships:\n"
+        "pack its LTO-IR with 'udfkit pack' instead of linking it; OUT.h then declares <name>_bind,\n"
+        "<name>_release and launchers taking the instance (docs/late-binding.md).",
         options,
         sizeof options / sizeof *options,
         &manifests,
@@ -49,6 +52,8 @@ int udfkit_cmd_kernels(int argc, char **argv)
                 .nmanifests = manifests.count,
                 .functions = functions.items,
                 .nfunctions = functions.count,
+                .slots = slots.items,
+                .nslots = slots.count,
                 .kernels = kernels.items,
                 .nkernels = kernels.count,
                 .name = name,
@@ -63,6 +68,7 @@ int udfkit_cmd_kernels(int argc, char **argv)
     }
     udfkit_cli_list_free(&manifests);
     udfkit_cli_list_free(&functions);
+    udfkit_cli_list_free(&slots);
     udfkit_cli_list_free(&kernels);
     return rc < 0 ? 0 : rc;
 }

@@ -29,14 +29,17 @@ static void element_args(const udfkit_kernel_entry *e, udfkit_buf *out)
             udfkit_buf_printf(out, ", &out%zu[i]", i - inputs + 1);
 }
 
-/* SPEC.md's launcher signature, without the ';'. */
-static void launcher_prototype(const char *name, const udfkit_kernel_entry *e, udfkit_buf *out)
+/* SPEC.md's launcher signature, without the ';'; a SLOTS library's takes its instance first. */
+static void launcher_prototype(const char *name, bool slotted, const udfkit_kernel_entry *e, udfkit_buf *out)
 {
     const udfkit_signature *s = &e->fn->sig;
     udfkit_buf_printf(out, "udfkit_status %s_%s_", name, udfkit_kernel_template_name(e->tpl));
     udfkit_kernel_entry_suffix(e, out);
-    udfkit_buf_puts(out, e->tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE ? "(udfkit_stream s, size_t segments, "
-                                                                   : "(udfkit_stream s, size_t n, ");
+    udfkit_buf_puts(out, "(");
+    if (slotted)
+        udfkit_buf_printf(out, "%s_instance *inst, ", name);
+    udfkit_buf_puts(out, e->tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE ? "udfkit_stream s, size_t segments, "
+                                                                   : "udfkit_stream s, size_t n, ");
     switch (e->tpl) {
     case UDFKIT_KERNEL_MAP:
     case UDFKIT_KERNEL_NULLABLE_MAP:
@@ -284,6 +287,7 @@ static void kernel_names(const char *kernel, udfkit_kernel_template tpl, udfkit_
 /* What the entries add up to, section by section of the generated files. */
 typedef struct render_parts {
     const char *name;       /* the library's */
+    bool slotted;           /* a SLOTS library: launchers take an instance */
     const char *upper;      /* the same in capitals */
     udfkit_buf protos;      /* device prototypes of the UDFs the kernels call */
     udfkit_buf kernels;     /* CUDA C kernels */
@@ -558,7 +562,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     udfkit_buf proto = UDFKIT_BUF_INIT, sig = UDFKIT_BUF_INIT;
     char index_text[32];
     entry_texts_fill(r, e, &t);
-    launcher_prototype(r->name, e, &proto);
+    launcher_prototype(r->name, r->slotted, e, &proto);
     udfkit_signature_format(&e->fn->sig, &sig);
     snprintf(index_text, sizeof index_text, "%zu", index);
     scan_texts scan;
@@ -576,6 +580,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"KERNEL", t.kernel.data},  {"PARAMS", TEXT(t.params)},    {"ARGS", TEXT(t.args)},
         {"RET", t.ret.data},        {"T", t.ret.data},             {"PROTOTYPE", proto.data},
         {"INDEX", index_text},      {"SCAN_INDEX", r->scan_index}, {"ARG_POINTERS", TEXT(t.ptrs)},
+        {"SELF", r->slotted ? "inst" : "NULL"},
         {"TEMPLATE", tpl_name},     {"UDF", e->c_name},            {"PREFIX", TEXT(t.prefix)},
         {"OUT_PARAMS", TEXT(t.outs)}, {"OUTS", TEXT(t.out_vals)},  {"BITS", TEXT(t.bits)},
         {"OUT_POINTERS", TEXT(t.out_ptrs)}, {"K", t.k},    {"DENSE_ARGS", TEXT(t.dense)},
@@ -619,7 +624,8 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
 }
 
 udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, const char *header_include,
-                                const udfkit_kernel_entry *entries, size_t count, udfkit_kernels_text *out)
+                                const udfkit_kernel_entry *entries, size_t count, const udfkit_spec *slots,
+                                size_t nslots, udfkit_kernels_text *out)
 {
     udfkit_rc rc = UDFKIT_RC_OK;
     udfkit_buf common = UDFKIT_BUF_INIT, guard = UDFKIT_BUF_INIT;
@@ -631,7 +637,18 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     for (char *p = upper; *p; p++)
         *p = (char)toupper((unsigned char)*p);
     udfkit_buf_printf(&guard, "UDFKIT_LIBRARY_%s_H", name);
-    render_parts r = {.name = name, .upper = upper};
+    render_parts r = {.name = name, .upper = upper, .slotted = nslots > 0};
+    /* The slots: a table for the launchers, a marker line each for the header. */
+    udfkit_buf slot_table = UDFKIT_BUF_INIT, slot_markers = UDFKIT_BUF_INIT;
+    char nslots_text[32];
+    snprintf(nslots_text, sizeof nslots_text, "%zu", nslots);
+    for (size_t i = 0; i < nslots; i++) {
+        udfkit_buf sig = UDFKIT_BUF_INIT;
+        udfkit_signature_format(&slots[i].sig, &sig);
+        udfkit_buf_printf(&slot_table, "    {\"%s\", \"%s\"},\n", slots[i].c_name, sig.data);
+        udfkit_buf_printf(&slot_markers, "%s *   udfkit-slot %s %s", i ? "\n" : "", slots[i].c_name, sig.data);
+        udfkit_buf_free(&sig);
+    }
 
     /* The name table: each entry's kernels in order, then the scan all nullable filters share
      * and the init all filters share. */
@@ -639,13 +656,11 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     bool blocks = false, chunked = false, tiled = false, filters = false, selects = false, reduces = false;
     for (size_t i = 0; i < count; i++) {
         bool filter = entries[i].tpl == UDFKIT_KERNEL_NULLABLE_FILTER;
-        bool by_tiles = entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN ||
-                        entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_REDUCE_BY_KEY ||
-                        entries[i].tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE || entries[i].tpl == UDFKIT_KERNEL_SORT ||
-                        entries[i].tpl == UDFKIT_KERNEL_FILTER;
         selects |= entries[i].tpl == UDFKIT_KERNEL_FILTER;
         nkernels += kernel_count(entries[i].tpl);
-        blocks |= !by_tiles; /* they size their grids by tiles */
+        /* udfkit_<name>_blocks: nullable_map's grid, and the chunks' (maps and the templates
+         * sized by tiles size their grids themselves). */
+        blocks |= entries[i].tpl == UDFKIT_KERNEL_NULLABLE_MAP || chunked_template(entries[i].tpl);
         chunked |= chunked_template(entries[i].tpl);
         tiled |= entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
                  entries[i].tpl == UDFKIT_KERNEL_REDUCE_BY_KEY || entries[i].tpl == UDFKIT_KERNEL_FILTER;
@@ -678,7 +693,8 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         udfkit_buf_printf(&r.names, "    \"udfkit_%s_select_init\",\n", name);
     /* Helpers only where a launcher uses them: an unused static function is a warning. */
     if (!rc && count)
-        rc = udfkit_template_render(udfkit_tpl_launcher_common, helper_vars, nhelper_vars, &common);
+        rc = udfkit_template_render(r.slotted ? udfkit_tpl_launcher_common_slots : udfkit_tpl_launcher_common,
+                                    helper_vars, nhelper_vars, &common);
     if (!rc && blocks)
         rc = udfkit_template_render(udfkit_tpl_launcher_blocks, helper_vars, nhelper_vars, &common);
     if (!rc && chunked)
@@ -705,6 +721,9 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         {"MARKERS", r.markers.data ? r.markers.data : " *   (none)"},
         {"C_LAUNCHERS", common.data},
         {"LAUNCHER_DECLARATIONS", r.decls.data ? r.decls.data : ""},
+        {"SLOT_TABLE", slot_table.data ? slot_table.data : ""},
+        {"SLOT_COUNT", nslots_text},
+        {"SLOT_MARKERS", slot_markers.data ? slot_markers.data : " *   (no slots)"},
     };
     size_t nvars = sizeof vars / sizeof *vars;
     if (!rc && !(rc = udfkit_template_render(udfkit_tpl_kernel_prelude, vars, nvars, &out->cuda)) && reduces)
@@ -714,11 +733,14 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     if (!rc)
         udfkit_buf_puts(&out->cuda, r.kernels.data ? r.kernels.data : "");
     if (!rc)
-        rc = udfkit_template_render(udfkit_tpl_kernel_launchers, vars, nvars, &out->c);
+        rc = udfkit_template_render(r.slotted ? udfkit_tpl_kernel_launchers_slots : udfkit_tpl_kernel_launchers, vars,
+                                    nvars, &out->c);
     if (!rc)
-        rc = udfkit_template_render(udfkit_tpl_kernel_library_h, vars, nvars, &out->header);
+        rc = udfkit_template_render(r.slotted ? udfkit_tpl_kernel_library_slots_h : udfkit_tpl_kernel_library_h, vars,
+                                    nvars, &out->header);
     free(upper);
-    udfkit_buf *bufs[] = {&r.protos, &r.kernels, &r.names, &r.markers, &r.decls, &r.launchers, &common, &guard};
+    udfkit_buf *bufs[] = {&r.protos,    &r.kernels, &r.names, &r.markers,   &r.decls,
+                          &r.launchers, &common,    &guard,   &slot_table, &slot_markers};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
     return rc;
@@ -859,7 +881,8 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
     udfkit_outputs *outputs = udfkit_outputs_new();
     function_set fns = {0};
     udfkit_kernel_entry *entries = calloc(req->nkernels + 1, sizeof *entries);
-    size_t nentries = 0;
+    size_t nentries = 0, nslots = 0;
+    udfkit_spec *slots = NULL;
     udfkit_buf symbol = UDFKIT_BUF_INIT;
     char *include = NULL;
     udfkit_kernels_text text = {UDFKIT_BUF_INIT, UDFKIT_BUF_INIT, UDFKIT_BUF_INIT};
@@ -881,6 +904,29 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
     }
     if ((rc = read_functions(req, &fns)))
         goto done;
+    /* Slots: functions the kernels call like any other, declared with their return types. */
+    slots = calloc(req->nslots + 1, sizeof *slots);
+    for (size_t i = 0; i < req->nslots && !rc; i++) {
+        udfkit_spec copy;
+        if ((rc = udfkit_spec_parse(req->slots[i], &slots[nslots])))
+            break;
+        nslots++;
+        if (!slots[i].sig.has_return) {
+            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                             "slot '%s': a slot's signature needs a return type (it is bound to functions of exactly "
+                             "this signature)",
+                             req->slots[i]);
+            break;
+        }
+        if (!(rc = udfkit_spec_parse(req->slots[i], &copy))) {
+            udfkit_buf origin = UDFKIT_BUF_INIT;
+            udfkit_buf_printf(&origin, "--slot '%s'", req->slots[i]);
+            rc = function_set_add(&fns, &copy, origin.data);
+            udfkit_buf_free(&origin);
+        }
+    }
+    if (rc)
+        goto done;
     for (size_t i = 0; i < req->nkernels && !rc; i++) {
         udfkit_kernel_entry *e = &entries[nentries++];
         if ((rc = udfkit_kernel_entry_parse(req->kernels[i], e)))
@@ -896,7 +942,7 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
         goto done;
     if ((rc = header_include(req->c_output, req->header_output, &include)))
         goto done;
-    if ((rc = udfkit_kernels_render(req->name, symbol.data, include, entries, nentries, &text)))
+    if ((rc = udfkit_kernels_render(req->name, symbol.data, include, entries, nentries, slots, nslots, &text)))
         goto done;
     if (!(rc = udfkit_outputs_write(outputs, req->cuda_output, text.cuda.data, text.cuda.size)) &&
         !(rc = udfkit_outputs_write(outputs, req->c_output, text.c.data, text.c.size)) &&
@@ -906,6 +952,9 @@ done:
     for (size_t i = 0; i < nentries; i++)
         udfkit_kernel_entry_free(&entries[i]);
     free(entries);
+    for (size_t i = 0; i < nslots; i++)
+        udfkit_spec_free(&slots[i]);
+    free(slots);
     function_set_free(&fns);
     udfkit_buf_free(&symbol);
     free(include);

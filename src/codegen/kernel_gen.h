@@ -25,6 +25,9 @@ typedef struct udfkit_kernels_request {
     size_t nmanifests;
     const char *const *functions; /* declared function specs, as for compile --function */
     size_t nfunctions;
+    const char *const *slots;     /* functions bound after the library ships (SLOTS): specs with
+                                     return types; the launchers then take an instance */
+    size_t nslots;
     const char *const *kernels;   /* "map(f)", ... */
     size_t nkernels;
     const char *name;             /* the library: <name>_load, <name>_map_<f>, ... */
@@ -40,9 +43,11 @@ typedef struct udfkit_kernels_text {
 } udfkit_kernels_text;
 
 /* Renders the three texts from bound entries; the C source includes the header as
- * `#include "<header_include>"`. */
+ * `#include "<header_include>"`. With slots, the library binds them later: the C source
+ * and header are a SLOTS library's (<name>_bind, launchers taking the instance). */
 udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, const char *header_include,
-                                const udfkit_kernel_entry *entries, size_t count, udfkit_kernels_text *out);
+                                const udfkit_kernel_entry *entries, size_t count, const udfkit_spec *slots,
+                                size_t nslots, udfkit_kernels_text *out);
 void udfkit_kernels_text_free(udfkit_kernels_text *t);
 
 #endif

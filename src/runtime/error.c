@@ -3,7 +3,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static _Thread_local char message[1024];
+/* Room for a compile's diagnostics (udfkit_compile_source). */
+static _Thread_local char message[8192];
 
 udfkit_status udfkit_runtime_fail(udfkit_status s, const char *fmt, ...)
 {
@@ -12,6 +13,11 @@ udfkit_status udfkit_runtime_fail(udfkit_status s, const char *fmt, ...)
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
     return s;
+}
+
+udfkit_status udfkit_report(udfkit_status s, const char *text)
+{
+    return udfkit_runtime_fail(s, "%s", text ? text : "");
 }
 
 const char *udfkit_last_error(void)
@@ -46,6 +52,10 @@ const char *udfkit_status_string(udfkit_status s)
         return "CUDA driver error";
     case UDFKIT_ERROR_UDF:
         return "a UDF failed a row";
+    case UDFKIT_ERROR_COMPILE:
+        return "compile error";
+    case UDFKIT_ERROR_TOOLCHAIN:
+        return "CUDA toolchain library missing or too old";
     }
     return "unknown status";
 }

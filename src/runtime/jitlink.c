@@ -58,7 +58,7 @@ udfkit_status udfkit_jitlink_load(unsigned *major, unsigned *minor)
 {
     pthread_once(&once, load);
     if (jl.problem[0])
-        return udfkit_runtime_fail(UDFKIT_ERROR_DRIVER, "%s", jl.problem);
+        return udfkit_runtime_fail(UDFKIT_ERROR_TOOLCHAIN, "%s", jl.problem);
     jl.version(major, minor);
     return UDFKIT_OK;
 }

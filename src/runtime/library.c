@@ -1,14 +1,10 @@
 #include "driver.h"
+#include "library_internal.h"
 #include "ptx_jit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct udfkit_library {
-    CUlibrary handle;
-    const udfkit_driver *driver;
-};
 
 udfkit_status udfkit_library_load(const void *image, size_t size, udfkit_library **out)
 {
@@ -74,6 +70,16 @@ void udfkit_library_unload(udfkit_library *lib)
 {
     if (!lib)
         return;
+    /* A bound library is shared by the binds of the same code: bind.c decides. */
+    if (lib->bound) {
+        udfkit_bound_release(lib);
+        return;
+    }
+    udfkit_library_destroy(lib);
+}
+
+void udfkit_library_destroy(udfkit_library *lib)
+{
     /* The occupancy answers kept for its kernels go with it (launch.c). */
     const udfkit_driver *d = lib->driver;
     unsigned count = 0;

@@ -83,9 +83,6 @@ udfkit_status udfkit_library_link(const udfkit_image *images, size_t count, udfk
     int arch = 0;
     if (!s)
         s = udfkit_runtime_device_arch(d, &arch);
-    unsigned major = 0, minor = 0;
-    if (!s)
-        s = udfkit_jitlink_load(&major, &minor);
     if (s)
         return s;
 
@@ -123,16 +120,17 @@ udfkit_status udfkit_library_link(const udfkit_image *images, size_t count, udfk
         parts[n++] = (udfkit_jit_part){kind, p, size};
     }
 
-    /* The linked cubin depends on the parts, the device's architecture and nvJitLink. */
+    /* The linked cubin depends on the parts and the device's architecture. It is the same
+     * code whichever nvJitLink 13 links it, so a hit needs no nvJitLink loaded (which takes
+     * longer than loading the cubin). */
     udfkit_buf cubin = UDFKIT_BUF_INIT;
     udfkit_cache *cache = s ? NULL : udfkit_cache_open();
     char key[UDFKIT_CACHE_KEY_SIZE];
     bool cached = false;
     if (cache) {
-        udfkit_hasher *h = udfkit_hasher_new("load-time-link");
+        udfkit_hasher *h = udfkit_hasher_new("load-time-link-2");
         udfkit_hasher_add(h, &arch, sizeof arch);
-        udfkit_hasher_add(h, &major, sizeof major);
-        udfkit_hasher_add(h, &minor, sizeof minor);
+        udfkit_hasher_add_str(h, "nvJitLink 13");
         for (size_t i = 0; i < n; i++) {
             udfkit_hasher_add(h, &parts[i].kind, sizeof parts[i].kind);
             udfkit_hasher_add(h, parts[i].data, parts[i].size);

@@ -154,7 +154,7 @@ static void render(rendered *r, const char *const *specs, size_t nspecs, const c
         assert_int_equal(udfkit_kernel_entry_bind(&r->entries[i], r->specs, nspecs, false), UDFKIT_RC_OK);
     }
     r->nentries = nentries;
-    assert_int_equal(udfkit_kernels_render("lib", "lib_fatbin", "lib.h", r->entries, nentries, &r->text), UDFKIT_RC_OK);
+    assert_int_equal(udfkit_kernels_render("lib", "lib_fatbin", "lib.h", r->entries, nentries, NULL, 0, &r->text), UDFKIT_RC_OK);
 }
 
 static void rendered_free(rendered *r)
@@ -236,8 +236,8 @@ static void renders_launchers_and_kernels(void **state)
     assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[8 + 1];"));
     assert_non_null(strstr(c, "    \"udfkit_lib_reduce_h_final\",\n    \"udfkit_lib_select_init\",\n    NULL,\n"));
     /* The filter's launcher: the shared init (index 7), then its own kernel (index 1). */
-    assert_non_null(strstr(c, "udfkit_lib_kernel(7, &init_k);"));
-    assert_non_null(strstr(c, "udfkit_lib_kernel(1, &select_k);"));
+    assert_non_null(strstr(c, "udfkit_lib_kernel(NULL, 7, &init_k);"));
+    assert_non_null(strstr(c, "udfkit_lib_kernel(NULL, 1, &select_k);"));
     assert_null(strstr(c, "if (total > 0x100000000ull)"));
     assert_non_null(strstr(c, "udfkit_lib_chunks("));
     /* The maps' tiles: shared memory for two inputs of 4 (scale) and 2 bytes (h) a row. */
@@ -336,10 +336,11 @@ static void renders_only_what_is_used(void **state)
     assert_int_equal(occurrences(r.text.cuda.data, "__global__"), 0);
     rendered_free(&r);
 
+    /* A map sizes its grid by tiles itself: no blocks helper (which it once left unused). */
     const char *specs[] = {"f:int8(int8)"};
     const char *entries[] = {"map(f)"};
     render(&r, specs, 1, entries, 1);
-    assert_non_null(strstr(r.text.c.data, "udfkit_lib_blocks("));
+    assert_null(strstr(r.text.c.data, "udfkit_lib_blocks("));
     assert_null(strstr(r.text.c.data, "udfkit_lib_chunks("));
     assert_null(strstr(r.text.cuda.data, "filter_scan"));
     assert_null(strstr(r.text.cuda.data, "select_init"));
@@ -371,7 +372,7 @@ static void renders_nullable_map_kernels(void **state)
                               "    NULL,\n"));
     assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[2 + 1];"));
     assert_non_null(strstr(c, "const unsigned dense = m1.bits == NULL && m2.bits == NULL;"));
-    assert_non_null(strstr(c, "udfkit_lib_kernel(0 + dense, &k);"));
+    assert_non_null(strstr(c, "udfkit_lib_kernel(NULL, 0 + dense, &k);"));
     assert_null(strstr(c, "udfkit_lib_chunks("));
     rendered_free(&r);
 }

@@ -37,7 +37,11 @@ typedef enum udfkit_status {
     UDFKIT_ERROR_LAUNCH,        /* a launch or the work it started failed */
     UDFKIT_ERROR_ABI_MISMATCH,  /* generated code made for another runtime ABI */
     UDFKIT_ERROR_DRIVER,        /* any other driver error; the message names it */
-    UDFKIT_ERROR_UDF            /* a UDF failed a row (<target>_udf_error says which) */
+    UDFKIT_ERROR_UDF,           /* a UDF failed a row (<target>_udf_error says which) */
+    UDFKIT_ERROR_COMPILE,       /* udfkit_compile_source: the source or a spec is wrong; the message
+                                   holds the diagnostics, `name:line:col: error: ...` */
+    UDFKIT_ERROR_TOOLCHAIN      /* a CUDA library loaded at run time (NVRTC, nvJitLink) is missing, or
+                                   older than the code it is given was made for */
 } udfkit_status;
 
 /* A CUstream or cudaStream_t passes as it is; NULL is the default stream. */
@@ -146,6 +150,77 @@ UDFKIT_RUNTIME_API int udfkit_runtime_abi_version(void);
  * for: UDFKIT_ERROR_ABI_MISMATCH, with a message naming `what` and both versions, unless it
  * is this library's. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_runtime_check_abi(int version, const char *what);
+
+/* ---- Late binding: libraries that ship first and take their users' UDFs later ----
+ *
+ * A UDF package is what `udfkit compile` or add_ptx_udf built (a manifest and its
+ * artifacts, installed by udfkit_install_udf), the one fatbin `udfkit pack` makes of it
+ * (udfkit_install_udf(... FATBIN)), or CUDA C/C++ text compiled here at run time. Its
+ * functions are bound to the slots of a library built with add_jit_library(... SLOTS ...),
+ * whose <target>_bind links the library's LTO-IR with them for the current device. */
+typedef struct udfkit_package udfkit_package;
+
+/* Opens a package: a manifest (JSON; needs libjansson.so.4 at run time) and the artifacts it
+ * names beside it, every one checked against its recorded size and hash, or a package
+ * fatbin. Nothing is linked yet. UDFKIT_ERROR_NOT_FOUND where the file is missing,
+ * UDFKIT_ERROR_BAD_IMAGE where it or an artifact is corrupt, truncated or not a package. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_package_open(const char *path, udfkit_package **out);
+/* Accepts NULL. A library bound to the package's functions stays valid after it closes. */
+UDFKIT_RUNTIME_API void udfkit_package_close(udfkit_package *pkg);
+UDFKIT_RUNTIME_API size_t udfkit_package_function_count(const udfkit_package *pkg);
+/* The i-th function's C name and signature ("float32(float32, float32?)", numba's type
+ * names, as in function specs); both stay valid while the package is open. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_package_function(const udfkit_package *pkg, size_t i, const char **c_name,
+                                                         const char **signature);
+
+/* Compiles CUDA C/C++ `source` (named `name` in messages) with NVRTC, loaded at run time
+ * (libnvrtc.so.13; UDFKIT_NVRTC_LIBRARY names another file), exporting each function spec
+ * as `udfkit compile --function` does, with the same checks and messages, into a package
+ * of LTO-IR. Options: "-I<dir>", "-D<name>[=<value>]", "--std=c++17", "--arch=<list>"
+ * (CMake's syntax; default: the current device's architecture), and any other option,
+ * which goes to NVRTC as it is. Results are kept in udfkit's cache under the keys
+ * `udfkit compile` uses, so compiling the same text again costs a lookup. CUDA's headers
+ * (needed for T? specs) come from UDFKIT_CUDA_INCLUDE_DIR, else $CUDA_HOME/include, else
+ * where they were when udfkit was built, else /usr/local/cuda/include.
+ * UDFKIT_ERROR_COMPILE with the diagnostics where the source or a spec is wrong. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_compile_source(const char *name, const char *source,
+                                                       const char *const *specs, size_t spec_count,
+                                                       const char *const *options, size_t option_count,
+                                                       udfkit_package **out);
+
+/* One slot of a late-bound library, and what a caller binds to it. */
+typedef struct udfkit_slot {
+    const char *name;      /* the SLOTS c_name */
+    const char *signature; /* its signature, as in a function spec */
+} udfkit_slot;
+
+typedef struct udfkit_slot_binding {
+    const char *slot;                 /* the SLOTS c_name */
+    const udfkit_package *package;
+    const char *function;             /* c_name in the package; NULL: same as slot */
+} udfkit_slot_binding;
+
+/* Links `image`, a fatbin of LTO-IR as `udfkit pack` writes it whose code calls the
+ * functions `slots` names, with the package functions `bindings` binds to them, for the
+ * current device, and loads the result (what <target>_bind of a SLOTS library calls).
+ * Every slot is bound exactly once, to a function whose signature is the slot's
+ * (UDFKIT_ERROR_INVALID_ARGUMENT naming both signatures otherwise; a function the package
+ * lacks is UDFKIT_ERROR_NOT_FOUND), all checked before anything is linked. Of the image
+ * and of each package the LTO-IR for the highest architecture the device runs is used
+ * (UDFKIT_ERROR_NO_BINARY where there is none); LTO-IR made by a newer NVRTC or NVVM than
+ * nvJitLink's is UDFKIT_ERROR_TOOLCHAIN. A function of another name than its slot is
+ * reached through a forwarder compiled with NVRTC. The linked code is cached on disk (as
+ * udfkit_library_link's) and in the process: binding the same image to the same packages
+ * again costs a lookup. image_hash: NULL, or the image's xxh3-128 in hex as `udfkit embed`
+ * writes it (<symbol>_hash), which saves hashing the image at each call. Unload the result
+ * with udfkit_library_unload; each bind gives a reference of its own. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_hash,
+                                                     const udfkit_slot *slots, size_t slot_count,
+                                                     const udfkit_slot_binding *bindings, size_t count,
+                                                     udfkit_library **out);
+
+/* For generated code: sets this thread's message to `message` and returns s. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_report(udfkit_status s, const char *message);
 
 UDFKIT_RUNTIME_API const char *udfkit_status_string(udfkit_status s);
 /* This thread's detail of its last failure; never NULL. */

@@ -1,0 +1,505 @@
+/* udfkit_library_bind: a SLOTS library's LTO-IR linked with package functions for the
+ * current device. Everything about the binding is checked before anything is linked; the
+ * linked code is kept on disk and in the process (a table of loaded libraries by key, each
+ * shared by every bind of the same code). */
+#include "base/fs.h"
+#include "base/spec.h"
+#include "base/types.h"
+#include "cache/cache.h"
+#include "compile_source.h"
+#include "frontend/exporter.h"
+#include "jitlink.h"
+#include "library_internal.h"
+#include "package.h"
+#include "ptx_jit.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the process's table of bound libraries ---- */
+
+/* Libraries no instance uses any more stay loaded, up to this many, for the next bind. */
+#define IDLE_KEPT 16
+
+typedef struct bound_entry {
+    char key[UDFKIT_CACHE_KEY_SIZE];
+    udfkit_library *lib;
+    unsigned refs;
+    unsigned long long released; /* when refs last fell to 0, for eviction */
+} bound_entry;
+
+static struct {
+    pthread_mutex_t lock;
+    bound_entry *items;
+    size_t count;
+    unsigned long long clock;
+} table = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* With the lock held. */
+static bound_entry *table_find(const char *key)
+{
+    for (size_t i = 0; i < table.count; i++)
+        if (strcmp(table.items[i].key, key) == 0)
+            return &table.items[i];
+    return NULL;
+}
+
+/* With the lock held: the idle libraries beyond IDLE_KEPT, oldest first, out of the table
+ * into `drop` (unloaded by the caller, after the lock). */
+static size_t table_trim(udfkit_library **drop, size_t max)
+{
+    size_t idle = 0, dropped = 0;
+    for (size_t i = 0; i < table.count; i++)
+        idle += table.items[i].refs == 0;
+    while (idle > IDLE_KEPT && dropped < max) {
+        size_t oldest = SIZE_MAX;
+        for (size_t i = 0; i < table.count; i++)
+            if (table.items[i].refs == 0 && (oldest == SIZE_MAX || table.items[i].released < table.items[oldest].released))
+                oldest = i;
+        drop[dropped++] = table.items[oldest].lib;
+        table.items[oldest] = table.items[--table.count];
+        idle--;
+    }
+    return dropped;
+}
+
+void udfkit_bound_release(udfkit_library *lib)
+{
+    udfkit_library *drop[4];
+    size_t ndrop = 0;
+    bool known = false;
+    pthread_mutex_lock(&table.lock);
+    for (size_t i = 0; i < table.count; i++) {
+        bound_entry *e = &table.items[i];
+        if (e->lib != lib)
+            continue;
+        known = true;
+        if (e->refs && --e->refs == 0)
+            e->released = ++table.clock;
+        ndrop = table_trim(drop, sizeof drop / sizeof *drop);
+        break;
+    }
+    pthread_mutex_unlock(&table.lock);
+    for (size_t i = 0; i < ndrop; i++)
+        udfkit_library_destroy(drop[i]);
+    if (!known)
+        udfkit_library_destroy(lib); /* never made it into the table */
+}
+
+/* Puts a freshly loaded library in the table, or, where another thread put the same code
+ * in meanwhile, takes that one and unloads this. */
+static udfkit_library *table_add(const char *key, udfkit_library *lib)
+{
+    udfkit_library *duplicate = NULL, *result = lib;
+    pthread_mutex_lock(&table.lock);
+    bound_entry *e = table_find(key);
+    if (e) {
+        e->refs++;
+        duplicate = lib;
+        result = e->lib;
+    } else {
+        bound_entry *grown = realloc(table.items, (table.count + 1) * sizeof *grown);
+        if (grown) {
+            table.items = grown;
+            e = &grown[table.count++];
+            memset(e, 0, sizeof *e);
+            memcpy(e->key, key, UDFKIT_CACHE_KEY_SIZE);
+            e->lib = lib;
+            e->refs = 1;
+        } else {
+            lib->bound = false; /* not shared: unloaded by the one reference */
+        }
+    }
+    pthread_mutex_unlock(&table.lock);
+    if (duplicate) {
+        duplicate->bound = false;
+        udfkit_library_destroy(duplicate);
+    }
+    return result;
+}
+
+/* ---- checking the bindings ---- */
+
+static char *canonical_signature(const char *text)
+{
+    udfkit_signature sig;
+    char why[256];
+    if (!text || !udfkit_signature_parse(text, &sig, why, sizeof why) || !sig.has_return)
+        return NULL;
+    udfkit_buf out = UDFKIT_BUF_INIT;
+    udfkit_signature_format(&sig, &out);
+    return udfkit_buf_detach(&out);
+}
+
+typedef struct binding_plan {
+    size_t nslots;
+    const udfkit_slot *slots;
+    char **slot_sigs;                 /* canonical */
+    const udfkit_package **package;   /* per slot */
+    const char **function;            /* per slot: the function's c_name */
+    const udfkit_package **distinct;  /* the packages linked, each once (by their hash) */
+    size_t ndistinct;
+} binding_plan;
+
+static void plan_free(binding_plan *p)
+{
+    for (size_t i = 0; p->slot_sigs && i < p->nslots; i++)
+        free(p->slot_sigs[i]);
+    free(p->slot_sigs);
+    free(p->package);
+    free(p->function);
+    free(p->distinct);
+}
+
+static void list_slots(const udfkit_slot *slots, size_t n, udfkit_buf *out)
+{
+    for (size_t i = 0; i < n; i++)
+        udfkit_buf_printf(out, "%s%s", i ? ", " : "", slots[i].name);
+    if (!n)
+        udfkit_buf_puts(out, "none");
+}
+
+static udfkit_status check_bindings(binding_plan *p, const udfkit_slot *slots, size_t nslots,
+                                    const udfkit_slot_binding *bindings, size_t count)
+{
+    p->nslots = nslots;
+    p->slots = slots;
+    p->slot_sigs = calloc(nslots + 1, sizeof *p->slot_sigs);
+    p->package = calloc(nslots + 1, sizeof *p->package);
+    p->function = calloc(nslots + 1, sizeof *p->function);
+    p->distinct = calloc(count + 1, sizeof *p->distinct);
+    size_t *given_by = calloc(nslots + 1, sizeof *given_by);
+    udfkit_status s = UDFKIT_OK;
+    if (!p->slot_sigs || !p->package || !p->function || !p->distinct || !given_by)
+        s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "udfkit_library_bind: out of memory");
+    for (size_t k = 0; !s && k < nslots; k++) {
+        if (!slots[k].name || !(p->slot_sigs[k] = canonical_signature(slots[k].signature)))
+            s = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_library_bind: slot %zu ('%s') has no valid "
+                                                                   "name and signature",
+                                    k, slots[k].name ? slots[k].name : "");
+    }
+    for (size_t i = 0; !s && i < count; i++) {
+        const udfkit_slot_binding *b = &bindings[i];
+        size_t k = SIZE_MAX;
+        for (size_t j = 0; b->slot && j < nslots; j++)
+            if (strcmp(slots[j].name, b->slot) == 0)
+                k = j;
+        if (k == SIZE_MAX) {
+            udfkit_buf names = UDFKIT_BUF_INIT;
+            list_slots(slots, nslots, &names);
+            s = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
+                                    "binding %zu names the slot '%s', which the library does not have (its slots: %s)",
+                                    i, b->slot ? b->slot : "(NULL)", names.data);
+            udfkit_buf_free(&names);
+            break;
+        }
+        if (p->package[k]) {
+            s = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "slot '%s' is bound twice (bindings %zu and %zu)",
+                                    b->slot, given_by[k], i);
+            break;
+        }
+        if (!b->package) {
+            s = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "binding %zu of slot '%s' gives no package", i,
+                                    b->slot);
+            break;
+        }
+        const char *name = b->function ? b->function : b->slot;
+        size_t f;
+        if (!udfkit_package_find(b->package, name, &f)) {
+            udfkit_buf names = UDFKIT_BUF_INIT;
+            for (size_t j = 0; j < b->package->nfunctions; j++)
+                udfkit_buf_printf(&names, "%s%s", j ? ", " : "", b->package->names[j]);
+            s = udfkit_runtime_fail(UDFKIT_ERROR_NOT_FOUND,
+                                    "slot '%s' is bound to '%s', which %s does not export (it exports %s)", b->slot,
+                                    name, b->package->origin, names.size ? names.data : "nothing");
+            udfkit_buf_free(&names);
+            break;
+        }
+        if (strcmp(b->package->signatures[f], p->slot_sigs[k]) != 0) {
+            s = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
+                                    "slot '%s' is %s, but '%s' of %s is %s: a slot takes a function of its own "
+                                    "signature",
+                                    b->slot, p->slot_sigs[k], name, b->package->origin, b->package->signatures[f]);
+            break;
+        }
+        p->package[k] = b->package;
+        p->function[k] = b->package->names[f];
+        given_by[k] = i;
+        bool seen = false;
+        for (size_t d = 0; d < p->ndistinct; d++)
+            seen |= strcmp(p->distinct[d]->hash, b->package->hash) == 0;
+        if (!seen)
+            p->distinct[p->ndistinct++] = b->package;
+    }
+    for (size_t k = 0; !s && k < nslots; k++)
+        if (!p->package[k])
+            s = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
+                                    "slot '%s' (%s) is not bound: every slot of the library needs a function",
+                                    slots[k].name, p->slot_sigs[k]);
+    /* Everything linked together defines each C name once. */
+    for (size_t a = 0; !s && a < p->ndistinct; a++)
+        for (size_t f = 0; !s && f < p->distinct[a]->nfunctions; f++) {
+            const char *name = p->distinct[a]->names[f];
+            size_t at;
+            for (size_t b = a + 1; !s && b < p->ndistinct; b++)
+                if (udfkit_package_find(p->distinct[b], name, &at))
+                    s = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
+                                            "%s and %s both define '%s', and both are linked: a C name must be unique "
+                                            "across everything linked together",
+                                            p->distinct[a]->origin, p->distinct[b]->origin, name);
+            for (size_t k = 0; !s && k < nslots; k++)
+                if (strcmp(slots[k].name, name) == 0 &&
+                    (strcmp(p->function[k], name) != 0 || strcmp(p->package[k]->hash, p->distinct[a]->hash) != 0))
+                    s = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
+                                            "slot '%s' is bound to '%s' of %s, but %s, which is linked too, defines a "
+                                            "function '%s' itself",
+                                            slots[k].name, p->function[k], p->package[k]->origin,
+                                            p->distinct[a]->origin, name);
+        }
+    free(given_by);
+    return s;
+}
+
+/* ---- linking ---- */
+
+/* For each slot bound to a function of another name, a forwarder `slot` -> `function`, at
+ * the C ABI both share (their signatures are equal). */
+static void forwarders(const binding_plan *p, udfkit_buf *out)
+{
+    udfkit_buf_puts(out, "/* udfkit_library_bind: slots bound to functions of other names. */\n");
+    for (size_t k = 0; k < p->nslots; k++) {
+        if (strcmp(p->slots[k].name, p->function[k]) == 0)
+            continue;
+        udfkit_signature sig, abi;
+        char why[256];
+        udfkit_signature_parse(p->slot_sigs[k], &sig, why, sizeof why);
+        abi = udfkit_exporter_c_abi(&sig);
+        udfkit_buf params = UDFKIT_BUF_INIT, args = UDFKIT_BUF_INIT, ret = UDFKIT_BUF_INIT;
+        for (size_t i = 0; i < abi.nparams; i++) {
+            udfkit_buf_puts(&params, i ? ", " : "");
+            udfkit_exporter_abi_type(abi.params[i], &params);
+            udfkit_buf_printf(&params, " a%zu", i);
+            udfkit_buf_printf(&args, "%sa%zu", i ? ", " : "", i);
+        }
+        udfkit_exporter_abi_type(abi.ret, &ret);
+        const char *ps = params.data ? params.data : "void", *as = args.data ? args.data : "";
+        bool is_void = abi.ret.scalar == UDFKIT_VOID && !abi.ret.pointer;
+        udfkit_buf_printf(out, "extern \"C\" __device__ %s %s(%s);\n", ret.data, p->function[k], ps);
+        udfkit_buf_printf(out, "extern \"C\" __device__ %s %s(%s)\n{\n    %s%s(%s);\n}\n", ret.data, p->slots[k].name,
+                          ps, is_void ? "" : "return ", p->function[k], as);
+        udfkit_buf_free(&params);
+        udfkit_buf_free(&args);
+        udfkit_buf_free(&ret);
+    }
+}
+
+/* Adds a package's parts for `arch` to the link, link files once by their bytes. */
+static udfkit_status add_parts(const udfkit_package *pkg, int arch, udfkit_jit_part **parts, size_t *n,
+                               char (**link_hashes)[UDFKIT_HASH_HEX_SIZE], size_t *nlinks)
+{
+    size_t *chosen = NULL, count = 0;
+    udfkit_status s = udfkit_package_choose(pkg, arch, &chosen, &count);
+    for (size_t i = 0; !s && i < count; i++) {
+        const udfkit_package_part *p = &pkg->parts[chosen[i]];
+        if (p->link) {
+            bool seen = false;
+            for (size_t k = 0; k < *nlinks; k++)
+                seen |= strcmp((*link_hashes)[k], p->hash) == 0;
+            if (seen)
+                continue;
+            char(*grown)[UDFKIT_HASH_HEX_SIZE] = realloc(*link_hashes, (*nlinks + 1) * sizeof *grown);
+            if (!grown) {
+                s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "udfkit_library_bind: out of memory");
+                break;
+            }
+            *link_hashes = grown;
+            memcpy(grown[(*nlinks)++], p->hash, UDFKIT_HASH_HEX_SIZE);
+        }
+        udfkit_jit_part *grown = realloc(*parts, (*n + 1) * sizeof *grown);
+        if (!grown) {
+            s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "udfkit_library_bind: out of memory");
+            break;
+        }
+        *parts = grown;
+        grown[(*n)++] = (udfkit_jit_part){UDFKIT_JIT_LTOIR, p->data, p->size};
+    }
+    free(chosen);
+    return s;
+}
+
+/* LTO-IR made by a newer NVRTC or NVVM than nvJitLink's cannot be read by it. */
+static udfkit_status check_producer(const udfkit_package *pkg, unsigned major, unsigned minor)
+{
+    if (!pkg->producer || pkg->producer_major < (int)major ||
+        (pkg->producer_major == (int)major && pkg->producer_minor <= (int)minor))
+        return UDFKIT_OK;
+    return udfkit_runtime_fail(UDFKIT_ERROR_TOOLCHAIN,
+                               "%s was made by %s %d.%d, newer than this nvJitLink %u.%u (libnvJitLink.so.%u), which "
+                               "cannot link it: install nvJitLink %d.%d or newer, or rebuild it with CUDA %u.%u",
+                               pkg->origin, pkg->producer, pkg->producer_major, pkg->producer_minor, major, minor, major,
+                               pkg->producer_major, pkg->producer_minor, major, minor);
+}
+
+static udfkit_status link_bound(const udfkit_image *image, const binding_plan *p, int arch, udfkit_buf *cubin)
+{
+    unsigned major = 0, minor = 0;
+    udfkit_status s = udfkit_jitlink_load(&major, &minor);
+    if (s)
+        return s;
+    udfkit_package *engine = udfkit_package_new("the library's LTO-IR");
+    udfkit_package *shims = NULL;
+    udfkit_jit_part *parts = NULL;
+    size_t n = 0, nlinks = 0;
+    char(*link_hashes)[UDFKIT_HASH_HEX_SIZE] = NULL;
+    if (!engine)
+        s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "udfkit_library_bind: out of memory");
+    if (!s)
+        s = udfkit_package_read_fatbin(engine, image->data, image->size, false);
+    if (!s && !engine->nparts)
+        s = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE,
+                                "the library's image holds no LTO-IR to bind: it is not a SLOTS library's (udfkit pack)");
+    /* UDFs linked into the library itself are names its slots' functions must not reuse. */
+    for (size_t f = 0; !s && f < engine->nfunctions; f++)
+        for (size_t d = 0; !s && d < p->ndistinct; d++) {
+            size_t at;
+            if (udfkit_package_find(p->distinct[d], engine->names[f], &at))
+                s = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
+                                        "%s defines '%s', which the library defines itself: a C name must be unique "
+                                        "across everything linked together",
+                                        p->distinct[d]->origin, engine->names[f]);
+        }
+    if (!s)
+        s = check_producer(engine, major, minor);
+    for (size_t d = 0; !s && d < p->ndistinct; d++)
+        s = check_producer(p->distinct[d], major, minor);
+    if (!s)
+        s = add_parts(engine, arch, &parts, &n, &link_hashes, &nlinks);
+    for (size_t d = 0; !s && d < p->ndistinct; d++)
+        s = add_parts(p->distinct[d], arch, &parts, &n, &link_hashes, &nlinks);
+    bool renamed = false;
+    for (size_t k = 0; k < p->nslots; k++)
+        renamed |= strcmp(p->slots[k].name, p->function[k]) != 0;
+    if (!s && renamed) {
+        udfkit_buf text = UDFKIT_BUF_INIT;
+        char arch_text[16];
+        forwarders(p, &text);
+        snprintf(arch_text, sizeof arch_text, "%d", arch);
+        s = udfkit_runtime_compile("udfkit-slot-forwarders.cu", text.data, NULL, 0, NULL, 0, arch_text, &shims);
+        if (s) {
+            /* The message is copied out first: the result goes to the same buffer. */
+            char *why = strdup(udfkit_last_error());
+            s = udfkit_runtime_fail(s == UDFKIT_ERROR_COMPILE ? UDFKIT_ERROR_TOOLCHAIN : s,
+                                    "a slot bound to a function of another name is reached through a forwarder "
+                                    "compiled with NVRTC, which failed: %.7000s",
+                                    why ? why : "out of memory");
+            free(why);
+        }
+        udfkit_buf_free(&text);
+        if (!s)
+            s = add_parts(shims, arch, &parts, &n, &link_hashes, &nlinks);
+    }
+    if (!s)
+        s = udfkit_jitlink_cubin(parts, n, arch, cubin);
+    free(parts);
+    free(link_hashes);
+    udfkit_package_close(shims);
+    udfkit_package_close(engine);
+    return s;
+}
+
+/* ---- udfkit_library_bind ---- */
+
+static void bind_key(const char *image_hash, const binding_plan *p, int arch, char key[UDFKIT_CACHE_KEY_SIZE])
+{
+    udfkit_hasher *h = udfkit_hasher_new("udfkit-bind-1");
+    udfkit_hasher_add_str(h, UDFKIT_VERSION_STRING);
+    udfkit_hasher_add_str(h, image_hash);
+    udfkit_hasher_add(h, &arch, sizeof arch);
+    for (size_t k = 0; k < p->nslots; k++) {
+        udfkit_hasher_add_str(h, p->slots[k].name);
+        udfkit_hasher_add_str(h, p->slot_sigs[k]);
+        udfkit_hasher_add_str(h, p->package[k]->hash);
+        udfkit_hasher_add_str(h, p->function[k]);
+    }
+    udfkit_hasher_finish(h, key);
+}
+
+udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_hash, const udfkit_slot *slots,
+                                  size_t slot_count, const udfkit_slot_binding *bindings, size_t count,
+                                  udfkit_library **out)
+{
+    if (out)
+        *out = NULL;
+    if (!image || !image->data || !image->size || !out || (slot_count && !slots) || (count && !bindings))
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_library_bind: %s",
+                                   !image || !image->data || !image->size ? "no image given"
+                                   : !out                                 ? "no output pointer"
+                                                                          : "a count without its array");
+    binding_plan plan = {0};
+    udfkit_status s = check_bindings(&plan, slots, slot_count, bindings, count);
+    const udfkit_driver *d = NULL;
+    int arch = 0;
+    if (!s)
+        s = udfkit_driver_enter(&d);
+    if (!s)
+        s = udfkit_runtime_device_arch(d, &arch);
+    char hash[UDFKIT_HASH_HEX_SIZE], key[UDFKIT_CACHE_KEY_SIZE];
+    if (!s) {
+        if (!image_hash)
+            udfkit_hash_hex(image->data, image->size, hash);
+        bind_key(image_hash ? image_hash : hash, &plan, arch, key);
+        pthread_mutex_lock(&table.lock);
+        bound_entry *e = table_find(key);
+        if (e) {
+            e->refs++;
+            *out = e->lib;
+        }
+        pthread_mutex_unlock(&table.lock);
+        if (*out) {
+            plan_free(&plan);
+            return UDFKIT_OK;
+        }
+    }
+    udfkit_buf cubin = UDFKIT_BUF_INIT;
+    udfkit_cache *cache = s ? NULL : udfkit_cache_open();
+    char disk_key[UDFKIT_CACHE_KEY_SIZE];
+    bool cached = false;
+    if (cache) {
+        /* The cubin is the same whichever nvJitLink 13 links it: a hit loads no nvJitLink. */
+        udfkit_hasher *h = udfkit_hasher_new("udfkit-bind-cubin-1");
+        udfkit_hasher_add_str(h, key);
+        udfkit_hasher_add_str(h, "nvJitLink 13");
+        udfkit_hasher_finish(h, disk_key);
+        udfkit_cache_entry hit = {0};
+        const udfkit_buf *code;
+        if (udfkit_cache_get(cache, disk_key, &hit) && (code = udfkit_cache_entry_find(&hit, "cubin"))) {
+            udfkit_buf_append(&cubin, code->data, code->size);
+            cached = true;
+        }
+        udfkit_cache_record(cache, &hit, cached);
+        udfkit_cache_entry_free(&hit);
+    }
+    if (!s && !cached) {
+        s = link_bound(image, &plan, arch, &cubin);
+        if (!s && cache) {
+            udfkit_cache_entry entry = {0};
+            udfkit_cache_entry_add(&entry, "cubin", cubin.data, cubin.size);
+            udfkit_cache_put(cache, disk_key, &entry);
+            udfkit_cache_entry_free(&entry);
+        }
+    }
+    udfkit_library *lib = NULL;
+    if (!s)
+        s = udfkit_library_load(cubin.data, cubin.size, &lib);
+    if (!s) {
+        lib->bound = true;
+        *out = table_add(key, lib);
+    }
+    udfkit_cache_close(cache);
+    udfkit_diag_clear();
+    udfkit_buf_free(&cubin);
+    plan_free(&plan);
+    return s;
+}
