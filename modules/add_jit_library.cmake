@@ -17,6 +17,7 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
     [COMPRESS none|speed|balance|size]
     [STATIC_RUNTIME|SHARED_RUNTIME]
     [PTX_FALLBACK]
+    [SLOTS <spec>... [LTOIR_PER_ARCHITECTURE]]
     [HEADER <file name>])
 
 ``SOURCES``
@@ -75,6 +76,19 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
   the driver JITs PTX it can, and loading PTX newer than the driver fails with a message
   naming both versions and this option.
 
+``SLOTS``
+  Functions the library's ``SOURCES`` and ``KERNELS`` call that are bound after it ships
+  (``c_name:signature``, return type required): the engine is built and shipped once, its
+  users' UDFs come later (docs/late-binding.md). The library then ships LTO-IR instead of
+  SASS (``udfkit pack``), built by default once, for the lowest architecture of
+  ``ARCHITECTURES`` (as cuDF ships its fragments; ``LTOIR_PER_ARCHITECTURE`` builds it for
+  each, so that a device gets code built for its own architecture where there is some),
+  and its header declares ``<target>_bind``, ``<target>_release``,
+  ``<target>_instance_library``, ``<target>_udf_error``, ``<target>_slot_count``,
+  ``<target>_slot`` and launchers that take the bound instance first (no ``_load``,
+  ``_unload`` or ``_library``). ``SOURCES`` see the slots' device prototypes in
+  ``<target>_slots.h``. ``KEEP_LTOIR``, ``COMPRESS`` and ``PTX_FALLBACK`` do not apply.
+
 ``HEADER``
   The header's file name, default ``<target>.h``. It compiles as plain C11 and C++ without
   CUDA headers and declares ``<target>_load``, ``<target>_unload``, ``<target>_library``,
@@ -104,9 +118,10 @@ include("${CMAKE_CURRENT_LIST_DIR}/detail/_udfkit_kernels.cmake")
 
 function(add_jit_library target)
   list(APPEND CMAKE_MESSAGE_CONTEXT "udfkit.add_jit_library")
-  cmake_parse_arguments(PARSE_ARGV 1 arg "STATIC;SHARED;OBJECT;KEEP_LTOIR;PTX_FALLBACK;STATIC_RUNTIME;SHARED_RUNTIME"
+  cmake_parse_arguments(PARSE_ARGV 1 arg
+                        "STATIC;SHARED;OBJECT;KEEP_LTOIR;PTX_FALLBACK;STATIC_RUNTIME;SHARED_RUNTIME;LTOIR_PER_ARCHITECTURE"
                         "HEADER;COMPRESS"
-                        "SOURCES;UDFS;KERNELS;ARCHITECTURES;INCLUDE_DIRECTORIES;COMPILE_DEFINITIONS;COMPILE_OPTIONS")
+                        "SOURCES;UDFS;KERNELS;ARCHITECTURES;INCLUDE_DIRECTORIES;COMPILE_DEFINITIONS;COMPILE_OPTIONS;SLOTS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "add_jit_library: unknown arguments for target '${target}': ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -154,6 +169,18 @@ function(add_jit_library target)
     endif()
     set(_compress ${arg_COMPRESS})
   endif()
+  if(arg_SLOTS)
+    foreach(_option IN ITEMS KEEP_LTOIR COMPRESS PTX_FALLBACK)
+      if(arg_${_option} OR (_option STREQUAL "COMPRESS" AND DEFINED arg_COMPRESS))
+        message(FATAL_ERROR "add_jit_library: target '${target}' is given SLOTS and ${_option}; a library with slots "
+                            "ships uncompressed LTO-IR, which the runtime links with the bound functions for the "
+                            "device at hand")
+      endif()
+    endforeach()
+  elseif(arg_LTOIR_PER_ARCHITECTURE)
+    message(FATAL_ERROR "add_jit_library: target '${target}' is given LTOIR_PER_ARCHITECTURE without SLOTS; only a "
+                        "library with slots ships LTO-IR for binding")
+  endif()
   set(_header "${target}.h")
   if(arg_HEADER)
     set(_header "${arg_HEADER}")
@@ -162,8 +189,15 @@ function(add_jit_library target)
   _udfkit_tool(_udfkit _udfkit_now)
   _udfkit_kernel_entries(add_jit_library "${target}" _kernels ${arg_KERNELS})
   string(MAKE_C_IDENTIFIER "${target}" _ident)
-  set(_ids "${_ident}_load|the library" "${_ident}_unload|the library" "${_ident}_library|the library"
-           "${_ident}_udf_error|the library" "${_ident}_fatbin|the library")
+  if(arg_SLOTS)
+    set(_api bind release instance_library udf_error slot_count slot)
+  else()
+    set(_api load unload library udf_error)
+  endif()
+  set(_ids "${_ident}_fatbin|the library")
+  foreach(_fn IN LISTS _api)
+    list(APPEND _ids "${_ident}_${_fn}|the library")
+  endforeach()
   foreach(_entry IN LISTS _kernels)
     _udfkit_kernel_launcher("${_entry}" _launcher)
     list(APPEND _ids "${_ident}_${_launcher}|KERNELS entry '${_entry}'")
@@ -204,9 +238,37 @@ function(add_jit_library target)
   foreach(_entry IN LISTS _kernels)
     list(APPEND _kernel_args --kernel "${_entry}")
   endforeach()
-  if(_kernels AND _udfkit_now)
-    _udfkit_check_with_tool(add_jit_library "${target}" KERNELS "${_udfkit_now}" "${_ident}" SPECS ${_specs}
-                            KERNELS ${_kernels})
+  set(_slot_args)
+  set(_slot_functions)
+  set(_slots_h)
+  foreach(_slot IN LISTS arg_SLOTS)
+    list(APPEND _slot_args --slot "${_slot}")
+    list(APPEND _slot_functions --function "${_slot}")
+  endforeach()
+  if((_kernels OR arg_SLOTS) AND _udfkit_now)
+    set(_keyword KERNELS)
+    if(NOT _kernels)
+      set(_keyword SLOTS)
+    endif()
+    _udfkit_check_with_tool(add_jit_library "${target}" ${_keyword} "${_udfkit_now}" "${_ident}" SPECS ${_specs}
+                            SLOTS ${arg_SLOTS} KERNELS ${_kernels})
+  endif()
+  # A library with slots: their device prototypes for SOURCES, and LTO-IR for the lowest
+  # architecture (or each) instead of SASS for every one.
+  set(_compile_archs "${_archs}")
+  if(arg_SLOTS)
+    set(_slots_h "${_include}/${target}_slots.h")
+    add_custom_command(
+      OUTPUT "${_slots_h}"
+      COMMAND ${_udfkit} header ${_slot_functions} -o "${_slots_h}" --name "${_ident}_slots"
+      DEPENDS udfkit::udfkit
+      COMMENT "udfkit: the slots of ${target}"
+      VERBATIM COMMAND_EXPAND_LISTS)
+    file(RELATIVE_PATH _slots_include "${CMAKE_CURRENT_BINARY_DIR}" "${_include}")
+    list(APPEND _udf_includes -I "${_slots_include}")
+    if(NOT arg_LTOIR_PER_ARCHITECTURE)
+      _udfkit_lowest_architecture("${_archs}" _compile_archs)
+    endif()
   endif()
 
   # Kernels and launchers generated from templates, the header with them.
@@ -214,7 +276,7 @@ function(add_jit_library target)
   set(_launchers_c "${_dir}/${target}_launchers.c")
   add_custom_command(
     OUTPUT "${_kernels_cu}" "${_launchers_c}" "${_include}/${_header}"
-    COMMAND ${_udfkit} kernels ${_manifests} ${_kernel_args} --name "${_ident}" --fatbin-symbol "${_ident}_fatbin"
+    COMMAND ${_udfkit} kernels ${_manifests} ${_slot_args} ${_kernel_args} --name "${_ident}" --fatbin-symbol "${_ident}_fatbin"
             --cuda "${_kernels_cu}" --c "${_launchers_c}" --header "${_include}/${_header}"
     DEPENDS ${_manifests} udfkit::udfkit
     COMMENT "udfkit: kernels and launchers of ${target}"
@@ -246,14 +308,14 @@ function(add_jit_library target)
     endif()
     add_custom_command(
       OUTPUT "${_out}"
-      COMMAND ${_udfkit} compile "${_given}" --arch "${_archs}" ${_udf_includes} ${_flags} -o "${_out}"
+      COMMAND ${_udfkit} compile "${_given}" --arch "${_compile_archs}" ${_udf_includes} ${_flags} -o "${_out}"
               ${_depfile_args}
       DEPFILE "${_out}.d"
-      DEPENDS "${_src}" udfkit::udfkit
+      DEPENDS "${_src}" udfkit::udfkit ${_slots_h}
       COMMENT "udfkit: compiling ${target} ${_stem}"
       VERBATIM COMMAND_EXPAND_LISTS)
-    _udfkit_record_compile("${_src}" "${_out}" ${_udfkit} compile "${_given}" --arch "${_archs}" ${_udf_includes}
-                           ${_flags} -o "${_out}" ${_depfile_args})
+    _udfkit_record_compile("${_src}" "${_out}" ${_udfkit} compile "${_given}" --arch "${_compile_archs}"
+                           ${_udf_includes} ${_flags} -o "${_out}" ${_depfile_args})
     list(APPEND _parts "${_out}")
   endforeach()
 
@@ -264,13 +326,24 @@ function(add_jit_library target)
   endif()
   set(_fatbin "${_dir}/${target}.fatbin")
   set(_embedded "${_dir}/${target}_fatbin.c")
-  add_custom_command(
-    OUTPUT "${_fatbin}" "${_fatbin}.json" "${_embedded}"
-    COMMAND ${_udfkit} link ${_parts} ${_manifests} --arch "${_archs}" ${_keep} --compress ${_compress} -o "${_fatbin}"
-            --embed "${_embedded}" --symbol "${_ident}_fatbin"
-    DEPENDS ${_parts} ${_manifests} udfkit::udfkit
-    COMMENT "udfkit: linking ${target} for ${_archs}, embedding it"
-    VERBATIM COMMAND_EXPAND_LISTS)
+  if(arg_SLOTS)
+    # Packed, not linked: the runtime links it with the bound functions (<target>_bind).
+    add_custom_command(
+      OUTPUT "${_fatbin}" "${_fatbin}.json" "${_embedded}"
+      COMMAND ${_udfkit} pack ${_parts} ${_manifests} --arch "${_compile_archs}" -o "${_fatbin}"
+              --embed "${_embedded}" --symbol "${_ident}_fatbin"
+      DEPENDS ${_parts} ${_manifests} udfkit::udfkit
+      COMMENT "udfkit: packing the LTO-IR of ${target} for ${_compile_archs}, embedding it"
+      VERBATIM COMMAND_EXPAND_LISTS)
+  else()
+    add_custom_command(
+      OUTPUT "${_fatbin}" "${_fatbin}.json" "${_embedded}"
+      COMMAND ${_udfkit} link ${_parts} ${_manifests} --arch "${_archs}" ${_keep} --compress ${_compress} -o "${_fatbin}"
+              --embed "${_embedded}" --symbol "${_ident}_fatbin"
+      DEPENDS ${_parts} ${_manifests} udfkit::udfkit
+      COMMENT "udfkit: linking ${target} for ${_archs}, embedding it"
+      VERBATIM COMMAND_EXPAND_LISTS)
+  endif()
 
   # The launchers and the embedded fatbin compile as one translation unit: one compiler run
   # per library. Both are listed (not compiled on their own) so that they are generated
@@ -281,7 +354,7 @@ function(add_jit_library target)
 #include \"${target}_launchers.c\"
 #include \"${target}_fatbin.c\"
 " @ONLY)
-  add_library(${target} ${_type} "${_library_c}" "${_embedded}" "${_launchers_c}" "${_include}/${_header}")
+  add_library(${target} ${_type} "${_library_c}" "${_embedded}" "${_launchers_c}" "${_include}/${_header}" ${_slots_h})
   set_source_files_properties("${_library_c}" PROPERTIES LANGUAGE C)
   set_source_files_properties("${_embedded}" "${_launchers_c}" PROPERTIES HEADER_FILE_ONLY ON)
   target_include_directories(${target} PUBLIC "$<BUILD_INTERFACE:${_include}>")
@@ -301,10 +374,16 @@ function(add_jit_library target)
   target_link_libraries(${target} PUBLIC ${_runtime} ${_udf_links})
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON UDFKIT_FATBIN "${_fatbin}"
                                              UDFKIT_HEADER "${_include}/${_header}")
+  if(arg_SLOTS)
+    set_target_properties(${target} PROPERTIES UDFKIT_SLOTS "${arg_SLOTS}")
+  endif()
   if(_type STREQUAL "SHARED")
     # Exactly what the header declares; everything else (the runtime, nvPTXCompiler, the
     # fatbin's symbol) stays local.
-    set(_exports "${_ident}_load" "${_ident}_unload" "${_ident}_library" "${_ident}_udf_error")
+    set(_exports "${_ident}_fatbin" "${_ident}_fatbin_size")
+    foreach(_fn IN LISTS _api)
+      list(APPEND _exports "${_ident}_${_fn}")
+    endforeach()
     foreach(_entry IN LISTS _kernels)
       _udfkit_kernel_launcher("${_entry}" _launcher)
       list(APPEND _exports "${_ident}_${_launcher}")

@@ -93,12 +93,16 @@ endfunction()
 
 # `udfkit kernels --check` of function specs (and kernel entries), now, where the tool
 # already exists: a mistake is a configure-time error at <fn>'s call, naming <keyword>.
-#   _udfkit_check_with_tool(<fn> <target> <keyword> <tool> <ident> SPECS <spec>... [KERNELS <entry>...])
+#   _udfkit_check_with_tool(<fn> <target> <keyword> <tool> <ident> SPECS <spec>... [SLOTS <spec>...]
+#                           [KERNELS <entry>...])
 function(_udfkit_check_with_tool fn target keyword tool ident)
-  cmake_parse_arguments(PARSE_ARGV 5 arg "" "" "SPECS;KERNELS")
+  cmake_parse_arguments(PARSE_ARGV 5 arg "" "" "SPECS;SLOTS;KERNELS")
   set(_args)
   foreach(_spec IN LISTS arg_SPECS)
     list(APPEND _args --function "${_spec}")
+  endforeach()
+  foreach(_spec IN LISTS arg_SLOTS)
+    list(APPEND _args --slot "${_spec}")
   endforeach()
   foreach(_entry IN LISTS arg_KERNELS)
     list(APPEND _args --kernel "${_entry}")
@@ -204,4 +208,27 @@ function(_udfkit_write_compile_commands)
     COMMENT "udfkit: adding the UDF compiles to compile_commands.json"
     VERBATIM)
   add_custom_target(udfkit_compile_commands ALL DEPENDS "${_dir}/merged.stamp")
+endfunction()
+
+# The architecture a SLOTS library's LTO-IR is built for by default, as cuDF ships its
+# fragments: the lowest of the list, virtual ("75-virtual"); the list itself where it names
+# no plain number to take the lowest of (all, all-major, native, only arch-specific ones).
+function(_udfkit_lowest_architecture archs out_var)
+  string(REPLACE "," ";" _archs "${archs}")
+  set(_lowest "")
+  foreach(_arch IN LISTS _archs)
+    if(_arch MATCHES "^([0-9]+)(-real|-virtual)?$")
+      if(_lowest STREQUAL "" OR CMAKE_MATCH_1 LESS _lowest)
+        set(_lowest "${CMAKE_MATCH_1}")
+      endif()
+    elseif(NOT _arch MATCHES "^[0-9]+[af]")
+      set(${out_var} "${archs}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  if(_lowest STREQUAL "")
+    set(${out_var} "${archs}" PARENT_SCOPE)
+  else()
+    set(${out_var} "${_lowest}-virtual" PARENT_SCOPE)
+  endif()
 endfunction()

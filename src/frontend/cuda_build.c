@@ -503,10 +503,10 @@ void udfkit_cuda_build_free(cuda_build *b)
     for (size_t i = 0; i < b->noptions; i++)
         free(b->options[i]);
     free(b->options);
-    for (size_t i = 0; i < b->req->nsources; i++)
+    for (size_t i = 0; b->units && i < b->req->nsources; i++)
         free_unit(&b->units[i]);
     free(b->units);
-    for (size_t i = 0; i < b->req->nfunctions; i++)
+    for (size_t i = 0; b->specs && i < b->req->nfunctions; i++)
         udfkit_spec_free(&b->specs[i]);
     free(b->specs);
     free(b->spec_files);

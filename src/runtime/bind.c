@@ -65,6 +65,16 @@ static size_t table_trim(udfkit_library **drop, size_t max)
     return dropped;
 }
 
+/* For tests: how many bound libraries the process holds, in use or idle. */
+size_t udfkit_bound_library_count(void);
+size_t udfkit_bound_library_count(void)
+{
+    pthread_mutex_lock(&table.lock);
+    size_t n = table.count;
+    pthread_mutex_unlock(&table.lock);
+    return n;
+}
+
 void udfkit_bound_release(udfkit_library *lib)
 {
     udfkit_library *drop[4];

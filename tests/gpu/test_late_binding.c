@@ -1,0 +1,428 @@
+/* Late binding on a GPU (docs/late-binding.md): an engine library whose kernels call five
+ * slots (late_engine, built with add_jit_library(... SLOTS ...) for the lowest
+ * architecture, and late_engine_each, per architecture), bound to a CUDA C package (its
+ * manifest), a Python package (its fatbin, every slot bound to a function of another name)
+ * and CUDA C text compiled here at run time; each instance's launchers and the engine's
+ * own kernel against the same functions on the host, instances side by side, binding the
+ * same code again, and the bindings that must fail, each with its status, leaving nothing
+ * loaded.
+ *
+ * usage: test_late_binding <dir with cuda.json, cuda.fatbin, py.json, py.fatbin, clash.json,
+ *                           future.json, newer.json>; exit 77 (skipped) without a GPU. */
+#include "gpu_test.h"
+#include "late_engine.h"
+#include "late_engine_each.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The runtime's count of bound libraries it holds (bind.c), to see that a failed bind leaves
+ * nothing loaded. */
+size_t udfkit_bound_library_count(void);
+
+static const char *dir;
+
+static char *path_of(const char *name)
+{
+    static char buf[4][4096];
+    static int next;
+    char *p = buf[next++ % 4];
+    snprintf(p, sizeof buf[0], "%s/%s", dir, name);
+    return p;
+}
+
+/* The functions each binding computes, on the host. */
+typedef struct host_fns {
+    const char *name;
+    float (*price)(float, float);
+    int (*keep)(float);
+    long long (*widen)(int);
+    int (*before)(float, float);
+    /* maybe_price(list valid?, list, rate) -> valid?, value */
+    int (*maybe_price)(int valid, float list, float rate, float *out);
+} host_fns;
+
+static float c_price(float l, float r) { return l * (1.0f - r); }
+static int c_keep(float p) { return p >= 10.0f; }
+static long long c_widen(int x) { return (long long)x * 3 - 7; }
+static int c_before(float a, float b) { return a > b; }
+static int c_maybe(int valid, float l, float r, float *out)
+{
+    if (!valid || l < 0.0f)
+        return 0;
+    *out = l * (1.0f - r);
+    return 1;
+}
+static float p_price(float p, float r) { return (float)((double)p * (1.0 + (double)r)); }
+static int p_keep(float p) { return floorf(p) == p; }
+static long long p_widen(int x) { return (long long)x * 3; }
+static int p_maybe(int valid, float p, float r, float *out)
+{
+    if (!valid)
+        return 0;
+    *out = (float)((double)p * 2.0 + (double)r);
+    return 1;
+}
+static float t_price(float l, float r) { return l - r * 10.0f; }
+static int t_keep(float p) { return p < 40.0f; }
+static long long t_widen(int x) { return -(long long)x; }
+static int t_before(float a, float b) { return a < b; }
+static int t_maybe(int valid, float l, float r, float *out)
+{
+    (void)r;
+    if (!valid)
+        return 0;
+    *out = l + 1.0f;
+    return 1;
+}
+
+static const host_fns cuda_fns = {"the CUDA C package", c_price, c_keep, c_widen, c_before, c_maybe};
+static const host_fns python_fns = {"the Python package", p_price, p_keep, p_widen, c_before, p_maybe};
+static const host_fns text_fns = {"the run-time compiled text", t_price, t_keep, t_widen, t_before, t_maybe};
+
+static int close_enough(float got, float want)
+{
+    return fabsf(got - want) <= 1e-5f * (1.0f + fabsf(want));
+}
+
+/* Every launcher of one instance, and the engine's own kernel, over n rows. The launchers
+ * are late_engine's or late_engine_each's (the same entries); `each` picks. */
+static void run_instance(void *inst, int each, const host_fns *f, size_t n)
+{
+    char what[256];
+    float *a = malloc(n * sizeof *a + 1), *b = malloc(n * sizeof *b + 1), *out = malloc(n * sizeof *out + 1);
+    int32_t *x = malloc(n * sizeof *x + 1);
+    int64_t *wide = malloc(n * sizeof *wide + 1);
+    uint64_t *rows = malloc(n * sizeof *rows + 1), *order = malloc(n * sizeof *order + 1);
+    uint8_t *bits = calloc(n / 8 + 1, 1), *out_bits = calloc(n / 8 + 1, 1);
+    for (size_t i = 0; i < n; i++) {
+        a[i] = (float)(next_random() % 400) / 4.0f - 5.0f;
+        b[i] = (float)(next_random() % 8) / 16.0f;
+        x[i] = (int32_t)(next_random() % 20001) - 10000;
+        if (next_random() % 10)
+            bits[i / 8] |= (uint8_t)(1u << (i % 8));
+    }
+    float *da = device_copy(a, n * sizeof *a), *db = device_copy(b, n * sizeof *b), *dout = device_copy(NULL, n * 4);
+    float *dsum = device_copy(NULL, 4), *dvals = device_copy(NULL, n * 4);
+    int32_t *dx = device_copy(x, n * sizeof *x);
+    int64_t *dwide = device_copy(NULL, n * 8), *dtotal = device_copy(NULL, 8);
+    uint64_t *drows = device_copy(NULL, n * 8), *dcount = device_copy(NULL, 8), *dorder = device_copy(NULL, n * 8),
+             *dnulls = device_copy(NULL, 8);
+    uint8_t *dbits = device_copy(bits, n / 8 + 1), *dout_bits = device_copy(NULL, n / 8 + 1);
+    if (!da || !db || !dout || !dsum || !dvals || !dx || !dwide || !dtotal || !drows || !dcount || !dorder || !dnulls || !dbits ||
+        !dout_bits)
+        return;
+#define CALL(fn, ...) (each ? late_engine_each_##fn((late_engine_each_instance *)inst, __VA_ARGS__) \
+                            : late_engine_##fn((late_engine_instance *)inst, __VA_ARGS__))
+    snprintf(what, sizeof what, "%s%s, %zu rows", f->name, each ? " (per architecture)" : "", n);
+    /* map(price) */
+    if (!check(CALL(map_price, NULL, n, da, db, dout), "map(price)") &&
+        !check(udfkit_copy_to_host(out, dout, n * 4), "copy")) {
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++)
+            bad += !close_enough(out[i], f->price(a[i], b[i]));
+        if (bad) {
+            fprintf(stderr, "%s: map(price): %zu rows wrong\n", what, bad);
+            failures++;
+        }
+    }
+    /* filter(keep) over the prices, and filter(keep, values) */
+    uint64_t count = 0;
+    if (!check(CALL(filter_keep, NULL, n, dout, drows, dcount), "filter(keep)") &&
+        !check(udfkit_copy_to_host(&count, dcount, 8), "copy") &&
+        !check(udfkit_copy_to_host(rows, drows, n * 8), "copy")) {
+        uint64_t k = 0, bad = 0;
+        for (size_t i = 0; i < n; i++)
+            if (f->keep(out[i]))
+                bad += k >= count || rows[k++] != i;
+        if (bad || k != count) {
+            fprintf(stderr, "%s: filter(keep): %llu kept, %llu expected, %llu wrong\n", what,
+                    (unsigned long long)count, (unsigned long long)k, (unsigned long long)bad);
+            failures++;
+        }
+    }
+    if (!check(CALL(filter_keep_values, NULL, n, dout, dvals, dcount), "filter(keep, values)") &&
+        !check(udfkit_copy_to_host(&count, dcount, 8), "copy")) {
+        float *kept = malloc(n * 4 + 4);
+        uint64_t k = 0, bad = 0;
+        udfkit_copy_to_host(kept, dvals, n * 4);
+        for (size_t i = 0; i < n; i++)
+            if (f->keep(out[i]))
+                bad += k >= count || kept[k++] != out[i];
+        if (bad || k != count) {
+            fprintf(stderr, "%s: filter(keep, values): %llu wrong\n", what, (unsigned long long)bad);
+            failures++;
+        }
+        free(kept);
+    }
+    /* transform_reduce(price, add_f32): the engine's own op over the bound function */
+    float sum = 0;
+    double want = 0;
+    for (size_t i = 0; i < n; i++)
+        want += f->price(a[i], b[i]);
+    if (!check(CALL(transform_reduce_price_add_f32, NULL, n, da, db, 0.5f, dsum), "transform_reduce") &&
+        !check(udfkit_copy_to_host(&sum, dsum, 4), "copy") &&
+        fabs((double)sum - (want + 0.5)) > 1e-3 * (1.0 + fabs(want))) {
+        fprintf(stderr, "%s: transform_reduce: %g, %g expected\n", what, (double)sum, want + 0.5);
+        failures++;
+    }
+    /* map(widen), then reduce(add_i64) of it */
+    int64_t total = 0, want_total = 3;
+    if (!check(CALL(map_widen, NULL, n, dx, dwide), "map(widen)") &&
+        !check(CALL(reduce_add_i64, NULL, n, dwide, 3, dtotal), "reduce(add_i64)") &&
+        !check(udfkit_copy_to_host(wide, dwide, n * 8), "copy") && !check(udfkit_copy_to_host(&total, dtotal, 8), "copy")) {
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            bad += wide[i] != f->widen(x[i]);
+            want_total += f->widen(x[i]);
+        }
+        if (bad || total != want_total) {
+            fprintf(stderr, "%s: map(widen): %zu wrong, reduce %lld / %lld\n", what, bad, (long long)total,
+                    (long long)want_total);
+            failures++;
+        }
+    }
+    /* sort(before), stable, with the order */
+    if (!check(CALL(sort_before, NULL, n, da, dout, dorder), "sort(before)") &&
+        !check(udfkit_copy_to_host(out, dout, n * 4), "copy") && !check(udfkit_copy_to_host(order, dorder, n * 8), "copy")) {
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            bad += order[i] >= n || out[i] != a[order[i]];
+            if (i && (f->before(out[i], out[i - 1]) ||
+                      (!f->before(out[i - 1], out[i]) && order[i] < order[i - 1]))) /* stable */
+                bad++;
+        }
+        if (bad) {
+            fprintf(stderr, "%s: sort(before): %zu wrong\n", what, bad);
+            failures++;
+        }
+    }
+    /* nullable_map(maybe_price): a T? function over an Arrow column */
+    uint64_t nulls = 0;
+    udfkit_mask m = {dbits, 0};
+    if (!check(CALL(nullable_map_maybe_price, NULL, n, da, m, db, (udfkit_mask){NULL, 0}, dout, dout_bits, dnulls),
+               "nullable_map(maybe_price)") &&
+        !check(udfkit_copy_to_host(out, dout, n * 4), "copy") &&
+        !check(udfkit_copy_to_host(out_bits, dout_bits, n / 8 + (n % 8 != 0)), "copy") &&
+        !check(udfkit_copy_to_host(&nulls, dnulls, 8), "copy")) {
+        size_t bad = 0, want_nulls = 0;
+        for (size_t i = 0; i < n; i++) {
+            float v = 0;
+            int valid = f->maybe_price((bits[i / 8] >> (i % 8)) & 1, a[i], b[i], &v);
+            int got = (out_bits[i / 8] >> (i % 8)) & 1;
+            want_nulls += !valid;
+            bad += got != valid || (valid && !close_enough(out[i], v));
+        }
+        if (bad || nulls != want_nulls) {
+            fprintf(stderr, "%s: nullable_map(maybe_price): %zu wrong, %llu nulls (%zu expected)\n", what, bad,
+                    (unsigned long long)nulls, want_nulls);
+            failures++;
+        }
+    }
+    /* The engine's own kernel, by name (late_engine only: late_engine_each has no SOURCES). */
+    if (!each && n) {
+        udfkit_kernel k;
+        unsigned long long rows_n = n;
+        void *args[] = {&rows_n, &da, &db, &dout};
+        if (!check(udfkit_library_get_kernel(late_engine_instance_library(inst), "late_price_kept", &k), "get_kernel") &&
+            !check(udfkit_launch(k, (udfkit_dim3){64, 1, 1}, (udfkit_dim3){256, 1, 1}, 0, NULL, args), "launch") &&
+            !check(udfkit_copy_to_host(out, dout, n * 4), "copy")) {
+            size_t bad = 0;
+            for (size_t i = 0; i < n; i++) {
+                float p = f->price(a[i], b[i]);
+                bad += !close_enough(out[i], f->keep(p) ? p : -1.0f);
+            }
+            if (bad) {
+                fprintf(stderr, "%s: late_price_kept: %zu wrong\n", what, bad);
+                failures++;
+            }
+        }
+    }
+    /* No UDF failed a row. */
+    check(each ? late_engine_each_udf_error(inst, NULL, NULL, NULL) : late_engine_udf_error(inst, NULL, NULL, NULL),
+          "udf_error");
+#undef CALL
+    void *ptrs[] = {da, db, dout, dsum, dvals, dx, dwide, dtotal, drows, dcount, dorder, dnulls, dbits, dout_bits};
+    for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++)
+        udfkit_device_free(ptrs[i]);
+    void *hosts[] = {a, b, out, x, wide, rows, order, bits, out_bits};
+    for (size_t i = 0; i < sizeof hosts / sizeof *hosts; i++)
+        free(hosts[i]);
+}
+
+/* A bind that must fail: its status, a message naming `needle`, no instance, nothing loaded. */
+static void expect_failure(const char *what, const udfkit_slot_binding *b, size_t count, udfkit_status want,
+                           const char *needle)
+{
+    size_t before = udfkit_bound_library_count();
+    late_engine_instance *inst = (late_engine_instance *)1;
+    udfkit_status s = late_engine_bind(b, count, &inst);
+    if (s != want || inst != NULL || !strstr(udfkit_last_error(), needle) || udfkit_bound_library_count() != before) {
+        fprintf(stderr, "%s: %s expected with '%s', got %s: %s (instance %p, %zu bound, %zu before)\n", what,
+                udfkit_status_string(want), needle, udfkit_status_string(s), udfkit_last_error(), (void *)inst,
+                udfkit_bound_library_count(), before);
+        failures++;
+    } else {
+        printf("  %s: %s: %s\n", what, udfkit_status_string(s), udfkit_last_error());
+    }
+}
+
+static udfkit_package *open_package(const char *name)
+{
+    udfkit_package *pkg = NULL;
+    check(udfkit_package_open(path_of(name), &pkg), name);
+    return pkg;
+}
+
+static const char text_source[] =
+    "// Bound at run time: compiled from this text by udfkit_compile_source.\n"
+    "#include <cuda/std/optional>\n"
+    "__device__ float t_price(float l, float r) { return l - r * 10.0f; }\n"
+    "__device__ bool t_keep(float p) { return p < 40.0f; }\n"
+    "__device__ long long t_widen(int x) { return -(long long)x; }\n"
+    "__device__ bool t_before(float a, float b) { return a < b; }\n"
+    "__device__ cuda::std::optional<float> t_maybe(cuda::std::optional<float> l, float r)\n"
+    "{\n"
+    "    (void)r;\n"
+    "    if (!l)\n"
+    "        return cuda::std::nullopt;\n"
+    "    return *l + 1.0f;\n"
+    "}\n";
+static const char *const text_specs[] = {"t_price:float32(float32, float32)", "t_keep:bool(float32)",
+                                         "t_widen:int64(int32)", "t_before:bool(float32, float32)",
+                                         "t_maybe:float32?(float32?, float32)"};
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_late_binding <dir of the test packages>\n");
+        return 2;
+    }
+    dir = argv[1];
+    int major = 0;
+    udfkit_status s = udfkit_device_attribute(UDFKIT_DEVICE_COMPUTE_CAPABILITY_MAJOR, &major);
+    if (s == UDFKIT_ERROR_NO_DRIVER || s == UDFKIT_ERROR_NO_DEVICE) {
+        printf("skipped: %s\n", udfkit_last_error());
+        return 77;
+    }
+    if (check(s, "udfkit_device_attribute"))
+        return 1;
+    udfkit_package *cuda = open_package("cuda.json"), *cuda_fatbin = open_package("cuda.fatbin");
+    udfkit_package *py = open_package("py.fatbin"), *clash = open_package("clash.json");
+    udfkit_package *future = open_package("future.json"), *newer = open_package("newer.json"), *text = NULL;
+    check(udfkit_compile_source("user.cu", text_source, text_specs, 5, NULL, 0, &text), "udfkit_compile_source");
+    if (failures)
+        return 1;
+
+    const udfkit_slot_binding to_cuda[] = {{"price", cuda, NULL}, {"keep", cuda, NULL}, {"widen", cuda, NULL},
+                                           {"before", cuda, NULL}, {"maybe_price", cuda, NULL}};
+    const udfkit_slot_binding to_cuda_fatbin[] = {{"maybe_price", cuda_fatbin, NULL}, {"price", cuda_fatbin, NULL},
+                                                  {"keep", cuda_fatbin, "keep"}, {"widen", cuda_fatbin, NULL},
+                                                  {"before", cuda_fatbin, NULL}};
+    const udfkit_slot_binding to_py[] = {{"price", py, "surcharge"}, {"keep", py, "is_round"}, {"widen", py, "triple"},
+                                         {"before", py, "larger_first"}, {"maybe_price", py, "maybe_double"}};
+    const udfkit_slot_binding to_text[] = {{"price", text, "t_price"}, {"keep", text, "t_keep"},
+                                           {"widen", text, "t_widen"}, {"before", text, "t_before"},
+                                           {"maybe_price", text, "t_maybe"}};
+    /* Three instances of the engine and one of the per-architecture engine, side by side. */
+    late_engine_instance *e_cuda = NULL, *e_py = NULL, *e_text = NULL, *again = NULL;
+    late_engine_each_instance *each_py = NULL;
+    check(late_engine_bind(to_cuda, 5, &e_cuda), "bind to the CUDA C package");
+    check(late_engine_bind(to_py, 5, &e_py), "bind to the Python package");
+    check(late_engine_bind(to_text, 5, &e_text), "bind to the run-time compiled text");
+    check(late_engine_each_bind(to_py, 5, &each_py), "bind the per-architecture engine to the Python package");
+    /* The same code bound again (the manifest's package and its fatbin hold the same
+     * functions but are different packages; the same package object is a lookup). */
+    check(late_engine_bind(to_cuda, 5, &again), "bind to the CUDA C package again");
+    if (failures)
+        return 1;
+    if (late_engine_instance_library(again) != late_engine_instance_library(e_cuda)) {
+        fprintf(stderr, "binding the same packages again linked anew\n");
+        failures++;
+    }
+    if (late_engine_instance_library(e_py) == late_engine_instance_library(e_cuda) ||
+        late_engine_instance_library(e_text) == late_engine_instance_library(e_cuda)) {
+        fprintf(stderr, "different bindings share their code\n");
+        failures++;
+    }
+    late_engine_release(again);
+    /* The packages can go: bound code stays. */
+    udfkit_package_close(py);
+    udfkit_package_close(text);
+    const size_t sizes[] = {0, 1, 31, 33, 1000, ((size_t)1 << 20) + 7};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        run_instance(e_cuda, 0, &cuda_fns, sizes[i]);
+        run_instance(e_py, 0, &python_fns, sizes[i]);
+        run_instance(e_text, 0, &text_fns, sizes[i]);
+        run_instance(each_py, 1, &python_fns, sizes[i]);
+    }
+    /* The package's fatbin binds as its manifest does. */
+    late_engine_instance *e_fatbin = NULL;
+    if (!check(late_engine_bind(to_cuda_fatbin, 5, &e_fatbin), "bind to the CUDA C package's fatbin"))
+        run_instance(e_fatbin, 0, &cuda_fns, 1000);
+    late_engine_release(e_fatbin);
+
+    printf("bindings that fail:\n");
+    expect_failure("a slot left unbound", to_cuda, 4, UDFKIT_ERROR_INVALID_ARGUMENT,
+                   "slot 'maybe_price' (float32?(float32?, float32)) is not bound");
+    const udfkit_slot_binding wrong_sig[] = {{"price", cuda, "price3"}, {"keep", cuda, NULL}, {"widen", cuda, NULL},
+                                             {"before", cuda, NULL}, {"maybe_price", cuda, NULL}};
+    expect_failure("a function of another signature", wrong_sig, 5, UDFKIT_ERROR_INVALID_ARGUMENT,
+                   "slot 'price' is float32(float32, float32), but 'price3' of");
+    const udfkit_slot_binding missing[] = {{"price", cuda, "no_such"}, {"keep", cuda, NULL}, {"widen", cuda, NULL},
+                                           {"before", cuda, NULL}, {"maybe_price", cuda, NULL}};
+    expect_failure("a function the package lacks", missing, 5, UDFKIT_ERROR_NOT_FOUND, "'no_such'");
+    const udfkit_slot_binding twice[] = {{"price", cuda, NULL}, {"price", cuda, NULL}};
+    expect_failure("a slot bound twice", twice, 2, UDFKIT_ERROR_INVALID_ARGUMENT, "slot 'price' is bound twice");
+    const udfkit_slot_binding unknown[] = {{"cost", cuda, "price"}};
+    expect_failure("a slot the engine lacks", unknown, 1, UDFKIT_ERROR_INVALID_ARGUMENT,
+                   "names the slot 'cost', which the library does not have");
+    const udfkit_slot_binding with_clash[] = {{"price", cuda, NULL}, {"keep", clash, "keep2"}, {"widen", cuda, NULL},
+                                              {"before", cuda, NULL}, {"maybe_price", cuda, NULL}};
+    expect_failure("a function of a slot's name but another type", with_clash, 5, UDFKIT_ERROR_INVALID_ARGUMENT,
+                   "slot 'keep' is bool(float32), but 'keep2'");
+    const udfkit_slot_binding to_future[] = {{"price", future, NULL}, {"keep", future, NULL}, {"widen", future, NULL},
+                                             {"before", future, NULL}, {"maybe_price", future, NULL}};
+    if (major < 10) /* future.json holds compute_100 alone */
+        expect_failure("a package with no LTO-IR for this device", to_future, 5, UDFKIT_ERROR_NO_BINARY,
+                       "has no LTO-IR this device");
+    const udfkit_slot_binding to_newer[] = {{"price", newer, NULL}, {"keep", newer, NULL}, {"widen", newer, NULL},
+                                            {"before", newer, NULL}, {"maybe_price", newer, NULL}};
+    expect_failure("a package made by a newer NVRTC than nvJitLink", to_newer, 5, UDFKIT_ERROR_TOOLCHAIN,
+                   "newer than this nvJitLink");
+    /* The engine's own add_f32 defined again by a package bound beside it. */
+    udfkit_package *clash_text = NULL;
+    const char *clash_specs[] = {"add_f32:float32(float32, float32)", "c_keep:bool(float32)"};
+    if (!check(udfkit_compile_source("clash.cu",
+                                     "__device__ float add_f32(float a, float b) { return a - b; }\n"
+                                     "__device__ bool c_keep(float p) { return p > 1.0f; }\n",
+                                     clash_specs, 2, NULL, 0, &clash_text),
+               "udfkit_compile_source (clash)")) {
+        const udfkit_slot_binding engine_clash[] = {{"price", cuda, NULL}, {"keep", clash_text, "c_keep"},
+                                                    {"widen", cuda, NULL}, {"before", cuda, NULL},
+                                                    {"maybe_price", cuda, NULL}};
+        expect_failure("a package defining the engine's own function", engine_clash, 5, UDFKIT_ERROR_INVALID_ARGUMENT,
+                       "defines 'add_f32', which the library defines itself");
+    }
+    udfkit_package_close(clash_text);
+
+    late_engine_release(e_cuda);
+    late_engine_release(e_py);
+    late_engine_release(e_text);
+    late_engine_each_release(each_py);
+    late_engine_release(NULL);
+    /* A launcher without an instance is an error, not a crash. */
+    s = late_engine_map_price(NULL, NULL, 0, NULL, NULL, NULL);
+    if (s != UDFKIT_ERROR_INVALID_ARGUMENT) {
+        fprintf(stderr, "a launcher without an instance gave %s\n", udfkit_status_string(s));
+        failures++;
+    }
+    udfkit_package_close(cuda);
+    udfkit_package_close(cuda_fatbin);
+    udfkit_package_close(clash);
+    udfkit_package_close(future);
+    udfkit_package_close(newer);
+    printf("late binding: %d failure%s\n", failures, failures == 1 ? "" : "s");
+    return failures != 0;
+}

@@ -1,0 +1,339 @@
+/* Late binding without a GPU: udfkit_package_open of real packages (manifests and fatbins
+ * that udfkit compile and udfkit pack made at build time) and of damaged copies of them,
+ * udfkit_compile_source for a given architecture (its functions, its messages, the cache),
+ * and the checks of a SLOTS library's <target>_bind, which all come before any device is
+ * asked for. Where a GPU is visible the binds that pass the checks link too.
+ *
+ * Environment: UDFKIT_TEST_LATE (the test packages, tests/CMakeLists.txt), UDFKIT_TEST_KEEP_LTOIR
+ * (a fatbin of udfkit link --keep-ltoir: LTO-IR without a package's function table),
+ * UDFKIT_CACHE_DIR (a cache of the test's own). */
+#include "late_engine.h"
+
+#include <dirent.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+size_t udfkit_bound_library_count(void);
+
+static const char *late(void)
+{
+    const char *dir = getenv("UDFKIT_TEST_LATE");
+    assert_non_null(dir);
+    return dir;
+}
+
+/* dir/name, in one of a few buffers that stay valid for the next calls. */
+static const char *path(const char *dir, const char *name)
+{
+    static char *buf[8];
+    static int next;
+    char **p = &buf[next++ % 8];
+    free(*p);
+    *p = malloc(strlen(dir) + strlen(name) + 2);
+    sprintf(*p, "%s/%s", dir, name);
+    return *p;
+}
+
+static size_t read_all(const char *file, char **out)
+{
+    FILE *f = fopen(file, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *out = malloc((size_t)size + 1);
+    assert_int_equal(fread(*out, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    return (size_t)size;
+}
+
+static void write_all(const char *file, const char *data, size_t size)
+{
+    FILE *f = fopen(file, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, size, f), size);
+    fclose(f);
+}
+
+/* A fresh directory holding a copy of every file of the test packages. */
+static const char *copy_packages(void)
+{
+    static char dir[4096];
+    snprintf(dir, sizeof dir, "/tmp/udfkit-late-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    DIR *d = opendir(late());
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *data;
+        size_t size = read_all(path(late(), e->d_name), &data);
+        write_all(path(dir, e->d_name), data, size);
+        free(data);
+    }
+    closedir(d);
+    return dir;
+}
+
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.')
+            unlink(path(dir, e->d_name));
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+static void expect_functions(const udfkit_package *pkg, const char *const *names, const char *const *sigs, size_t n)
+{
+    assert_int_equal(udfkit_package_function_count(pkg), n);
+    for (size_t i = 0; i < n; i++) {
+        const char *name, *sig;
+        assert_int_equal(udfkit_package_function(pkg, i, &name, &sig), UDFKIT_OK);
+        assert_string_equal(name, names[i]);
+        assert_string_equal(sig, sigs[i]);
+    }
+    assert_int_equal(udfkit_package_function(pkg, n, NULL, NULL), UDFKIT_ERROR_INVALID_ARGUMENT);
+}
+
+static const char *const cuda_names[] = {"price", "keep", "widen", "before", "maybe_price", "price3"};
+static const char *const cuda_sigs[] = {"float32(float32, float32)", "bool(float32)",
+                                        "int64(int32)",              "bool(float32, float32)",
+                                        "float32?(float32?, float32)", "float32(float32, float32, float32)"};
+
+/* A manifest and the fatbin `udfkit pack` made of it list the same functions; so does the
+ * Python package's fatbin. */
+static void opens_manifests_and_fatbins(void **state)
+{
+    (void)state;
+    udfkit_package *m = NULL, *f = NULL, *py = NULL;
+    assert_int_equal(udfkit_package_open(path(late(), "cuda.json"), &m), UDFKIT_OK);
+    expect_functions(m, cuda_names, cuda_sigs, 6);
+    assert_int_equal(udfkit_package_open(path(late(), "cuda.fatbin"), &f), UDFKIT_OK);
+    expect_functions(f, cuda_names, cuda_sigs, 6);
+    /* The fatbin's manifest leads to the fatbin. */
+    udfkit_package *fm = NULL;
+    assert_int_equal(udfkit_package_open(path(late(), "cuda.fatbin.json"), &fm), UDFKIT_OK);
+    expect_functions(fm, cuda_names, cuda_sigs, 6);
+    const char *py_names[] = {"surcharge", "is_round", "triple", "larger_first", "maybe_double"};
+    const char *py_sigs[] = {"float32(float32, float32)", "bool(float32)", "int64(int32)", "bool(float32, float32)",
+                             "float32?(float32?, float32)"};
+    assert_int_equal(udfkit_package_open(path(late(), "py.fatbin"), &py), UDFKIT_OK);
+    expect_functions(py, py_names, py_sigs, 5);
+    udfkit_package_close(m);
+    udfkit_package_close(f);
+    udfkit_package_close(fm);
+    udfkit_package_close(py);
+    udfkit_package_close(NULL);
+}
+
+/* Opening fails with one status and a message, leaving no package. */
+static void expect_open_error(const char *file, udfkit_status want, const char *needle)
+{
+    udfkit_package *pkg = (udfkit_package *)1;
+    udfkit_status s = udfkit_package_open(file, &pkg);
+    if (s != want || pkg != NULL || !strstr(udfkit_last_error(), needle))
+        fail_msg("%s: %s with '%s' expected, got %s: %s", file, udfkit_status_string(want), needle,
+                 udfkit_status_string(s), udfkit_last_error());
+}
+
+static void refuses_damaged_packages(void **state)
+{
+    (void)state;
+    const char *dir = copy_packages();
+    char *data;
+    expect_open_error(path(dir, "nothing.json"), UDFKIT_ERROR_NOT_FOUND, "no such package");
+    assert_int_equal(udfkit_package_open(NULL, NULL), UDFKIT_ERROR_INVALID_ARGUMENT);
+
+    /* A manifest cut short: its line in the message. */
+    size_t size = read_all(path(dir, "cuda.json"), &data);
+    write_all(path(dir, "cut.json"), data, size / 2);
+    expect_open_error(path(dir, "cut.json"), UDFKIT_ERROR_BAD_IMAGE, "error: the manifest is not valid JSON");
+    /* A newer format, and a manifest naming a file outside its directory. */
+    char *newer = strstr(data, "\"udfkit_manifest\": 1");
+    assert_non_null(newer);
+    newer[strlen("\"udfkit_manifest\": ")] = '7';
+    write_all(path(dir, "format.json"), data, size);
+    expect_open_error(path(dir, "format.json"), UDFKIT_ERROR_BAD_IMAGE, "format 7, newer than this runtime reads");
+    newer[strlen("\"udfkit_manifest\": ")] = '1';
+    char *artifact = strstr(data, "\"cuda.cuda_udfs.compute_80.ltoir\"");
+    assert_non_null(artifact);
+    memcpy(artifact + 1, "../cuda_udfs.compute_80", strlen("../cuda_udfs.compute_80"));
+    write_all(path(dir, "escape.json"), data, size);
+    expect_open_error(path(dir, "escape.json"), UDFKIT_ERROR_BAD_IMAGE, "which is not a file beside the manifest");
+    free(data);
+
+    /* An artifact truncated, then one changed in place. */
+    const char *ltoir = path(dir, "cuda.cuda_udfs.compute_80.ltoir");
+    size = read_all(ltoir, &data);
+    write_all(ltoir, data, size - 100);
+    expect_open_error(path(dir, "cuda.json"), UDFKIT_ERROR_BAD_IMAGE, "it is truncated or was changed");
+    data[size / 2] ^= 0x40;
+    write_all(ltoir, data, size);
+    expect_open_error(path(dir, "cuda.json"), UDFKIT_ERROR_BAD_IMAGE, "does not match the manifest's hash");
+    free(data);
+
+    /* A fatbin cut short, and LTO-IR without a package's function table. */
+    size = read_all(path(dir, "cuda.fatbin"), &data);
+    write_all(path(dir, "cut.fatbin"), data, size - 64);
+    expect_open_error(path(dir, "cut.fatbin"), UDFKIT_ERROR_BAD_IMAGE, "cut.fatbin");
+    write_all(path(dir, "junk.bin"), "\x7f" "ELF nothing", 12);
+    expect_open_error(path(dir, "junk.bin"), UDFKIT_ERROR_BAD_IMAGE, "neither a udfkit manifest nor a package fatbin");
+    free(data);
+    expect_open_error(getenv("UDFKIT_TEST_KEEP_LTOIR"), UDFKIT_ERROR_BAD_IMAGE,
+                      "without a udfkit package's function table");
+    remove_dir(dir);
+}
+
+static const char text[] = "// run-time UDFs\n"
+                           "__device__ float twice(float x) { return 2.0f * x; }\n"
+                           "__device__ bool positive(float x) { return x > 0.0f; }\n";
+
+/* Cache entries so far (the compile cache's files). */
+static size_t entries_found;
+static int count_entry(const char *file, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    size_t n = strlen(file);
+    entries_found += type == FTW_F && n > 6 && strcmp(file + n - 6, ".entry") == 0;
+    return 0;
+}
+
+static size_t cache_entries(void)
+{
+    entries_found = 0;
+    assert_int_equal(nftw(getenv("UDFKIT_CACHE_DIR"), count_entry, 16, FTW_PHYS), 0);
+    return entries_found;
+}
+
+static void compiles_source_at_run_time(void **state)
+{
+    (void)state;
+    const char *specs[] = {"twice:float32(float32)", "is_pos=positive:bool(float32)"};
+    const char *options[] = {"--arch=80", "-DUNUSED=1"};
+    udfkit_package *pkg = NULL;
+    assert_int_equal(udfkit_compile_source("user.cu", text, specs, 2, options, 2, &pkg), UDFKIT_OK);
+    const char *names[] = {"twice", "is_pos"}, *sigs[] = {"float32(float32)", "bool(float32)"};
+    expect_functions(pkg, names, sigs, 2);
+    udfkit_package_close(pkg);
+    /* The same text again: from the cache, nothing new stored. */
+    size_t entries = cache_entries();
+    assert_int_equal(udfkit_compile_source("user.cu", text, specs, 2, options, 2, &pkg), UDFKIT_OK);
+    assert_int_equal(cache_entries(), entries);
+    udfkit_package_close(pkg);
+
+    /* The compiler's messages, as udfkit compile gives them: name:line:col. */
+    const char *bad = "__device__ float twice(float x) {\n  return 2.0f * y;\n}\n";
+    pkg = (udfkit_package *)1;
+    assert_int_equal(udfkit_compile_source("bad.cu", bad, specs, 1, options, 1, &pkg), UDFKIT_ERROR_COMPILE);
+    assert_null(pkg);
+    assert_non_null(strstr(udfkit_last_error(), "bad.cu:2:"));
+    assert_non_null(strstr(udfkit_last_error(), "error:"));
+    assert_non_null(strstr(udfkit_last_error(), "\"y\" is undefined"));
+    /* A function of another signature than its spec: named, as the tool names it. */
+    const char *wrong[] = {"twice:int64(int64)"};
+    assert_int_equal(udfkit_compile_source("user.cu", text, wrong, 1, options, 1, &pkg), UDFKIT_ERROR_COMPILE);
+    assert_non_null(strstr(udfkit_last_error(), "twice"));
+    /* Specs and options checked as the tool checks them. */
+    const char *not_a_spec[] = {"twice float32(float32)"};
+    assert_int_equal(udfkit_compile_source("user.cu", text, not_a_spec, 1, options, 1, &pkg), UDFKIT_ERROR_COMPILE);
+    assert_non_null(strstr(udfkit_last_error(), "twice float32(float32)"));
+    assert_int_equal(udfkit_compile_source("user.cu", text, NULL, 0, options, 1, &pkg), UDFKIT_ERROR_INVALID_ARGUMENT);
+    const char *nvcc_arch[] = {"-arch=sm_80"};
+    assert_int_equal(udfkit_compile_source("user.cu", text, specs, 1, nvcc_arch, 1, &pkg),
+                     UDFKIT_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(udfkit_last_error(), "--arch=<list>"));
+    const char *no_arch[] = {"--arch=12"};
+    assert_int_not_equal(udfkit_compile_source("user.cu", text, specs, 1, no_arch, 1, &pkg), UDFKIT_OK);
+    assert_null(pkg);
+}
+
+/* A bind that must fail its checks: status, message, no instance, nothing loaded. */
+static void expect_bind_error(const udfkit_slot_binding *b, size_t n, udfkit_status want, const char *needle)
+{
+    late_engine_instance *inst = (late_engine_instance *)1;
+    size_t before = udfkit_bound_library_count();
+    udfkit_status s = late_engine_bind(b, n, &inst);
+    if (s != want || inst != NULL || !strstr(udfkit_last_error(), needle) || udfkit_bound_library_count() != before)
+        fail_msg("%s with '%s' expected, got %s: %s", udfkit_status_string(want), needle, udfkit_status_string(s),
+                 udfkit_last_error());
+}
+
+static void checks_bindings_before_linking(void **state)
+{
+    (void)state;
+    udfkit_package *cuda = NULL, *py = NULL;
+    assert_int_equal(udfkit_package_open(path(late(), "cuda.json"), &cuda), UDFKIT_OK);
+    assert_int_equal(udfkit_package_open(path(late(), "py.fatbin"), &py), UDFKIT_OK);
+    assert_int_equal(late_engine_slot_count(), 5);
+    assert_string_equal(late_engine_slot(4)->name, "maybe_price");
+    assert_string_equal(late_engine_slot(4)->signature, "float32?(float32?, float32)");
+    assert_null(late_engine_slot(5));
+    const udfkit_slot_binding all[] = {{"price", cuda, NULL}, {"keep", cuda, NULL}, {"widen", cuda, NULL},
+                                       {"before", cuda, NULL}, {"maybe_price", cuda, NULL}};
+    expect_bind_error(all, 3, UDFKIT_ERROR_INVALID_ARGUMENT, "slot 'before' (bool(float32, float32)) is not bound");
+    const udfkit_slot_binding wrong[] = {{"price", cuda, NULL}, {"keep", py, "triple"}, {"widen", cuda, NULL},
+                                         {"before", cuda, NULL}, {"maybe_price", cuda, NULL}};
+    expect_bind_error(wrong, 5, UDFKIT_ERROR_INVALID_ARGUMENT,
+                      "slot 'keep' is bool(float32), but 'triple' of ");
+    const udfkit_slot_binding absent[] = {{"price", py, NULL}};
+    expect_bind_error(absent, 1, UDFKIT_ERROR_NOT_FOUND,
+                      "slot 'price' is bound to 'price', which ");
+    const udfkit_slot_binding twice[] = {{"keep", cuda, NULL}, {"keep", cuda, NULL}};
+    expect_bind_error(twice, 2, UDFKIT_ERROR_INVALID_ARGUMENT, "slot 'keep' is bound twice (bindings 0 and 1)");
+    const udfkit_slot_binding unknown[] = {{"cost", cuda, "price"}};
+    expect_bind_error(unknown, 1, UDFKIT_ERROR_INVALID_ARGUMENT,
+                      "(its slots: price, keep, widen, before, maybe_price)");
+    const udfkit_slot_binding nothing[] = {{"price", NULL, NULL}};
+    expect_bind_error(nothing, 1, UDFKIT_ERROR_INVALID_ARGUMENT, "gives no package");
+    /* Two packages both linked, both defining 'price' (py's is bound under the name price). */
+    udfkit_package *text_pkg = NULL;
+    const char *specs[] = {"price:float32(float32, float32)", "keep:bool(float32)"};
+    const char *options[] = {"--arch=80"};
+    assert_int_equal(udfkit_compile_source("other.cu",
+                                           "__device__ float price(float a, float b) { return a * b; }\n"
+                                           "__device__ bool keep(float p) { return p < 0.0f; }\n",
+                                           specs, 2, options, 1, &text_pkg),
+                     UDFKIT_OK);
+    const udfkit_slot_binding both[] = {{"price", cuda, NULL}, {"keep", text_pkg, NULL}, {"widen", cuda, NULL},
+                                        {"before", cuda, NULL}, {"maybe_price", cuda, NULL}};
+    expect_bind_error(both, 5, UDFKIT_ERROR_INVALID_ARGUMENT, "both define 'price', and both are linked");
+    assert_int_equal(late_engine_bind(all, 5, NULL), UDFKIT_ERROR_INVALID_ARGUMENT);
+    /* Checks passed: a GPU binds, a machine without one says so. */
+    late_engine_instance *inst = NULL;
+    udfkit_status s = late_engine_bind(all, 5, &inst);
+    if (s != UDFKIT_OK && s != UDFKIT_ERROR_NO_DRIVER && s != UDFKIT_ERROR_NO_DEVICE)
+        fail_msg("a binding that passes the checks: %s: %s", udfkit_status_string(s), udfkit_last_error());
+    late_engine_release(inst);
+    assert_int_equal(late_engine_map_price(NULL, NULL, 0, NULL, NULL, NULL), UDFKIT_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(udfkit_last_error(), "no instance"));
+    udfkit_package_close(text_pkg);
+    udfkit_package_close(cuda);
+    udfkit_package_close(py);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(opens_manifests_and_fatbins),
+        cmocka_unit_test(refuses_damaged_packages),
+        cmocka_unit_test(compiles_source_at_run_time),
+        cmocka_unit_test(checks_bindings_before_linking),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
