@@ -98,6 +98,33 @@ run "$udfkit" kernels "$out/gen/udfs.json" --kernel "filter(above_half)" --kerne
 run "$udfkit" kernels "$out/gen/udfs.json" --kernel "sort(less_i32)" --kernel "sort(less_f64)" --name sortlib \
   --cuda "$out/gen/sortlib_kernels.cu" --c "$out/gen/sortlib.c" --header "$out/gen/sortlib.h"
 
+# bindlib: an engine of 22 kernels (16 from KERNELS entries, 6 of bind_extra.cu) calling two
+# slots, packed as LTO-IR for compute_90; bindsass: the same kernels linked with the same two
+# functions as SASS; the packages bench_bind binds (by the slots' names, and by others).
+mkdir -p "$out/bind"
+bind_kernels=(--kernel "map(price)" --kernel "reduce(combine)" --kernel "inclusive_scan(combine)"
+              --kernel "exclusive_scan(combine)" --kernel "transform_reduce(price, combine)"
+              --kernel "segmented_reduce(combine)" --kernel "nullable_map(price)" --kernel "nullable_reduce(combine)"
+              --kernel "reduce_by_key(combine, int32)")
+bind_slots=("price:float32(float32)" "combine:float32(float32, float32)")
+run "$udfkit" kernels --slot "${bind_slots[@]}" "${bind_kernels[@]}" --name bindlib \
+  --cuda "$out/gen/bindlib_kernels.cu" --c "$out/gen/bindlib.c" --header "$out/gen/bindlib.h"
+run "$udfkit" header --function "${bind_slots[@]}" -o "$out/gen/bind_slots.h" --name bind_slots
+run "$udfkit" compile "$out/gen/bindlib_kernels.cu" --arch 90 -o "$out/gen/bindlib_kernels.json"
+run "$udfkit" compile "$here/bind_extra.cu" -I "$out/gen" --arch 90 -o "$out/gen/bind_extra.json"
+run "$udfkit" pack "$out/gen/bindlib_kernels.json" "$out/gen/bind_extra.json" -o "$out/gen/bindlib.fatbin" \
+  --embed "$out/gen/bindlib_fatbin.c" --symbol bindlib_fatbin
+run "$udfkit" compile "$here/bind_udfs.cu" --function "${bind_slots[@]}" --arch 90 -o "$out/bind/udfs.json"
+run "$udfkit" pack "$out/bind/udfs.json" -o "$out/bind/udfs.fatbin"
+run "$udfkit" compile "$here/bind_udfs_renamed.cu" --function "affine2:float32(float32)" \
+  "plus:float32(float32, float32)" --arch 90 -o "$out/bind/renamed.json"
+run "$udfkit" pack "$out/bind/renamed.json" -o "$out/bind/renamed.fatbin"
+run "$udfkit" kernels --function "${bind_slots[@]}" "${bind_kernels[@]}" --name bindsass \
+  --cuda "$out/gen/bindsass_kernels.cu" --c "$out/gen/bindsass.c" --header "$out/gen/bindsass.h"
+run "$udfkit" compile "$out/gen/bindsass_kernels.cu" --arch 90 -o "$out/gen/bindsass_kernels.json"
+run "$udfkit" link "$out/gen/bindsass_kernels.json" "$out/gen/bind_extra.json" "$out/bind/udfs.json" --arch 90-real \
+  --compress none -o "$out/bind/sass.fatbin"
+
 # The nvcc compiles are the slowest step (CUB): they run while udfkit works.
 nvcc_flags=(-O3 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode "arch=compute_90,code=[sm_90,compute_90]"
             -I "$here" -I "$out/gen" -I "$include" -Xcompiler -Wall)
@@ -159,6 +186,9 @@ run "$cc" "${cflags[@]}" -c "$out/gen/sortlib.c" -o "$out/obj/sortlib.o"
 run "$cc" "${cflags[@]}" -c "$out/gen/opslib.c" -o "$out/obj/opslib.o"
 run "$cc" "${cflags[@]}" -c "$out/gen/opslib_fatbin.c" -o "$out/obj/opslib_fatbin.o"
 run "$cc" "${cflags[@]}" -c "$out/gen/sortlib_fatbin.c" -o "$out/obj/sortlib_fatbin.o"
+run "$cc" "${cflags[@]}" -c "$out/gen/bindlib.c" -o "$out/obj/bindlib.o"
+run "$cc" "${cflags[@]}" -c "$out/gen/bindlib_fatbin.c" -o "$out/obj/bindlib_fatbin.o"
+run "$cc" "${cflags[@]}" -c "$here/bench_bind.c" -o "$out/obj/bench_bind.o"
 run "$cc" "${cflags[@]}" -c "$here/bench_main.c" -o "$out/obj/bench_main.o"
 run "$cc" "${cflags[@]}" -DBENCH_RUNTIME_HAS_PTX_COMPILE=$has_ptx_compile -c "$here/bench_load.c" -o "$out/obj/bench_load.o"
 run "$cc" "${cflags[@]}" -DBENCH_HAS_LINK=$has_link -DBENCH_LINK_BLOCK="$block" -c "$here/bench_link.c" \

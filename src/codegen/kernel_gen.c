@@ -623,6 +623,18 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     return rc;
 }
 
+/* The slots: a table for the launchers, a marker line each for the header. */
+static void slot_texts(const udfkit_spec *slots, size_t nslots, udfkit_buf *table, udfkit_buf *markers)
+{
+    for (size_t i = 0; i < nslots; i++) {
+        udfkit_buf sig = UDFKIT_BUF_INIT;
+        udfkit_signature_format(&slots[i].sig, &sig);
+        udfkit_buf_printf(table, "    {\"%s\", \"%s\"},\n", slots[i].c_name, sig.data);
+        udfkit_buf_printf(markers, "%s *   udfkit-slot %s %s", i ? "\n" : "", slots[i].c_name, sig.data);
+        udfkit_buf_free(&sig);
+    }
+}
+
 udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, const char *header_include,
                                 const udfkit_kernel_entry *entries, size_t count, const udfkit_spec *slots,
                                 size_t nslots, udfkit_kernels_text *out)
@@ -638,17 +650,10 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         *p = (char)toupper((unsigned char)*p);
     udfkit_buf_printf(&guard, "UDFKIT_LIBRARY_%s_H", name);
     render_parts r = {.name = name, .upper = upper, .slotted = nslots > 0};
-    /* The slots: a table for the launchers, a marker line each for the header. */
     udfkit_buf slot_table = UDFKIT_BUF_INIT, slot_markers = UDFKIT_BUF_INIT;
     char nslots_text[32];
     snprintf(nslots_text, sizeof nslots_text, "%zu", nslots);
-    for (size_t i = 0; i < nslots; i++) {
-        udfkit_buf sig = UDFKIT_BUF_INIT;
-        udfkit_signature_format(&slots[i].sig, &sig);
-        udfkit_buf_printf(&slot_table, "    {\"%s\", \"%s\"},\n", slots[i].c_name, sig.data);
-        udfkit_buf_printf(&slot_markers, "%s *   udfkit-slot %s %s", i ? "\n" : "", slots[i].c_name, sig.data);
-        udfkit_buf_free(&sig);
-    }
+    slot_texts(slots, nslots, &slot_table, &slot_markers);
 
     /* The name table: each entry's kernels in order, then the scan all nullable filters share
      * and the init all filters share. */

@@ -382,8 +382,15 @@ static udfkit_status link_bound(const udfkit_image *image, const binding_plan *p
         }
     if (!s)
         s = check_producer(engine, major, minor);
-    for (size_t d = 0; !s && d < p->ndistinct; d++)
+    for (size_t d = 0; !s && d < p->ndistinct; d++) {
         s = check_producer(p->distinct[d], major, minor);
+        if (!s && !p->distinct[d]->nparts)
+            s = udfkit_runtime_fail(UDFKIT_ERROR_NO_BINARY,
+                                    "%s holds no LTO-IR (its code is PTX or SASS, which cannot be linked with the "
+                                    "library's LTO-IR): build it as LTO-IR (add_ptx_udf's default, udfkit compile "
+                                    "--emit ltoir)",
+                                    p->distinct[d]->origin);
+    }
     if (!s)
         s = add_parts(engine, arch, &parts, &n, &link_hashes, &nlinks);
     for (size_t d = 0; !s && d < p->ndistinct; d++)

@@ -148,6 +148,63 @@ static udfkit_status add_link_file(udfkit_package *pkg, const char *dir, const c
     return s;
 }
 
+/* The manifest's LTO-IR artifacts, each read and checked, in groups: a CUDA source's code for
+ * several architectures, a Python function's, a link file. */
+static udfkit_status add_artifacts(udfkit_package *pkg, const char *path, const char *dir, const json_t *artifacts)
+{
+    udfkit_status s = UDFKIT_OK;
+    char **keys = calloc(js.array_size(artifacts) + 1, sizeof *keys);
+    size_t *key_group = calloc(js.array_size(artifacts) + 1, sizeof *key_group), nkeys = 0;
+    if (!keys || !key_group)
+        s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory reading %s", path);
+    for (size_t i = 0; !s && i < js.array_size(artifacts); i++) {
+        const json_t *a = js.array_get(artifacts, i);
+        const char *akind = str(a, "kind"), *arch = str(a, "arch"), *source = str(a, "source");
+        const char *function = str(a, "function"), *hash = str(a, "xxh3_128");
+        bool link = js.object_get(a, "role") != NULL;
+        if (!akind || strcmp(akind, "ltoir") != 0)
+            continue; /* PTX and cubins cannot be linked with LTO: udfkit_package_choose says so */
+        udfkit_target t;
+        if (!arch || !udfkit_target_parse_name(arch, &t) || t.sass) {
+            s = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "%s: artifact %zu has no compute_ architecture", path, i);
+            break;
+        }
+        udfkit_buf key = UDFKIT_BUF_INIT;
+        if (link)
+            udfkit_buf_printf(&key, "link %s", hash ? hash : str(a, "path"));
+        else if (function)
+            udfkit_buf_printf(&key, "function %s", function);
+        else
+            udfkit_buf_printf(&key, "source %s", source ? source : str(a, "path"));
+        size_t group = SIZE_MAX;
+        for (size_t k = 0; k < nkeys; k++)
+            if (strcmp(keys[k], key.data) == 0)
+                group = key_group[k];
+        udfkit_buf data = UDFKIT_BUF_INIT;
+        if (!(s = read_artifact(path, dir, a, &data)) && group == SIZE_MAX) {
+            const char *shown = function ? function : source ? udfkit_path_basename(source) : str(a, "path");
+            if (!(s = udfkit_package_add_group(pkg, shown ? shown : "an artifact", &group))) {
+                keys[nkeys] = udfkit_buf_detach(&key);
+                key_group[nkeys++] = group;
+            }
+        }
+        udfkit_buf_free(&key);
+        udfkit_buf *kept = s ? NULL : udfkit_package_keep(pkg, &data);
+        if (!s && !kept)
+            s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory reading %s", path);
+        if (!s)
+            s = udfkit_package_add_part(pkg, (udfkit_package_part){group, t.number, t.suffix,
+                                                                    (const unsigned char *)kept->data, kept->size,
+                                                                    link, ""});
+        udfkit_buf_free(&data);
+    }
+    for (size_t k = 0; k < nkeys; k++)
+        free(keys[k]);
+    free(keys);
+    free(key_group);
+    return s;
+}
+
 static udfkit_status open_manifest(udfkit_package *pkg, const char *path, const udfkit_buf *text)
 {
     pthread_once(&js_once, js_load);
@@ -209,56 +266,8 @@ static udfkit_status open_manifest(udfkit_package *pkg, const char *path, const 
             pkg->producer_minor = minor;
         }
     }
-    /* Groups: a CUDA source's code for several architectures, a Python function's, a link file. */
-    char **keys = calloc(js.array_size(artifacts) + 1, sizeof *keys);
-    size_t *key_group = calloc(js.array_size(artifacts) + 1, sizeof *key_group), nkeys = 0;
-    if (!keys || !key_group)
-        s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory reading %s", path);
-    for (size_t i = 0; !s && i < js.array_size(artifacts); i++) {
-        const json_t *a = js.array_get(artifacts, i);
-        const char *akind = str(a, "kind"), *arch = str(a, "arch"), *source = str(a, "source");
-        const char *function = str(a, "function"), *hash = str(a, "xxh3_128");
-        bool link = js.object_get(a, "role") != NULL;
-        if (!akind || strcmp(akind, "ltoir") != 0)
-            continue; /* PTX and cubins cannot be linked with LTO: udfkit_package_choose says so */
-        udfkit_target t;
-        if (!arch || !udfkit_target_parse_name(arch, &t) || t.sass) {
-            s = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "%s: artifact %zu has no compute_ architecture", path, i);
-            break;
-        }
-        udfkit_buf key = UDFKIT_BUF_INIT;
-        if (link)
-            udfkit_buf_printf(&key, "link %s", hash ? hash : str(a, "path"));
-        else if (function)
-            udfkit_buf_printf(&key, "function %s", function);
-        else
-            udfkit_buf_printf(&key, "source %s", source ? source : str(a, "path"));
-        size_t group = SIZE_MAX;
-        for (size_t k = 0; k < nkeys; k++)
-            if (strcmp(keys[k], key.data) == 0)
-                group = key_group[k];
-        udfkit_buf data = UDFKIT_BUF_INIT;
-        if (!(s = read_artifact(path, dir, a, &data)) && group == SIZE_MAX) {
-            const char *shown = function ? function : source ? udfkit_path_basename(source) : str(a, "path");
-            if (!(s = udfkit_package_add_group(pkg, shown ? shown : "an artifact", &group))) {
-                keys[nkeys] = udfkit_buf_detach(&key);
-                key_group[nkeys++] = group;
-            }
-        }
-        udfkit_buf_free(&key);
-        udfkit_buf *kept = s ? NULL : udfkit_package_keep(pkg, &data);
-        if (!s && !kept)
-            s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory reading %s", path);
-        if (!s)
-            s = udfkit_package_add_part(pkg, (udfkit_package_part){group, t.number, t.suffix,
-                                                                    (const unsigned char *)kept->data, kept->size,
-                                                                    link, ""});
-        udfkit_buf_free(&data);
-    }
-    for (size_t k = 0; k < nkeys; k++)
-        free(keys[k]);
-    free(keys);
-    free(key_group);
+    if (!s)
+        s = add_artifacts(pkg, path, dir, artifacts);
     /* Link files the manifest names by path (an object with "artifact" is one of the artifacts above). */
     const json_t *links = js.object_get(root, "link");
     for (size_t i = 0; !s && i < js.array_size(links); i++) {

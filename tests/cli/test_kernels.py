@@ -5,6 +5,7 @@ UDFKIT_ERROR_NO_DRIVER; generated code made for another runtime ABI reports
 UDFKIT_ERROR_ABI_MISMATCH."""
 import json
 import os
+import shutil
 import re
 import subprocess
 
@@ -414,6 +415,49 @@ def test_whole_path_to_a_c_program(work):
         "this runtime has ABI version 1; generate it again with the udfkit that matches the runtime"), proc.stdout
 
 
+def test_slots_library(work):
+    """--slot: a library whose kernels call functions bound later. Its header (plain C11 and
+    C++) declares _bind, _release, _instance_library, _udf_error, _slot_count, _slot and
+    launchers taking the instance; no _load; the launchers compile warning-free; the kernels
+    declare the slots as they declare UDFs; a slot needs a return type."""
+    slots = ["price:float32(float32, float32)", "keep:bool(float32)", "maybe:float32?(float32?, float32)"]
+    r = udfkit("kernels", "--slot", *slots, "--function", "add:float32(float32, float32)",
+               "--kernel", "map(price)", "--kernel", "filter(keep)", "--kernel", "transform_reduce(price, add)",
+               "--kernel", "nullable_map(maybe)", "--name", "eng", *outputs(work), cwd=work)
+    assert r.rc == 0, r
+    header = os.path.join(work, "out", "lib.h")
+    text = open(header).read()
+    for decl in ("typedef struct eng_instance eng_instance;",
+                 "udfkit_status eng_bind(const udfkit_slot_binding *bindings, size_t count, eng_instance **out);",
+                 "void eng_release(eng_instance *inst);",
+                 "udfkit_library *eng_instance_library(eng_instance *inst);",
+                 "udfkit_status eng_udf_error(eng_instance *inst, udfkit_stream s, uint64_t *row, int *code);",
+                 "size_t eng_slot_count(void);", "const udfkit_slot *eng_slot(size_t i);",
+                 "udfkit_status eng_map_price(eng_instance *inst, udfkit_stream s, size_t n, const float *a1, "
+                 "const float *a2, float *out);",
+                 " *   udfkit-slot maybe float32?(float32?, float32)"):
+        assert decl in text, (decl, text)
+    assert "eng_load" not in text and "eng_library(" not in text, text
+    for compiler, std in (("gcc", "-std=c11"), ("g++", "-std=c++17")):
+        lang = "c" if compiler == "gcc" else "c++"
+        run([compiler, std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", RUNTIME_INCLUDE, "-x", lang,
+             "-fsyntax-only", header])
+    launchers = os.path.join(work, "out", "lib.c")
+    source = open(launchers).read()
+    assert '{"keep", "bool(float32)"},' in source and "udfkit_library_bind(&image, eng_fatbin_hash," in source, source
+    run(["gcc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", RUNTIME_INCLUDE, "-c", launchers,
+         "-o", os.path.join(work, "lib.o")])
+    kernels = open(os.path.join(work, "out", "lib_kernels.cu")).read()
+    assert "__device__ float price(float a0, float a1);" in kernels, kernels
+    assert "__device__ bool maybe(float *a0, float a1, bool a2, float a3);" in kernels, kernels
+    # A slot without a return type cannot be bound to anything: refused, nothing written.
+    shutil.rmtree(os.path.join(work, "out"))
+    r = udfkit("kernels", "--slot", "price:(float32, float32)", "--kernel", "map(price)", "--name", "eng",
+               *outputs(work), cwd=work)
+    assert r.rc == 1 and "slot 'price:(float32, float32)': a slot's signature needs a return type" in r.err, r
+    assert not os.path.exists(os.path.join(work, "out")) or files_under(os.path.join(work, "out")) == []
+
+
 def test_same_input_same_bytes(work):
     manifests = compile_udfs(work)
     build = generate(work, manifests)
@@ -427,4 +471,4 @@ if __name__ == "__main__":
     main([test_errors_leave_no_output_and_match_check, test_map_with_outputs, test_nullable_launchers,
           test_grouped_launchers, test_usage_errors,
           test_check_writes_nothing, test_unknown_return_type_is_checked_at_build_time, test_float16_crosses_as_bits,
-          test_whole_path_to_a_c_program, test_same_input_same_bytes])
+          test_whole_path_to_a_c_program, test_slots_library, test_same_input_same_bytes])

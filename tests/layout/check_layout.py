@@ -18,7 +18,7 @@ STAGES = ["base", "cache", "nvidia", "artifact", "frontend", "codegen", "link"]
 # Components on top: what each may include from src/ besides its own folder.
 TOP = {
     "cli": set(STAGES),
-    "runtime": {"base", "cache", "nvidia", "artifact"},
+    "runtime": {"base", "cache", "nvidia", "artifact", "frontend"},
     "tools": set(),
 }
 MAX_LINES = 120
