@@ -97,7 +97,9 @@ udfkit_status udfkit_package_add_part(udfkit_package *pkg, udfkit_package_part p
 void udfkit_package_seal(udfkit_package *pkg)
 {
     udfkit_buf all = UDFKIT_BUF_INIT;
-    udfkit_buf_puts(&all, "udfkit-package\n");
+    /* The producer too: it decides whether this nvJitLink may link the code at all. */
+    udfkit_buf_printf(&all, "udfkit-package\nproducer %s %d.%d\n", pkg->producer ? pkg->producer : "-",
+                      pkg->producer_major, pkg->producer_minor);
     for (size_t i = 0; i < pkg->nfunctions; i++)
         udfkit_buf_printf(&all, "function %s %s\n", pkg->names[i], pkg->signatures[i]);
     for (size_t i = 0; i < pkg->nparts; i++) {

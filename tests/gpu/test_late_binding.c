@@ -391,17 +391,26 @@ int main(int argc, char **argv)
                                             {"before", newer, NULL}, {"maybe_price", newer, NULL}};
     expect_failure("a package made by a newer NVRTC than nvJitLink", to_newer, 5, UDFKIT_ERROR_TOOLCHAIN,
                    "newer than this nvJitLink");
-    /* The engine's own add_f32 defined again by a package bound beside it. */
+    /* The engine's own add_f32 defined again by a package bound beside it (every slot bound to
+     * it, so that no other package is linked). */
     udfkit_package *clash_text = NULL;
-    const char *clash_specs[] = {"add_f32:float32(float32, float32)", "c_keep:bool(float32)"};
+    const char *clash_specs[] = {"add_f32:float32(float32, float32)", "price:float32(float32, float32)",
+                                 "keep:bool(float32)", "widen:int64(int32)", "before:bool(float32, float32)",
+                                 "maybe_price:float32?(float32?, float32)"};
     if (!check(udfkit_compile_source("clash.cu",
+                                     "#include <cuda/std/optional>\n"
                                      "__device__ float add_f32(float a, float b) { return a - b; }\n"
-                                     "__device__ bool c_keep(float p) { return p > 1.0f; }\n",
-                                     clash_specs, 2, NULL, 0, &clash_text),
+                                     "__device__ float price(float a, float b) { return a; }\n"
+                                     "__device__ bool keep(float p) { return p > 1.0f; }\n"
+                                     "__device__ long long widen(int x) { return x; }\n"
+                                     "__device__ bool before(float a, float b) { return a < b; }\n"
+                                     "__device__ cuda::std::optional<float> maybe_price(cuda::std::optional<float> l, "
+                                     "float r) { return l; }\n",
+                                     clash_specs, 6, NULL, 0, &clash_text),
                "udfkit_compile_source (clash)")) {
-        const udfkit_slot_binding engine_clash[] = {{"price", cuda, NULL}, {"keep", clash_text, "c_keep"},
-                                                    {"widen", cuda, NULL}, {"before", cuda, NULL},
-                                                    {"maybe_price", cuda, NULL}};
+        const udfkit_slot_binding engine_clash[] = {{"price", clash_text, NULL}, {"keep", clash_text, NULL},
+                                                    {"widen", clash_text, NULL}, {"before", clash_text, NULL},
+                                                    {"maybe_price", clash_text, NULL}};
         expect_failure("a package defining the engine's own function", engine_clash, 5, UDFKIT_ERROR_INVALID_ARGUMENT,
                        "defines 'add_f32', which the library defines itself");
     }
