@@ -355,8 +355,8 @@ def test_install_chain(work):
             assert os.path.exists(os.path.join(engine, "lib", "libudfkit_runtime.so.1"))
             assert "$ORIGIN" in run(["readelf", "-d", lib]).stdout
             assert dynamic_symbols(os.path.join(engine, "lib", "libengine_kernels.so")) == [
-                "engine_kernels_library", "engine_kernels_load", "engine_kernels_map_scale2", "engine_kernels_udf_error",
-                "engine_kernels_unload"]
+                "engine_kernels_fatbin", "engine_kernels_fatbin_size", "engine_kernels_library", "engine_kernels_load",
+                "engine_kernels_map_scale2", "engine_kernels_udf_error", "engine_kernels_unload"]
 
 
 def test_add_subdirectory(work):
