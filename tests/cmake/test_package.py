@@ -18,6 +18,7 @@ SOURCE = os.environ["UDFKIT_SOURCE_DIR"]
 PYTHON = os.environ["UDFKIT_PYTHON"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 CMAKE = os.environ.get("UDFKIT_TEST_CMAKE") or "cmake"
+UDFKIT = os.environ["UDFKIT"]
 STRICT = ["-Werror=dev", "-Werror=deprecated"]
 
 
@@ -232,6 +233,42 @@ def test_examples_and_udfkit_configure_without_warnings(work):
         r = run([CMAKE, "-S", SOURCE, "-B", os.path.join(work, "udfkit-" + generator.split()[-1]), "-G", generator,
                  f"-DPython3_EXECUTABLE={PYTHON}", *STRICT])
         assert "Warning" not in r.stderr, r.stderr
+
+
+def test_late_bound_example(work):
+    """examples/late-bound as its three projects would be used: the engine (SLOTS) installed
+    to a prefix of its own, then moved; the user's UDF package built in another project and
+    installed with FATBIN, then moved; the application built against the moved engine, bound
+    to the moved package's fatbin and manifest. The engine ships LTO-IR for compute_75 alone;
+    its header has no _load; a second build of each does nothing."""
+    prefix = install(os.path.join(work, "prefix"))
+    examples = os.path.join(SOURCE, "examples", "late-bound")
+    for name, dest in (("engine", "engine-installed"), ("udfs", "udfs-installed")):
+        build = os.path.join(work, name)
+        configure(os.path.join(examples, name), build, prefix)
+        run([CMAKE, "--build", build])
+        assert "no work to do" in run([CMAKE, "--build", build]).stdout
+        run([CMAKE, "--install", build, "--prefix", os.path.join(work, dest)])
+        shutil.move(os.path.join(work, dest), os.path.join(work, dest + "-moved"))
+    engine, udfs = os.path.join(work, "engine-installed-moved"), os.path.join(work, "udfs-installed-moved")
+    header = open(os.path.join(engine, "include", "engine.h")).read()
+    assert "udfkit_status engine_bind(" in header and "engine_load" not in header, header
+    fatbin = os.path.join(work, "engine", "engine.udfkit", "engine.fatbin")
+    entries = json.loads(run([UDFKIT, "inspect", "--json", fatbin]).stdout)["entries"]
+    assert {e["kind"] for e in entries} == {"ltoir"} and {e["arch"] for e in entries} == {"compute_75"}, entries
+    package = os.path.join(udfs, "share", "udfkit", "shop_udfs")
+    assert sorted(os.listdir(package)) == ["cuda-limits.limits.compute_75.ltoir", "cuda-limits.limits.compute_90.ltoir",
+                                           "include", "python.discount.compute_75.ltoir", "shop_udfs.fatbin",
+                                           "shop_udfs.json"], os.listdir(package)
+    app = os.path.join(work, "app")
+    configure(os.path.join(examples, "app"), app, f"{engine};{prefix}")
+    run([CMAKE, "--build", app])
+    for path in ("shop_udfs.fatbin", "shop_udfs.json"):
+        out = run([os.path.join(app, "late_bound_app"), os.path.join(package, path)]).stdout
+        assert "engine slots: price float32(float32, float32); keep bool(float32);" in out, out
+        assert ": discount float32(float32, float32); is_big bool(float32);" in out, out
+        assert "user.cu (compiled at run time): surcharge float32(float32, float32); is_cheap bool(float32);" in out, out
+        assert "no GPU here" in out or out.count("as on the host") == 2, out
 
 
 def test_compile_commands(work):
@@ -535,7 +572,7 @@ def test_inferred_signature_checked_at_build_time(work):
 
 if __name__ == "__main__":
     main([test_ninja_build_and_incremental_rebuilds, test_makefiles_and_library_types,
-          test_shared_library_exports_its_header_only, test_runtime_variants,
+          test_shared_library_exports_its_header_only, test_runtime_variants, test_late_bound_example,
           test_examples_and_udfkit_configure_without_warnings, test_compile_commands, test_moved_prefix,
           test_build_tree_package, test_udf_package_installed_and_consumed, test_install_chain, test_add_subdirectory,
           *[make_error_case(*c) for c in ERRORS], test_udf_errors, test_configure_time_errors,
