@@ -227,8 +227,11 @@ static void run_filter_errors(size_t n)
         v[i] = (int32_t)(next_random() % 100000);
         if (v[i] == 777 || v[i] == 4242)
             v[i] = 778;
+        /* Two failures among one thread's rows (4000 and 4002 of every 4099), of two codes. */
         if (i % 4099 == 4000)
             v[i] = (i / 4099) % 2 ? 777 : 4242;
+        if (i % 4099 == 4002)
+            v[i] = (i / 4099) % 2 ? 4242 : 777;
         if ((v[i] == 777 || v[i] == 4242) && first_bad == SIZE_MAX) {
             first_bad = i;
             first_code = v[i] == 777 ? 5 : 6;
