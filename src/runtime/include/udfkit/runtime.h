@@ -77,9 +77,10 @@ typedef struct udfkit_image {
 
 /* Links the parts for the current device at load time with nvJitLink (found at run time,
  * libnvJitLink.so.13) and loads the result. The linked code is cached on disk, keyed by every
- * part's bytes, the options, the device's architecture and the toolchain's versions
- * (UDFKIT_CACHE_DIR, else $XDG_CACHE_HOME/udfkit; UDFKIT_CACHE=0 turns it off), so another
- * process finds it; a corrupt entry is detected and rebuilt. */
+ * part's bytes and the device's architecture (UDFKIT_CACHE_DIR, else $XDG_CACHE_HOME/udfkit;
+ * UDFKIT_CACHE=0 turns it off), so another process finds it without loading nvJitLink (the
+ * code is the same whichever nvJitLink 13 links it; `udfkit cache clear` relinks after
+ * replacing nvJitLink); a corrupt entry is detected and rebuilt. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_library_link(const udfkit_image *parts, size_t count, udfkit_library **out);
 /* Accepts NULL. */
 UDFKIT_RUNTIME_API void udfkit_library_unload(udfkit_library *lib);
