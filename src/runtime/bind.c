@@ -75,7 +75,7 @@ size_t udfkit_bound_library_count(void)
     return n;
 }
 
-void udfkit_bound_release(udfkit_library *lib)
+static void bound_release(udfkit_library *lib)
 {
     udfkit_library *drop[4];
     size_t ndrop = 0;
@@ -119,14 +119,12 @@ static udfkit_library *table_add(const char *key, udfkit_library *lib)
             e->lib = lib;
             e->refs = 1;
         } else {
-            lib->bound = false; /* not shared: unloaded by the one reference */
+            lib->release = NULL; /* not shared: unloaded by the one reference */
         }
     }
     pthread_mutex_unlock(&table.lock);
-    if (duplicate) {
-        duplicate->bound = false;
+    if (duplicate)
         udfkit_library_destroy(duplicate);
-    }
     return result;
 }
 
@@ -511,7 +509,7 @@ udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_h
     if (!s)
         s = udfkit_library_load(cubin.data, cubin.size, &lib);
     if (!s) {
-        lib->bound = true;
+        lib->release = bound_release;
         *out = table_add(key, lib);
     }
     udfkit_cache_close(cache);

@@ -71,8 +71,8 @@ void udfkit_library_unload(udfkit_library *lib)
     if (!lib)
         return;
     /* A bound library is shared by the binds of the same code: bind.c decides. */
-    if (lib->bound) {
-        udfkit_bound_release(lib);
+    if (lib->release) {
+        lib->release(lib);
         return;
     }
     udfkit_library_destroy(lib);

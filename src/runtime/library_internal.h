@@ -9,13 +9,13 @@
 struct udfkit_library {
     CUlibrary handle;
     const udfkit_driver *driver;
-    bool bound; /* made by udfkit_library_bind: shared, counted in bind.c's table */
+    /* Set for a library udfkit_library_bind made, which bind.c's table shares: what
+     * udfkit_library_unload calls instead (one reference fewer). A pointer, so that a
+     * program that never binds links none of bind.c and what it needs (the compile core). */
+    void (*release)(udfkit_library *lib);
 };
 
 /* Unloads it whatever shares it. */
 void udfkit_library_destroy(udfkit_library *lib);
-
-/* udfkit_library_unload of a bound library: one reference fewer (bind.c). */
-void udfkit_bound_release(udfkit_library *lib);
 
 #endif
