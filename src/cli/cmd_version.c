@@ -19,14 +19,19 @@ static const char *self_path(char *out, size_t size)
     return out;
 }
 
-/* "Python frontend: /path/python (numba-cuda 0.30.4)", asked of the interpreter itself. */
+/* "Python frontend: /path/python (numba-cuda 0.30.4, numba-cuda-mlir 0.6.0)": each frontend the
+ * interpreter has installed with its package, asked of the interpreter itself (without
+ * importing them, which takes a second each). */
 static void print_python_frontend(void)
 {
     const char *python = udfkit_python_interpreter(NULL);
     char *argv[] = {(char *)python, "-c",
-                    "import importlib.metadata as m\n"
-                    "try:\n    print('numba-cuda ' + m.version('numba-cuda'))\n"
-                    "except Exception:\n    print('no numba-cuda')",
+                    "import importlib.metadata as m, importlib.util as u\n"
+                    "found = []\n"
+                    "for d, p in (('numba-cuda', 'numba_cuda'), ('numba-cuda-mlir', 'numba_cuda_mlir')):\n"
+                    "    try:\n        v = m.version(d)\n    except Exception:\n        continue\n"
+                    "    if u.find_spec(p):\n        found.append(d + ' ' + v)\n"
+                    "print(', '.join(found) or 'neither numba-cuda nor numba-cuda-mlir')",
                     NULL};
     char err_path[] = "/tmp/udfkit-version-XXXXXX";
     int fd = mkstemp(err_path);

@@ -28,6 +28,20 @@ const char *udfkit_python_interpreter(const char *requested)
     return "python3";
 }
 
+const char *udfkit_python_frontend(const char *requested)
+{
+    return requested && *requested ? requested : "auto";
+}
+
+bool udfkit_python_frontend_known(const char *name)
+{
+    static const char *const names[] = {"numba-cuda", "numba-cuda-mlir", "auto"};
+    for (size_t i = 0; name && i < sizeof names / sizeof *names; i++)
+        if (strcmp(name, names[i]) == 0)
+            return true;
+    return false;
+}
+
 static void remove_tree(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -101,6 +115,7 @@ static json_t *build_request(const udfkit_compile_request *req, const udfkit_spe
     json_object_set_new(r, "cc", ccv);
     json_object_set_new(r, "outdir", json_string(outdir));
     json_object_set_new(r, "skip_absent", json_boolean(req->skip_absent));
+    json_object_set_new(r, "frontend", json_string(udfkit_python_frontend(req->python_frontend)));
     return r;
 }
 
@@ -242,6 +257,21 @@ static const char *copied_link_kind(const char *path)
     return *ext ? ext + 1 : NULL;
 }
 
+/* The frontend that made an answer and its version (answers of udfkit before numba-cuda-mlir
+ * name numba-cuda's version alone); NULL where the answer names neither. */
+static const char *answer_frontend(const json_t *answer, const char **version)
+{
+    const char *name = json_string_value(json_object_get(answer, "frontend"));
+    const char *v = json_string_value(json_object_get(answer, "frontend_version"));
+    if (!name && json_is_string(json_object_get(answer, "numba_cuda"))) {
+        name = "numba-cuda";
+        v = json_string_value(json_object_get(answer, "numba_cuda"));
+    }
+    if (version)
+        *version = v;
+    return name && (strcmp(name, "numba-cuda") == 0 || strcmp(name, "numba-cuda-mlir") == 0) && v ? name : NULL;
+}
+
 /* The spec a function of the answer compiles, or NULL. */
 static udfkit_spec *answer_spec(const json_t *fn, udfkit_spec *specs, size_t nspecs)
 {
@@ -259,7 +289,7 @@ static udfkit_spec *answer_spec(const json_t *fn, udfkit_spec *specs, size_t nsp
 static bool answer_well_formed(const json_t *answer, udfkit_spec *specs, size_t nspecs)
 {
     if (!json_is_object(answer) || !json_is_array(json_object_get(answer, "functions")) ||
-        !json_is_array(json_object_get(answer, "depends")))
+        !json_is_array(json_object_get(answer, "depends")) || !answer_frontend(answer, NULL))
         return false;
     size_t i, k;
     json_t *fn, *a, *link, *dep;
@@ -468,6 +498,9 @@ static udfkit_rc check_request(python_build *b)
     udfkit_rc rc;
     if (req->emit == UDFKIT_CODE_CUBIN)
         return udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "Python UDFs compile to ltoir or ptx; link them to get SASS");
+    if (!udfkit_python_frontend_known(udfkit_python_frontend(req->python_frontend)))
+        return udfkit_fail(UDFKIT_RC_USAGE, NULL, 0, "--python-frontend takes numba-cuda, numba-cuda-mlir or auto, not '%s'",
+                           req->python_frontend);
     for (size_t i = 0; i < req->nfunctions; i++)
         if ((rc = udfkit_spec_parse(req->functions[i], &b->specs[i])))
             return rc;
@@ -532,14 +565,15 @@ static udfkit_rc run_frontend(python_build *b, const char *python, const char *r
     udfkit_buf output = UDFKIT_BUF_INIT, errors = UDFKIT_BUF_INIT;
     char *stderr_path = udfkit_path_join(b->scratch, "stderr.txt");
     int status = 0;
-    udfkit_rc rc = udfkit_python_run(python, request_text, &output, stderr_path, &status);
+    udfkit_rc rc =
+        udfkit_python_run(python, udfkit_python_frontend(b->req->python_frontend), request_text, &output, stderr_path, &status);
     scratch_file(b->scratch, "stderr.txt", &errors);
     udfkit_diag_clear();
     free(stderr_path);
     if (rc) {
         rc = udfkit_fail(UDFKIT_RC_ENV, NULL, 0,
                          "cannot run the Python interpreter '%s' for Python UDFs; pass --python PATH to one with "
-                         "numba-cuda (python3 -m pip install --no-deps " UDFKIT_PIP_PINS ")",
+                         "numba-cuda or numba-cuda-mlir (python3 -m pip install --no-deps " UDFKIT_PIP_PINS ")",
                          python);
         goto done;
     }
@@ -601,11 +635,15 @@ static udfkit_rc keep_link_files(python_build *b)
     return UDFKIT_RC_OK;
 }
 
-/* -v: "numba-cuda udfs.py (add_f32, scale) for compute_80, ltoir, /venv/bin/python: 0.07 s" */
+/* -v: "numba-cuda udfs.py (add_f32, scale) for compute_80, ltoir, /venv/bin/python: 0.07 s", named
+ * by the frontend that answered (or was asked, where none did). */
 static void note_frontend(const python_build *b, const json_t *request, const char *python, bool cached, double took)
 {
     if (!udfkit_verbose())
         return;
+    const char *frontend = answer_frontend(b->answer, NULL);
+    if (!frontend)
+        frontend = json_string_value(json_object_get(request, "frontend"));
     udfkit_buf line = UDFKIT_BUF_INIT;
     udfkit_buf_join(&line, b->req->sources, b->req->nsources, " ");
     for (size_t i = 0; i < b->req->nfunctions; i++)
@@ -613,9 +651,9 @@ static void note_frontend(const python_build *b, const json_t *request, const ch
     udfkit_buf_printf(&line, "%s for %s, %s, %s", b->req->nfunctions ? ")" : "", b->arch,
                       json_string_value(json_object_get(request, "output")), python);
     if (cached)
-        udfkit_note("numba-cuda %s: from the cache", line.data);
+        udfkit_note("%s %s: from the cache", frontend, line.data);
     else
-        udfkit_note("numba-cuda %s: %.2f s", line.data, took);
+        udfkit_note("%s %s: %.2f s", frontend, line.data, took);
     udfkit_buf_free(&line);
 }
 
@@ -782,8 +820,10 @@ static udfkit_rc write_outputs(python_build *b)
     b->stem = udfkit_path_stem(req->output);
     b->as_manifest = strcmp(udfkit_path_extension(req->output), ".json") == 0;
     b->manifest = udfkit_manifest_new("udfs");
-    const char *nvvm_text = json_string_value(json_object_get(b->answer, "nvvm"));
-    udfkit_manifest_set_producer(b->manifest, "numba-cuda", json_string_value(json_object_get(b->answer, "numba_cuda")));
+    const char *nvvm_text = json_string_value(json_object_get(b->answer, "nvvm")), *version;
+    /* answer_well_formed found the frontend and its version. */
+    const char *frontend = answer_frontend(b->answer, &version);
+    udfkit_manifest_set_producer(b->manifest, frontend, version);
     if (nvvm_text)
         udfkit_manifest_set_producer(b->manifest, "nvvm", nvvm_text);
     record_sources(b);

@@ -38,24 +38,25 @@ static bool irrelevant(const char *var)
     return false;
 }
 
-/* The socket of the server for this interpreter, frontend and environment (all of it but
- * what cannot change an answer: numba reads its settings from it at import). */
-static bool socket_path(const char *python, char *out, size_t size)
+/* The socket of the server for this interpreter, Python frontend, worker and environment
+ * (all of it but what cannot change an answer: numba reads its settings from it at import). */
+static bool socket_path(const char *python, const char *frontend, char *out, size_t size)
 {
     size_t count = 0;
     while (environ[count])
         count++;
-    const char **identity = malloc((count + 2) * sizeof *identity);
+    const char **identity = malloc((count + 3) * sizeof *identity);
     if (!identity)
         return false;
     identity[0] = python;
-    identity[1] = udfkit_py_worker;
+    identity[1] = frontend;
+    identity[2] = udfkit_py_worker;
     size_t n = 0;
     for (size_t i = 0; i < count; i++)
         if (!irrelevant(environ[i]))
-            identity[2 + n++] = environ[i];
-    qsort(identity + 2, n, sizeof *identity, by_string);
-    bool ok = udfkit_server_socket("py", identity, n + 2, out, size);
+            identity[3 + n++] = environ[i];
+    qsort(identity + 3, n, sizeof *identity, by_string);
+    bool ok = udfkit_server_socket("py", identity, n + 3, out, size);
     free(identity);
     return ok;
 }
@@ -69,14 +70,15 @@ static double now_seconds(void)
 
 /* A connection to a running server, starting one where none runs and waiting for it;
  * -1 where none can be had. */
-static int server_connection(const char *python, const char *path, long idle)
+static int server_connection(const char *python, const char *frontend, const char *path, long idle)
 {
     int fd = udfkit_server_connect(path);
     if (fd >= 0)
         return fd;
     char idle_text[32];
     snprintf(idle_text, sizeof idle_text, "%ld", idle);
-    char *argv[] = {(char *)python, "-c", (char *)udfkit_py_worker, "--serve", (char *)path, idle_text, NULL};
+    char *argv[] = {(char *)python, "-c", (char *)udfkit_py_worker, "--serve", (char *)path, idle_text,
+                    (char *)frontend, NULL};
     pid_t pid = udfkit_server_spawn(argv);
     if (pid < 0)
         return -1;
@@ -90,7 +92,7 @@ static int server_connection(const char *python, const char *path, long idle)
             if (waitpid(pid, &st, WNOHANG) == pid) {
                 pid = 0;
                 if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-                    return -1; /* it could not import numba: a worker will say why */
+                    return -1; /* it could not import its frontend: a worker will say why */
             }
         }
         if (pid == 0 && !udfkit_server_busy(path))
@@ -203,8 +205,8 @@ static bool ask_server(int fd, const char *request, const char *stderr_path, udf
     return ok;
 }
 
-udfkit_rc udfkit_python_run(const char *python, const char *request, udfkit_buf *output, const char *stderr_path,
-                            int *status)
+udfkit_rc udfkit_python_run(const char *python, const char *frontend, const char *request, udfkit_buf *output,
+                            const char *stderr_path, int *status)
 {
     long idle = udfkit_server_idle_seconds();
     char path[PATH_MAX];
@@ -212,8 +214,8 @@ udfkit_rc udfkit_python_run(const char *python, const char *request, udfkit_buf 
      * server is found by the absolute one (not resolved: a venv's python is a link). */
     char *absolute = strchr(python, '/') ? udfkit_path_absolute(python) : NULL;
     const char *server_python = absolute ? absolute : python;
-    if (idle > 0 && socket_path(server_python, path, sizeof path)) {
-        int fd = server_connection(server_python, path, idle);
+    if (idle > 0 && socket_path(server_python, frontend, path, sizeof path)) {
+        int fd = server_connection(server_python, frontend, path, idle);
         bool answered = fd >= 0 && ask_server(fd, request, stderr_path, output);
         if (fd >= 0)
             close(fd);

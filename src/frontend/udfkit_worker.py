@@ -1,12 +1,14 @@
-"""udfkit's Python frontend: compiles Python UDFs with numba-cuda's C ABI.
+"""udfkit's Python frontend: compiles Python UDFs with the C ABI of numba-cuda or of
+numba-cuda-mlir (the request's "frontend": "numba-cuda", "numba-cuda-mlir" or "auto").
 
-Two ways to run (`python -c <this file> [--serve SOCKET IDLE]`):
+Two ways to run (`python -c <this file> [--serve SOCKET IDLE FRONTEND]`):
 - a worker: udfkit writes a JSON request to its standard input and reads a JSON answer
   from its standard output;
-- a server: imports numba once, warms it up with one compile, then for each connection on
-  a Unix socket forks a child that answers one request exactly as a worker would (so no
-  request sees another's modules), and exits after IDLE seconds without one. Importing
-  numba and its first compile take about a second; a forked child starts at once.
+- a server: imports its frontend once, warms it up with one compile, then for each
+  connection on a Unix socket forks a child that answers one request exactly as a worker
+  would (so no request sees another's modules), and exits after IDLE seconds without one.
+  Importing a frontend and its first compile take about a second; a forked child starts
+  at once.
 Every requested function of every module is compiled in one process. Artifacts are written
 into the request's `outdir`; udfkit moves them into place.
 """
@@ -14,14 +16,17 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import sys
 import sysconfig
 import time
 import traceback
 
-MIN_NUMBA_CUDA = (0, 30, 1)
+FRONTENDS = ("numba-cuda", "numba-cuda-mlir")  # "auto" takes the first installed
+MIN_VERSIONS = {"numba-cuda": (0, 30, 1), "numba-cuda-mlir": (0, 6, 0)}
 # udfkit's pins (requirements.txt, written in when udfkit is built).
 INSTALL_HINT = "{python} -m pip install --no-deps @UDFKIT_PIP_PINS@"
+FRONTEND = None  # the frontend this process compiles with (choose_frontend)
 
 
 class UdfError(Exception):
@@ -48,38 +53,62 @@ def version_tuple(text):
     return tuple(parts + [0] * (3 - len(parts)))
 
 
-def load_numba():
-    hint = INSTALL_HINT.format(python=sys.executable)
+def installed_version(distribution):
     try:
         import importlib.metadata as metadata
 
-        version = metadata.version("numba-cuda")
+        return metadata.version(distribution)
     except Exception:
-        raise UdfError(f"{sys.executable} has no numba-cuda; install it: {hint}", kind="env")
-    if version_tuple(version) < MIN_NUMBA_CUDA:
-        raise UdfError(f"numba-cuda {version} in {sys.executable} is older than 0.30.1, which udfkit needs for "
+        return None
+
+
+def load_frontend(name):
+    """Frontend `name`, imported and checked; exit-3 errors where it cannot be used."""
+    hint = INSTALL_HINT.format(python=sys.executable)
+    version = installed_version(name)
+    if version is None:
+        raise UdfError(f"{sys.executable} has no {name}; install it: {hint}", kind="env")
+    if version_tuple(version) < MIN_VERSIONS[name]:
+        minimum = ".".join(str(n) for n in MIN_VERSIONS[name])
+        raise UdfError(f"{name} {version} in {sys.executable} is older than {minimum}, which udfkit needs for "
                        f"its C ABI; install the right one: {hint}", kind="env")
+    frontend = (NumbaCuda if name == "numba-cuda" else NumbaCudaMlir)(version)
     try:
-        from numba import cuda, types  # noqa: F401
-        from numba.cuda import compile_all  # noqa: F401
+        frontend.load()
+    except UdfError:
+        raise
     except Exception as exc:
-        raise UdfError(f"numba-cuda {version} in {sys.executable} cannot be imported ({type(exc).__name__}: {exc}); "
+        raise UdfError(f"{name} {version} in {sys.executable} cannot be imported ({type(exc).__name__}: {exc}); "
                        f"install a consistent set: {hint}", kind="env")
-    return version
+    return frontend
+
+
+def choose_frontend(requested):
+    """The frontend a request asks for, loaded once per process (a server's is loaded before
+    it forks). "auto": numba-cuda where it is installed (a broken one is reported, not
+    replaced), else numba-cuda-mlir."""
+    global FRONTEND
+    name = requested
+    if requested == "auto":
+        name = next((n for n in FRONTENDS if installed_version(n)), None)
+        if name is None:
+            raise UdfError(f"{sys.executable} has neither numba-cuda nor numba-cuda-mlir (--python-frontend auto "
+                           f"takes either); install them: {INSTALL_HINT.format(python=sys.executable)}", kind="env")
+    elif requested not in FRONTENDS:
+        raise UdfError(f"unknown Python frontend '{requested}' (numba-cuda, numba-cuda-mlir or auto)", kind="env")
+    if FRONTEND is None or FRONTEND.name != name:
+        FRONTEND = load_frontend(name)
+    FRONTEND.requested = requested
+    return FRONTEND
 
 
 def nvvm_version():
-    """The CUDA release of the NVVM numba-cuda uses, as "13.0"."""
-    try:
-        import importlib.metadata as metadata
-
-        v = metadata.version("nvidia-nvvm")
+    """The CUDA release of the NVVM the frontend uses, as "13.0"."""
+    v = installed_version("nvidia-nvvm")
+    if v:
         return ".".join(v.split(".")[:2])
-    except Exception:
-        pass
     try:
-        from numba.cuda.cudadrv import nvvm
-
+        nvvm = importlib.import_module(FRONTEND.nvvm_module)
         path = getattr(nvvm.NVVM().driver, "_name", "") or ""
         root = os.path.dirname(os.path.dirname(os.path.dirname(path)))
         with open(os.path.join(root, "version.json")) as f:
@@ -148,8 +177,7 @@ def local_files():
 
 
 def numba_type(name):
-    from numba import types
-
+    types = FRONTEND.types()
     scalars = {"bool": types.boolean, "int8": types.int8, "int16": types.int16, "int32": types.int32,
                "int64": types.int64, "uint8": types.uint8, "uint16": types.uint16, "uint32": types.uint32,
                "uint64": types.uint64, "float16": types.float16, "float32": types.float32, "float64": types.float64}
@@ -164,8 +192,7 @@ def numba_type(name):
 
 def udfkit_type(ty):
     """numba's type back to udfkit's name, or None where it cannot cross the C ABI."""
-    from numba import types
-
+    types = FRONTEND.types()
     names = {types.boolean: "bool", types.int8: "int8", types.int16: "int16", types.int32: "int32",
              types.int64: "int64", types.uint8: "uint8", types.uint16: "uint16", types.uint32: "uint32",
              types.uint64: "uint64", types.float16: "float16", types.float32: "float32", types.float64: "float64",
@@ -192,13 +219,14 @@ def trim_numba_message(text):
     return " ".join(keep[:6]) if keep else str(text).strip().splitlines()[0]
 
 
-def locate_typing_errors():
-    """numba-cuda's type inference runs one constraint per statement; an error some of them
-    raise (numba's own TypingError class, an AttributeError from a module) leaves without
-    the statement's location, so the error would be placed at the def line. Each constraint
-    is wrapped to mark what it raises with its location (udfkit_loc)."""
+def locate_typing_errors(typeinfer_module):
+    """numba's type inference (numba-cuda's, and the copy numba-cuda-mlir carries) runs one
+    constraint per statement; an error some of them raise (numba's own TypingError class, an
+    AttributeError from a module) leaves without the statement's location, so the error
+    would be placed at the def line. Each constraint is wrapped to mark what it raises with
+    its location (udfkit_loc)."""
     try:
-        from numba.cuda.core import typeinfer
+        typeinfer = importlib.import_module(typeinfer_module)
     except ImportError:
         return
     network = typeinfer.ConstraintNetwork
@@ -270,8 +298,6 @@ def shared_shims_link_once():
     compiles that used the same operator define it twice, and nvJitLink stops ("symbol
     multiply defined"). Each shim is compiled inline and used, so it is emitted with
     link-once linkage: any number of copies link as one."""
-    import re
-
     from numba.cuda.cudadrv import nvrtc
 
     if getattr(nvrtc.compile, "udfkit_link_once", False):
@@ -302,19 +328,10 @@ def call_row_error(builder, code):
     builder.call(cgutils.get_or_insert_function(builder.module, fnty, "udfkit_row_error"), [code])
 
 
-def udfkit_module():
-    """`import udfkit` in a UDF's module: udfkit.row_error(code) stops the row with that code
-    (the C ABI's udfkit_row_error, defined by udfkit's kernels), and `raise
-    udfkit.RowError(code)` does the same where code is a constant int."""
-    import types as pytypes
-
-    if "udfkit" in sys.modules and getattr(sys.modules["udfkit"], "udfkit_worker", False):
-        return
+def numba_cuda_row_error():
+    """udfkit.row_error under numba-cuda: an intrinsic taking any integer as the int32 code."""
     from numba import types
     from numba.cuda.extending import intrinsic
-
-    class RowError(Exception):
-        """raise RowError(code): the row fails with `code` (a constant int)."""
 
     @intrinsic
     def row_error(typingctx, code):
@@ -328,8 +345,23 @@ def udfkit_module():
 
         return types.none(code), codegen
 
+    return row_error
+
+
+def udfkit_module():
+    """`import udfkit` in a UDF's module: udfkit.row_error(code) stops the row with that code
+    (the C ABI's udfkit_row_error, defined by udfkit's kernels), and `raise
+    udfkit.RowError(code)` does the same where code is a constant int (numba-cuda only)."""
+    import types as pytypes
+
+    if "udfkit" in sys.modules and getattr(sys.modules["udfkit"], "udfkit_worker", False):
+        return
+
+    class RowError(Exception):
+        """raise RowError(code): the row fails with `code` (a constant int)."""
+
     module = pytypes.ModuleType("udfkit", "udfkit's functions for Python UDFs")
-    module.row_error = row_error
+    module.row_error = FRONTEND.row_error()
     module.RowError = RowError
     module.ROW_ERROR_RAISED = ROW_ERROR_RAISED
     module.udfkit_worker = True
@@ -417,8 +449,12 @@ def compile_without_a_device(cc):
         compute_capability = tuple(cc)
 
     dispatcher.get_current_device = lambda: Target
-    # cuda.core asks the driver for its version when NVRTC makes PTX (to warn that it may
-    # not load). Where there is no driver, answer with NVRTC's own version: nothing is loaded.
+    driver_version_without_a_driver()
+
+
+def driver_version_without_a_driver():
+    """cuda.core asks the driver for its version when NVRTC makes PTX (to warn that it may
+    not load). Where there is no driver, answer with NVRTC's own version: nothing is loaded."""
     try:
         from cuda.bindings import driver, nvrtc
 
@@ -432,27 +468,23 @@ def compile_without_a_device(cc):
 
 
 def make_device_functions():
-    """Plain functions of the user's modules become numba device functions wherever those
-    modules name them, so a UDF can call another module-level function undecorated."""
-    import types as pytypes
-
-    from numba import cuda
-
+    """Plain functions of the user's modules become device functions of the frontend
+    wherever those modules name them, so a UDF can call another module-level function
+    undecorated."""
     local = [m for m in user_modules() if is_local(getattr(m, "__file__", None))]
     wrapped = {}
     for module in local:
         for name, value in list(vars(module).items()):
-            if isinstance(value, pytypes.FunctionType) and is_local(value.__code__.co_filename):
-                if value not in wrapped:
-                    wrapped[value] = cuda.jit(device=True)(value)
-                setattr(module, name, wrapped[value])
+            func = FRONTEND.plain_function(value)
+            if func is not None and is_local(func.__code__.co_filename):
+                if func not in wrapped:
+                    wrapped[func] = FRONTEND.device_function(func)
+                setattr(module, name, wrapped[func])
 
 
 def optional_type(ty):
     """T for numba's Optional(T), else None."""
-    from numba import types
-
-    return ty.type if isinstance(ty, types.Optional) else None
+    return ty.type if isinstance(ty, FRONTEND.types().Optional) else None
 
 
 def nullable_wrapper(fn, pyfunc, path, line):
@@ -460,14 +492,13 @@ def nullable_wrapper(fn, pyfunc, path, line):
     be None and may return None (numba's optional types); the C ABI has the pairs of SPEC.md
     (T value, bool valid; a T? return a leading T *out and a bool result). A wrapper of that
     ABI calls the UDF. Returns it, its signature and the return type's name."""
-    from numba import cuda, types
-
+    types = FRONTEND.types()
     params = fn["params"]
     for k, t in enumerate(params):
         if t.endswith("?*"):
             raise UdfError(f"'{fn['source_name']}': parameter {k + 1} is {t}, an output that may be set to null; a "
                            f"Python UDF returns None instead: give it a T? return", path, line)
-    device = cuda.jit(device=True)(pyfunc)
+    device = FRONTEND.device_function(pyfunc)
     user_args = tuple(types.optional(numba_type(t[:-1])) if t.endswith("?") else numba_type(t) for t in params)
     ret = fn["ret"]
     returned = device.compile_device(user_args).signature.return_type
@@ -508,9 +539,6 @@ def nullable_wrapper(fn, pyfunc, path, line):
 
 
 def compile_function(fn, module, request, out):
-    from numba.core import errors
-    from numba.cuda import compile_all
-
     pyfunc = getattr(module, fn["source_name"], None)
     path = module.__file__
     if pyfunc is None:
@@ -522,6 +550,7 @@ def compile_function(fn, module, request, out):
         raise UdfError(f"'{fn['source_name']}' is not a Python function", path)
     line = pyfunc.__code__.co_firstlineno
     shown = f"({', '.join(fn['params'])})"
+    FRONTEND.check(fn, pyfunc, path, line)
     nullable_ret = None
     try:
         if any("?" in t for t in fn["params"] + [fn["ret"] or ""]):
@@ -529,12 +558,11 @@ def compile_function(fn, module, request, out):
         else:
             argtypes = tuple(numba_type(t) for t in fn["params"])
             compiled, sig = pyfunc, numba_type(fn["ret"])(*argtypes) if fn["ret"] else argtypes
-        codes, resty = compile_all(compiled, sig, device=True, abi="c", abi_info={"abi_name": fn["c_name"]},
-                                   output=request["output"], cc=tuple(request["cc"]))
+        codes, resty = FRONTEND.compile(compiled, sig, fn["c_name"], request)
     except OSError as exc:
         # A declare_device(link=[...]) file that cannot be read: numba reads it relative to the working directory.
         raise UdfError(f"cannot compile '{fn['source_name']}': code it links cannot be read: {exc}", path, line)
-    except errors.NumbaError as exc:  # TypingError and numba's other errors, whichever module defines them
+    except FRONTEND.errors() as exc:  # TypingError and numba's other errors, whichever module defines them
         file, at = error_location(exc, path, line)
         if "No conversion from none to" in str(exc):
             raise UdfError(f"'{fn['source_name']}' may return None, but its return type {fn['ret']} is not nullable: "
@@ -546,12 +574,20 @@ def compile_function(fn, module, request, out):
         if isinstance(exc, AttributeError) and "_return_errcode_raw" in str(exc):
             raise UdfError(f"'{fn['source_name']}' may return None, but its spec has no nullable return: declare "
                            f"it (e.g. {fn['c_name']}:float64?{shown})", path, line)
+        failure = FRONTEND.internal_error(exc)
+        if failure is not None:
+            reason, file, at = failure
+            raise UdfError(f"{FRONTEND.name} {FRONTEND.version} cannot compile '{fn['source_name']}' for {shown}: "
+                           f"{reason}", file or path, at or line)
         # Raised while typing a statement of the user's code (math.nosuch): a located
         # error of theirs. Anything else stays an internal error, with its traceback.
         if getattr(exc, "udfkit_loc", None) is None:
             raise
         file, at = error_location(exc, path, line)
         raise UdfError(f"cannot compile '{fn['source_name']}' for {shown}: {type(exc).__name__}: {exc}", file, at)
+    if nullable_ret is None and optional_type(resty) is not None:
+        raise UdfError(f"'{fn['source_name']}' may return None, but its spec has no nullable return"
+                       + FRONTEND.nullable_hint(fn["c_name"], shown), path, line)
     ret = nullable_ret or udfkit_type(resty)
     if ret is None:
         raise UdfError(f"'{fn['source_name']}' returns {resty}, which cannot cross the C ABI (arrays, records and "
@@ -569,9 +605,6 @@ def compile_function(fn, module, request, out):
 
 def declared_links(module, request):
     """A module-level __udfkit_link__ list names external code its functions need."""
-    from numba.cuda.cudadrv import nvrtc
-    from numba.cuda.cudadrv.linkable_code import LinkableCode
-
     declared = getattr(module, "__udfkit_link__", None)
     if declared is None:
         return []
@@ -591,9 +624,8 @@ def declared_links(module, request):
             raise UdfError(f"__udfkit_link__ entry '{entry}' is not .ltoir, .ptx, .cubin, .fatbin, .o, .a or .cu", path)
         record = {"declared": entry, "path": file}
         if ext == ".cu":
-            obj = LinkableCode.from_path(file)
             try:
-                code, _ = nvrtc.compile(obj.data, obj.name, tuple(request["cc"]), ltoir=request["output"] == "ltoir")
+                code = FRONTEND.nvrtc_compile(file, tuple(request["cc"]), request["output"] == "ltoir")
             except Exception as exc:
                 raise UdfError(f"compiling __udfkit_link__ entry '{entry}' failed: {exc}", file)
             data, kind = code_bytes(code)
@@ -610,13 +642,15 @@ ENVIRONMENT_FILES = None  # the server's, found once before it forks
 
 def environment_files():
     """Files whose bytes identify the toolchain (the installed distributions' METADATA and
-    RECORD), so that udfkit's cache notices an upgraded numba-cuda, numba or NVVM."""
+    RECORD), so that udfkit's cache notices an upgraded frontend, numba or NVVM. Where
+    "auto" took numba-cuda-mlir, also the file a numba-cuda installed later would bring: its
+    appearance makes "auto" choose again."""
     if ENVIRONMENT_FILES is not None:
         return ENVIRONMENT_FILES
     import importlib.metadata as metadata
 
     files = []
-    for name in ("numba-cuda", "numba", "llvmlite", "numpy", "nvidia-nvvm", "cuda-core", "cuda-bindings"):
+    for name in FRONTEND.distributions:
         try:
             dist = metadata.distribution(name)
         except metadata.PackageNotFoundError:
@@ -624,20 +658,19 @@ def environment_files():
         # The .dist-info directory holds both; listing dist.files would parse every path in RECORD.
         directory = str(getattr(dist, "_path", ""))
         files += [p for p in (os.path.join(directory, "METADATA"), os.path.join(directory, "RECORD")) if os.path.isfile(p)]
-    return sorted(files)
+    if FRONTEND.requested == "auto" and FRONTEND.name != FRONTENDS[0]:
+        files += [os.path.join(d, "numba_cuda", "__init__.py") for d in sys.path if os.path.isabs(d) and os.path.isdir(d)]
+    return sorted(set(files))
 
 
 def handle(request):
     """The answer to one request, as a dict."""
     try:
-        numba_cuda_version = load_numba()
+        frontend = choose_frontend(request.get("frontend") or "auto")
         udfkit_module()
-        raise_records_row_error()
+        frontend.before_import()
         modules = {path: import_module(path) for path in request["modules"]}
-        compile_without_a_device(request["cc"])
-        locate_typing_errors()
-        shared_shims_link_once()
-        c_abi_helpers_named_by_type()
+        frontend.prepare(request["cc"])
         make_device_functions()
         functions, links = [], []
         skip_absent = request.get("skip_absent", False)
@@ -661,7 +694,8 @@ def handle(request):
             compile_function(fn, module, request, functions)
         for path, module in modules.items():
             links += declared_links(module, request)
-        return {"ok": True, "numba_cuda": numba_cuda_version, "nvvm": nvvm_version(), "python": sys.executable,
+        return {"ok": True, "frontend": frontend.name, "frontend_version": frontend.version, "nvvm": nvvm_version(),
+                "python": sys.executable,
                 "functions": functions, "links": links, "depends": local_files(), "environment": environment_files()}
     except UdfError as exc:
         return {"ok": False, "kind": exc.kind, "message": exc.message, "file": exc.file, "line": exc.line}
@@ -683,21 +717,338 @@ def environment_stamp():
     return stamp
 
 
-def warm_up():
-    """One small compile, so that numba's typing and target contexts and NVVM are ready in
-    every child (a richer one measured no faster for the children), and one device
-    function, whose first makes numba look for nvJitLink."""
-    from numba import cuda, types
-    from numba.cuda import compile_all
+class NumbaCuda:
+    """numba-cuda: compile_all with the C ABI (a function and the code it links), with
+    udfkit's adjustments to what it emits."""
+    name = "numba-cuda"
+    distributions = ("numba-cuda", "numba", "llvmlite", "numpy", "nvidia-nvvm", "cuda-core", "cuda-bindings")
+    nvvm_module = "numba.cuda.cudadrv.nvvm"
 
-    compile_without_a_device((7, 5))
+    def __init__(self, version):
+        self.version, self.requested = version, self.name
 
-    def udfkit_warm_up(x):
-        return x * 2.0 + 1.0
+    def load(self):
+        from numba import cuda, types  # noqa: F401
+        from numba.cuda import compile_all  # noqa: F401
 
-    compile_all(udfkit_warm_up, types.float32(types.float32), device=True, abi="c",
-                abi_info={"abi_name": "udfkit_warm_up"}, output="ltoir", cc=(7, 5))
-    cuda.jit(device=True)(udfkit_warm_up)
+    def types(self):
+        from numba import types
+
+        return types
+
+    def errors(self):
+        from numba.core import errors
+
+        return errors.NumbaError
+
+    def plain_function(self, value):
+        import types as pytypes
+
+        return value if isinstance(value, pytypes.FunctionType) else None
+
+    def device_function(self, pyfunc):
+        from numba import cuda
+
+        return cuda.jit(device=True)(pyfunc)
+
+    def row_error(self):
+        return numba_cuda_row_error()
+
+    def before_import(self):
+        raise_records_row_error()
+
+    def prepare(self, cc):
+        compile_without_a_device(cc)
+        locate_typing_errors("numba.cuda.core.typeinfer")
+        shared_shims_link_once()
+        c_abi_helpers_named_by_type()
+
+    def check(self, fn, pyfunc, path, line):
+        """numba-cuda compiles every feature udfkit has."""
+
+    def nullable_hint(self, c_name, shown):
+        return f": declare it (e.g. {c_name}:float64?{shown})"
+
+    def compile(self, pyfunc, sig, c_name, request):
+        from numba.cuda import compile_all
+
+        return compile_all(pyfunc, sig, device=True, abi="c", abi_info={"abi_name": c_name}, output=request["output"],
+                           cc=tuple(request["cc"]))
+
+    def internal_error(self, exc):
+        return None
+
+    def nvrtc_compile(self, path, cc, ltoir):
+        from numba.cuda.cudadrv import nvrtc
+        from numba.cuda.cudadrv.linkable_code import LinkableCode
+
+        obj = LinkableCode.from_path(path)
+        return nvrtc.compile(obj.data, obj.name, cc, ltoir=ltoir)[0]
+
+    def warm_up(self):
+        """One small compile, so that numba's typing and target contexts and NVVM are ready
+        in every child (a richer one measured no faster for the children), and one device
+        function, whose first makes numba look for nvJitLink."""
+        from numba import cuda, types
+        from numba.cuda import compile_all
+
+        compile_without_a_device((7, 5))
+
+        def udfkit_warm_up(x):
+            return x * 2.0 + 1.0
+
+        compile_all(udfkit_warm_up, types.float32(types.float32), device=True, abi="c",
+                    abi_info={"abi_name": "udfkit_warm_up"}, output="ltoir", cc=(7, 5))
+        cuda.jit(device=True)(udfkit_warm_up)
+
+    def before_fork(self):
+        """Nothing of numba-cuda's runs on other threads."""
+
+
+MLIR_EXPORT = None  # the C name numba-cuda-mlir compiles now
+MLIR_CALLEES = {}  # (qualname, id) of each device function it called, in the order of first use
+
+
+def mlir_helpers_named_per_export():
+    """numba-cuda-mlir names a device function it does not inline by its qualname and the
+    id() of its dispatcher, with external linkage: the bytes differ from run to run, and two
+    UDFs calling one such helper cannot be linked together (each brings a copy: symbol
+    multiply defined). udfkit names each copy by the UDF it belongs to, the qualname and the
+    order of first use: the same input gives the same bytes, and copies never meet."""
+    from numba_cuda_mlir import mlir_lowering
+
+    original = mlir_lowering.generate_mangled_name
+    if getattr(original, "udfkit_per_export", False):
+        return
+    by_id = re.compile(r"^(.*)_(\d{6,})$")
+
+    def generate_mangled_name(func_name, argtypes):
+        m = by_id.match(func_name)
+        if m and MLIR_EXPORT:
+            qualname = m.group(1)
+            ordinal = sum(1 for q, _ in MLIR_CALLEES if q == qualname)
+            ordinal = MLIR_CALLEES.setdefault((qualname, int(m.group(2))), ordinal)
+            func_name = f"{qualname}__udfkit_{MLIR_EXPORT}_{ordinal}"
+        return original(func_name, argtypes)
+
+    generate_mangled_name.udfkit_per_export = True
+    mlir_lowering.generate_mangled_name = generate_mangled_name
+
+
+def referenced(pyfunc):
+    """The user's Python functions `pyfunc` may call (itself first: through globals, free
+    variables, dispatchers and module attributes, as numba resolves them), and every other
+    object their code names."""
+    import types as pytypes
+
+    functions, others, todo, seen = [], [], [pyfunc], set()
+    while todo:
+        func = todo.pop(0)
+        if id(func) in seen or (func is not pyfunc and not is_local(func.__code__.co_filename)):
+            continue
+        seen.add(id(func))
+        functions.append(func)
+        names, codes = set(), [func.__code__]
+        while codes:
+            code = codes.pop()
+            names.update(code.co_names)
+            codes += [c for c in code.co_consts if isinstance(c, pytypes.CodeType)]
+        values = [func.__globals__[n] for n in sorted(names) if n in func.__globals__]
+        values += [cell.cell_contents for cell in func.__closure__ or () if cell.cell_contents is not None]
+        values += [getattr(m, n) for m in list(values) if isinstance(m, pytypes.ModuleType)
+                   for n in sorted(names) if n in vars(m)]
+        for value in values:
+            target = getattr(value, "py_func", value)
+            if isinstance(target, pytypes.FunctionType):
+                todo.append(target)
+            if not isinstance(value, (pytypes.FunctionType, pytypes.ModuleType)):
+                others.append(value)
+    return functions, others
+
+
+def raise_at(func):
+    """The line of the first `raise` or `assert` in func's code, or None."""
+    import dis
+    import types as pytypes
+
+    codes = [func.__code__]
+    while codes:
+        code = codes.pop()
+        line = code.co_firstlineno
+        for inst in dis.get_instructions(code):
+            line = inst.positions.lineno if getattr(inst, "positions", None) and inst.positions.lineno else line
+            if inst.opname == "RAISE_VARARGS":
+                return line
+        codes += [c for c in code.co_consts if isinstance(c, pytypes.CodeType)]
+    return None
+
+
+class NumbaCudaMlir:
+    """numba-cuda-mlir: one compile call per function (it has no compile_all and hands back
+    no code to link), checked first for what it cannot do the way udfkit's C ABI needs."""
+    name = "numba-cuda-mlir"
+    distributions = ("numba-cuda-mlir", "numpy", "nvidia-nvvm", "cuda-core", "cuda-bindings", "cuda-pathfinder",
+                     "typing-extensions")
+    nvvm_module = "numba_cuda_mlir.numba_cuda.cudadrv.nvvm"
+
+    def __init__(self, version):
+        self.version, self.requested = version, self.name
+
+    def load(self):
+        # numba-cuda-mlir asks the CUDA driver for the device's compute capability even when
+        # given cc= (tools.resolve_gpu_target), so it cannot compile without a GPU; udfkit
+        # answers for it through its cache of that answer, tools._cached_cc (prepare).
+        from numba_cuda_mlir import tools
+
+        if not hasattr(tools, "_cached_cc") or not callable(getattr(tools, "get_gpu_compute_capability", None)):
+            raise UdfError(f"numba-cuda-mlir {self.version} in {sys.executable} has no tools._cached_cc, which udfkit "
+                           f"sets so that it compiles without a GPU; install the version udfkit pins: "
+                           f"{INSTALL_HINT.format(python=sys.executable)}", kind="env")
+        from numba_cuda_mlir import cuda  # noqa: F401
+
+    def types(self):
+        from numba_cuda_mlir.numba_cuda import types
+
+        return types
+
+    def errors(self):
+        from numba_cuda_mlir.numba_cuda.core.errors import NumbaError
+
+        return NumbaError
+
+    def plain_function(self, value):
+        """Plain functions, and numba-cuda's device functions (@numba.cuda.jit(device=True))."""
+        import types as pytypes
+
+        if type(value).__module__.startswith("numba.cuda.") and isinstance(getattr(value, "py_func", None),
+                                                                           pytypes.FunctionType):
+            return value.py_func
+        return value if isinstance(value, pytypes.FunctionType) else None
+
+    def device_function(self, pyfunc):
+        from numba_cuda_mlir import cuda
+
+        return cuda.jit(device=True, annotations_as_signatures=False)(pyfunc)
+
+    def row_error(self):
+        """A device function calling the C ABI's udfkit_row_error: numba-cuda-mlir types a
+        declared function reached as a module attribute (udfkit.row_error) anew at each
+        use, and then cannot unify it with itself; a dispatcher it types once."""
+        from numba_cuda_mlir import cuda
+
+        udfkit_row_error = cuda.declare_device("udfkit_row_error", "void(int32)", abi="c")
+
+        def row_error(code):
+            udfkit_row_error(code)
+
+        return cuda.jit(device=True, annotations_as_signatures=False)(row_error)
+
+    def before_import(self):
+        pass
+
+    def prepare(self, cc):
+        from numba_cuda_mlir import tools
+
+        tools._cached_cc = tuple(cc)
+        driver_version_without_a_driver()
+        locate_typing_errors("numba_cuda_mlir.numba_cuda.core.typeinfer")
+        mlir_helpers_named_per_export()
+
+    def check(self, fn, pyfunc, path, line):
+        """What numba-cuda-mlir compiles differently from udfkit's C ABI is refused, naming
+        the feature: never an artifact that does something else."""
+        name = fn["source_name"]
+        if any("?" in t for t in fn["params"] + [fn["ret"] or ""]):
+            raise UdfError(f"'{name}': nullable types (T?) are not supported under numba-cuda-mlir {self.version}: "
+                           f"it cannot compute with, store or pass on an optional value (only return it), which "
+                           f"udfkit's C ABI for T? needs; compile it with --python-frontend numba-cuda", path, line)
+        functions, others = referenced(pyfunc)
+        for func in functions:
+            at = raise_at(func)
+            if at is not None:
+                raise UdfError(f"'{name}' raises an exception{'' if func is pyfunc else ' (in ' + func.__qualname__ + ')'}"
+                               f": raise and assert are not supported under numba-cuda-mlir {self.version}, which "
+                               f"compiles them to an error flag of its own that udfkit's kernels never read (the row "
+                               f"would go on as if nothing had failed); call udfkit.row_error(code) instead",
+                               func.__code__.co_filename, at)
+        for value in others:
+            kind = type(value).__module__
+            if kind.startswith("numba_cuda_mlir.") and type(value).__name__ == "ExternFunction" and value.link:
+                raise UdfError(f"'{name}' calls '{value.name}', declared with cuda.declare_device(..., link=[...]): "
+                               f"numba-cuda-mlir {self.version} does not hand back the code such a declaration links; "
+                               f"name the files in the module's __udfkit_link__ instead", path, line)
+            if kind.startswith("numba.cuda.") and hasattr(value, "sig") and hasattr(value, "name"):
+                raise UdfError(f"'{name}' calls '{value.name}', declared with numba-cuda's cuda.declare_device: under "
+                               f"numba-cuda-mlir declare it with its own (from numba_cuda_mlir import cuda)", path, line)
+
+    def nullable_hint(self, c_name, shown):
+        return (f": nullable returns (T?) are not supported under numba-cuda-mlir {self.version}; compile it with "
+                f"--python-frontend numba-cuda")
+
+    def compile(self, pyfunc, sig, c_name, request):
+        global MLIR_EXPORT
+        from numba_cuda_mlir import cuda
+
+        MLIR_EXPORT = c_name
+        MLIR_CALLEES.clear()
+        code, resty = cuda.compile(pyfunc, sig, device=True, abi="c", abi_info={"abi_name": c_name},
+                                   output=request["output"], cc=tuple(request["cc"]))
+        return [code], resty
+
+    def internal_error(self, exc):
+        """numba-cuda-mlir's own failures ("triggered a compiler bug"): the reason, where it
+        was, and the log file it writes for each removed."""
+        from numba_cuda_mlir.errors import UserFacingInternalCompilerError
+
+        if isinstance(exc, NotImplementedError):
+            return f"NotImplementedError: {exc}", None, None
+        if not isinstance(exc, UserFacingInternalCompilerError):
+            return None
+        text, reason = str(exc), "an internal error"
+        log = re.search(r"saved to:\s*(\S*numba_cuda_mlir_error_\S*\.log)", text)
+        if log:
+            try:
+                with open(log.group(1)) as f:
+                    lines = [ln.strip() for ln in f.read().splitlines() if ln.strip()]
+                reason = lines[-1] if lines else reason
+                os.unlink(log.group(1))
+            except OSError:
+                pass
+        file, at = error_location(text, None, 0)
+        located = file and not file.startswith("<") and os.path.isfile(file)
+        return f"{reason} (numba-cuda-mlir's internal error)", (os.path.abspath(file) if located else None), at
+
+    def nvrtc_compile(self, path, cc, ltoir):
+        from numba_cuda_mlir.numba_cuda.cudadrv import nvrtc
+
+        with open(path) as f:
+            return nvrtc.compile(f.read(), os.path.basename(path), cc, ltoir=ltoir)[0]
+
+    def warm_up(self):
+        """One small compile that calls a device function, so that typing, MLIR, NVVM and the
+        device-function path are ready in every child."""
+        from numba_cuda_mlir import cuda
+
+        self.prepare((7, 5))
+
+        def udfkit_warm_up_helper(x):
+            return x * 2.0 + 1.0
+
+        helper = self.device_function(udfkit_warm_up_helper)
+
+        def udfkit_warm_up(x):
+            return helper(x) - 1.0
+
+        cuda.compile(udfkit_warm_up, "float32(float32)", device=True, abi="c", abi_info={"abi_name": "udfkit_warm_up"},
+                     output="ltoir", cc=(7, 5))
+
+    def before_fork(self):
+        """The MLIR context numba-cuda-mlir keeps for every compile runs passes on a pool of
+        threads, which a forked child has not: its first compile would wait for them forever.
+        The server's context works alone (its pool stopped); a child compiles as fast."""
+        from numba_cuda_mlir.lowering_utilities.context import get_context
+
+        get_context().enable_multithreading(False)
 
 
 def serve_one(conn):
@@ -727,7 +1078,7 @@ def serve_one(conn):
     conn.close()
 
 
-def serve(path, idle):
+def serve(path, idle, frontend):
     import fcntl
     import signal
     import socket
@@ -743,8 +1094,8 @@ def serve(path, idle):
     else:
         return 0  # another server has it, or is starting
     try:
-        load_numba()
-        warm_up()
+        choose_frontend(frontend).warm_up()
+        FRONTEND.before_fork()
     except Exception:
         return 1  # udfkit falls back to a worker, which says what is wrong
     global FRONTEND_MODULES, ENVIRONMENT_FILES
@@ -806,8 +1157,8 @@ def serve(path, idle):
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == "--serve":
-        sys.exit(serve(sys.argv[2], float(sys.argv[3])))
+    if len(sys.argv) == 5 and sys.argv[1] == "--serve":
+        sys.exit(serve(sys.argv[2], float(sys.argv[3]), sys.argv[4]))
     request = json.load(sys.stdin)
     out = os.dup(1)  # the answer's; what user modules print goes to standard error
     os.dup2(2, 1)
