@@ -53,9 +53,45 @@ def files_under(path):
     return sorted(found)
 
 
+class Skip(Exception):
+    """Raised by a test that cannot run here; main prints the reason."""
+
+
+PYTHON_FRONTENDS = ("numba-cuda", "numba-cuda-mlir")
+_IMPORTS = {"numba-cuda": "import numba.cuda", "numba-cuda-mlir": "import numba_cuda_mlir.cuda"}
+_MISSING = {}
+
+
+def frontend_missing(frontend, python=None):
+    """Why `python` (default: the interpreter udfkit uses, the one running the tests) cannot
+    import the Python frontend, or None where it can."""
+    python = python or os.environ.get("UDFKIT_TEST_PYTHON", sys.executable)
+    if (frontend, python) not in _MISSING:
+        proc = subprocess.run([python, "-c", _IMPORTS[frontend]], capture_output=True, text=True, timeout=300)
+        lines = proc.stderr.strip().splitlines()
+        _MISSING[frontend, python] = None if proc.returncode == 0 else (lines[-1] if lines else f"exit {proc.returncode}")
+    return _MISSING[frontend, python]
+
+
+def for_frontends(*tests, frontends=PYTHON_FRONTENDS):
+    """Each test(work, frontend) once per Python frontend, named test_x[frontend]; skipped,
+    saying why, where the frontend does not import."""
+    runs = []
+    for test in tests:
+        for frontend in frontends:
+            def run_one(work, test=test, frontend=frontend):
+                missing = frontend_missing(frontend)
+                if missing:
+                    raise Skip(f"{frontend} does not import here ({missing})")
+                test(work, frontend)
+            run_one.__name__ = f"{test.__name__}[{frontend}]"
+            runs.append(run_one)
+    return runs
+
+
 def main(tests):
     """Runs the tests, or those whose names contain UDFKIT_TEST_FILTER where it is set."""
-    passed = failed = 0
+    passed = failed = skipped = 0
     wanted = os.environ.get("UDFKIT_TEST_FILTER", "")
     for test in (t for t in tests if wanted in t.__name__):
         work = tempfile.mkdtemp(prefix=f"udfkit-{test.__name__}-")
@@ -63,11 +99,14 @@ def main(tests):
             test(work)
             passed += 1
             print(f"PASS {test.__name__}")
+        except Skip as why:
+            skipped += 1
+            print(f"SKIP {test.__name__}: {why}")
         except Exception:
             failed += 1
             print(f"FAIL {test.__name__}")
             traceback.print_exc(file=sys.stdout)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     sys.exit(1 if failed else 0)
