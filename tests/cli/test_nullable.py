@@ -2,12 +2,13 @@
 the C ABI pairs themselves; Python UDFs taking and returning None; the header's pairs; and
 the errors (optional-ness that does not match the spec, a nullable pointer, void?, None
 returned under a plain return type, a template kernel over a nullable function), each with
-its message and exit status and no output left."""
+its message and exit status and no output left. Under numba-cuda-mlir, which cannot build
+udfkit's C ABI for T?, the Python cases are refused, saying so."""
 import json
 import os
 import re
 
-from harness import data, files_under, main, ok, udfkit
+from harness import Skip, data, files_under, frontend_missing, main, ok, udfkit
 
 CUDA_SPECS = ["coalesce:float32?(float32?, float32)", "safe_div:float64?(float64, float64)",
               "first_valid:int32?(int32?, int32?)", "halve:void(float32, float32?*)"]
@@ -152,6 +153,45 @@ def test_templates_refuse_nullable_functions(work):
     assert r.rc == 1 and "map takes no nullable (T?) types" in r.err and "use nullable_map(coalesce)" in r.err, r
 
 
+def test_python_nullable_under_numba_cuda_mlir(work):
+    """numba-cuda-mlir cannot compute with, store or pass on an optional value, so udfkit's
+    C ABI for T? cannot be built with it: each nullable Python spec is an input error at the
+    function naming the feature and the frontend, with nothing left; None under a plain
+    return is the same error as under numba-cuda; row_error compiles, a raise is refused."""
+    if frontend_missing("numba-cuda-mlir"):
+        raise Skip(f"numba-cuda-mlir does not import here ({frontend_missing('numba-cuda-mlir')})")
+    py = data("nullable/udfs.py")
+    lines = {name: n + 1 for n, text in enumerate(open(py).read().splitlines()) for name in ("py_coalesce", "py_safe_div",
+                                                                                              "py_both")
+             if text.startswith(f"def {name}(")}
+    os.makedirs(os.path.join(work, "out"))
+    for spec in PY_SPECS:
+        name = spec.split(":")[0]
+        r = udfkit("compile", py, "-f", spec, "--python-frontend", "numba-cuda-mlir", "-o", os.path.join(work, "out", "x.json"))
+        said = (rf"'{name}': nullable types \(T\?\) are not supported under numba-cuda-mlir 0\.6\.0" if "?" in spec else
+                rf"'{name}' may return None, but its spec has no nullable return: nullable returns \(T\?\) are not "
+                rf"supported under numba-cuda-mlir")
+        assert r.rc == 1 and re.search(rf"udfs\.py:{lines[name]}: error: {said}", r.err), (spec, r)
+        assert files_under(os.path.join(work, "out")) == [], r
+    with open(os.path.join(work, "m.py"), "w") as f:
+        f.write(PY)
+    r = udfkit("compile", "m.py", "-f", "maybe:float32(float32)", "--python-frontend", "numba-cuda-mlir", "-o",
+               "out/x.json", cwd=work)
+    assert r.rc == 1 and re.search(r"^m\.py:3: error: 'maybe' may return None, but its return type float32 is not "
+                                   r"nullable: declare float32\? in its spec$", r.err, re.M), r
+    with open(os.path.join(work, "p.py"), "w") as f:
+        f.write("from udfkit import RowError, row_error\n\n\ndef called(a, b):\n    if b == 0:\n        row_error(a)\n"
+                "    return a\n\n\ndef raised(x):\n    if x < 0:\n        raise RowError(42)\n    return x\n")
+    ok("compile", "p.py", "-f", "called:int32(int32, int32)", "--python-frontend", "numba-cuda-mlir", "--emit", "ptx",
+       "-o", "out/p.json", cwd=work)
+    assert "udfkit_row_error" in open(os.path.join(work, "out", "p.called.compute_75.ptx")).read()
+    r = udfkit("compile", "p.py", "-f", "raised:int32(int32)", "--python-frontend", "numba-cuda-mlir", "-o",
+               "out/r.json", cwd=work)
+    assert r.rc == 1 and "p.py:12: error: 'raised' raises an exception: raise and assert are not supported under " \
+        "numba-cuda-mlir" in r.err and not os.path.exists(os.path.join(work, "out", "r.json")), r
+
+
 if __name__ == "__main__":
     main([test_cuda_and_python_nullable_udfs_and_headers, *[make_case(*c) for c in CASES],
-          test_row_errors_reach_the_c_abi, test_templates_refuse_nullable_functions])
+          test_row_errors_reach_the_c_abi, test_templates_refuse_nullable_functions,
+          test_python_nullable_under_numba_cuda_mlir])

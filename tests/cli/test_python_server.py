@@ -15,7 +15,7 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from harness import UDFKIT, main, udfkit
+from harness import UDFKIT, Skip, frontend_missing, main, udfkit
 
 
 def write(path, text):
@@ -253,10 +253,56 @@ def test_command_does_not_wait_for_the_server(work):
     assert sockets(work)
 
 
+def test_one_warm_server_per_frontend(work):
+    """Each Python frontend asked (numba-cuda, numba-cuda-mlir, auto) has a server of its own,
+    started with that frontend, whose answers are a worker's bytes; requests for several
+    frontends at once are each answered by theirs; an upgraded numba-cuda-mlir stops its
+    server and no other."""
+    for frontend in ("numba-cuda", "numba-cuda-mlir"):
+        if frontend_missing(frontend):
+            raise Skip(f"{frontend} does not import here ({frontend_missing(frontend)})")
+    env = env_for(work)
+    frontends = ("numba-cuda", "numba-cuda-mlir", "auto")
+    for k in range(6):
+        module(work, k)
+
+    def compile_k(k, mode_env, sub):
+        out = os.path.join(work, sub, f"{k}.json")
+        r = udfkit("compile", os.path.join(work, f"src{k}", "udfs.py"), "-f", f"f{k}:float32(float32)",
+                   f"g{k}:(float64, float64)", "--arch", "80-real", "--python-frontend", frontends[k % 3], "-o", out,
+                   env=mode_env)
+        assert r.rc == 0, r
+        return out
+
+    with ThreadPoolExecutor(6) as pool:
+        outs = list(pool.map(lambda k: compile_k(k, env, "server"), range(6)))
+    assert len(sockets(work)) == 3, sockets(work)
+    serving = sorted(open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")[-2].decode() for pid in server_pids(work))
+    assert serving == sorted(frontends), serving
+    for k in range(6):
+        producers = json.load(open(outs[k]))["producers"]
+        assert ("numba-cuda-mlir" in producers) == (k % 3 == 1), producers
+        assert artifacts(outs[k]) == artifacts(compile_k(k, env_for(work, UDFKIT_SERVER_IDLE="0"), "worker"))
+    probe = subprocess.run([sys.executable, "-c",
+                            "import importlib.metadata as m, os; d = m.distribution('numba-cuda-mlir'); "
+                            "print(os.path.join(str(d._path), 'METADATA'))"], capture_output=True, text=True)
+    metadata = probe.stdout.strip()
+    st = os.stat(metadata)
+    os.utime(metadata, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    try:
+        compile_k(1, env, "again")
+    finally:
+        os.utime(metadata, ns=(st.st_atime_ns, st.st_mtime_ns))
+    deadline = time.time() + 10
+    while len(sockets(work)) > 2 and time.time() < deadline:
+        time.sleep(0.05)
+    assert len(sockets(work)) == 2, "the stale numba-cuda-mlir server did not stop, or another did"
+
+
 if __name__ == "__main__":
     main([test_many_processes_get_a_workers_bytes, test_no_request_sees_another_requests_modules,
           test_one_server_for_every_working_directory, test_stopped_server_is_not_waited_for,
           test_stopped_request_is_answered_by_a_worker,
           test_errors_are_located_through_the_server, test_printing_modules_and_new_directories,
           test_upgraded_toolchain_is_noticed, test_idle_server_goes_away,
-          test_command_does_not_wait_for_the_server])
+          test_command_does_not_wait_for_the_server, test_one_warm_server_per_frontend])
