@@ -14,7 +14,8 @@ under C-ABI names, and makes an ``INTERFACE`` target that carries them.
     [ARCHITECTURES <list>]
     [INCLUDE_DIRECTORIES <dir>...] [COMPILE_DEFINITIONS <def>...] [COMPILE_OPTIONS <opt>...]
     [LINK <file>...]
-    [HEADER <file name>])
+    [HEADER <file name>]
+    [PYTHON_FRONTEND numba-cuda|numba-cuda-mlir|auto])
 
 ``SOURCES``
   CUDA C/C++ sources compile one command each (NVRTC, once per architecture); all Python
@@ -43,6 +44,15 @@ under C-ABI names, and makes an ``INTERFACE`` target that carries them.
   its directory on the include path. It declares every function's C prototype for device
   code and a plain-C table of them.
 
+``PYTHON_FRONTEND``
+  What compiles the Python sources (``udfkit compile --python-frontend``): ``numba-cuda``,
+  ``numba-cuda-mlir`` or ``auto`` (the default: numba-cuda where the interpreter has it,
+  else numba-cuda-mlir). Checked at configure time: the value, and that the interpreter
+  (``UDFKIT_PYTHON``, else udfkit's) imports that frontend. numba-cuda-mlir gives the same
+  manifest, header and C ABI, and refuses (at build time, naming the function) what it
+  cannot compile so: nullable types (``T?``), ``raise``/``assert``, and
+  ``cuda.declare_device(..., link=[...])`` (see the README).
+
 The target's manifest and artifacts are in ``<binary dir>/<target>.udfkit/``; the
 target's properties ``UDFKIT_MANIFEST`` and ``UDFKIT_FUNCTIONS`` name the manifest and
 the specs. Edits to a source, a header it includes or a Python module it imports rebuild
@@ -61,7 +71,7 @@ include("${CMAKE_CURRENT_LIST_DIR}/detail/_udfkit_python.cmake")
 
 function(add_ptx_udf target)
   list(APPEND CMAKE_MESSAGE_CONTEXT "udfkit.add_ptx_udf")
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "OUTPUT;HEADER"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "OUTPUT;HEADER;PYTHON_FRONTEND"
     "SOURCES;FUNCTIONS;ARCHITECTURES;INCLUDE_DIRECTORIES;COMPILE_DEFINITIONS;COMPILE_OPTIONS;LINK")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "add_ptx_udf: unknown arguments for target '${target}': ${arg_UNPARSED_ARGUMENTS}")
@@ -91,6 +101,16 @@ function(add_ptx_udf target)
     if(NOT _emit MATCHES "^(ltoir|ptx)$")
       message(FATAL_ERROR "add_ptx_udf: OUTPUT of target '${target}' is '${arg_OUTPUT}'; it takes LTOIR or PTX")
     endif()
+  endif()
+  set(_frontend auto)
+  set(_frontend_args)
+  if(DEFINED arg_PYTHON_FRONTEND)
+    if(NOT arg_PYTHON_FRONTEND MATCHES "^(numba-cuda|numba-cuda-mlir|auto)$")
+      message(FATAL_ERROR "add_ptx_udf: PYTHON_FRONTEND of target '${target}' is '${arg_PYTHON_FRONTEND}'; it takes "
+                          "numba-cuda, numba-cuda-mlir or auto")
+    endif()
+    set(_frontend "${arg_PYTHON_FRONTEND}")
+    set(_frontend_args --python-frontend "${_frontend}")
   endif()
   set(_header "${target}.h")
   if(arg_HEADER)
@@ -147,20 +167,21 @@ function(add_ptx_udf target)
     endif()
   endforeach()
   if(_python_sources)
-    _udfkit_python_check(add_ptx_udf "${target}" "${_python_sources}" _python)
+    _udfkit_python_check(add_ptx_udf "${target}" "${_python_sources}" "${_frontend}" _python)
     set(_out "${_dir}/python.json")
     _udfkit_depfile_args("${_out}" _depfile_args)
     _udfkit_python_job_pool(_pool)
     add_custom_command(
       OUTPUT "${_out}"
-      COMMAND ${_udfkit} compile ${_python_sources} ${_common} --python "${_python}" -o "${_out}" ${_depfile_args}
+      COMMAND ${_udfkit} compile ${_python_sources} ${_common} --python "${_python}" ${_frontend_args} -o "${_out}"
+              ${_depfile_args}
       DEPFILE "${_out}.d"
       ${_pool}
       DEPENDS ${_python_sources} udfkit::udfkit
       COMMENT "udfkit: compiling ${target}'s Python UDFs"
       VERBATIM COMMAND_EXPAND_LISTS)
     _udfkit_record_compile("${_python_sources}" "${_out}" ${_udfkit} compile ${_python_sources} ${_common}
-                           --python "${_python}" -o "${_out}" ${_depfile_args})
+                           --python "${_python}" ${_frontend_args} -o "${_out}" ${_depfile_args})
     list(APPEND _parts "${_out}")
   endif()
 

@@ -1,10 +1,35 @@
-# The Python interpreter for a target's Python UDFs, checked for a usable numba-cuda at
-# configure time so that a missing one is reported before any build.
+# The Python interpreter for a target's Python UDFs, checked at configure time for a usable
+# Python frontend (numba-cuda, numba-cuda-mlir, or auto: numba-cuda where it is installed,
+# else numba-cuda-mlir), so that a missing one is reported before any build.
 include_guard(GLOBAL)
 
-set(UDFKIT_PYTHON "" CACHE FILEPATH "Python interpreter with numba-cuda for Python UDFs (default: udfkit's own)")
+set(UDFKIT_PYTHON "" CACHE FILEPATH
+    "Python interpreter with numba-cuda or numba-cuda-mlir for Python UDFs (default: udfkit's own)")
 
-function(_udfkit_python_check fn target sources out_var)
+function(_udfkit_python_check fn target sources frontend out_var)
+  # Exits with the reason where the frontend (argv[1]) cannot be used; prints "<name> <version>".
+  set(_check [=[
+import importlib.metadata as m, sys
+minimum = {"numba-cuda": (0, 30, 1), "numba-cuda-mlir": (0, 6, 0)}
+module = {"numba-cuda": "numba.cuda", "numba-cuda-mlir": "numba_cuda_mlir.cuda"}
+def version(name):
+    try:
+        return m.version(name)
+    except Exception:
+        return None
+name = sys.argv[1]
+if name == "auto":
+    name = next((n for n in minimum if version(n)), None)
+    if name is None:
+        sys.exit("neither numba-cuda nor numba-cuda-mlir is installed")
+v = version(name)
+if v is None:
+    sys.exit(name + " is not installed")
+if tuple(int(x) for x in v.split(".")[:3] if x.isdigit()) < minimum[name]:
+    sys.exit(name + " " + v + " is older than " + ".".join(str(x) for x in minimum[name]))
+__import__(module[name])
+print(name + " " + v)
+]=])
   set(_python "${UDFKIT_PYTHON}")
   if(NOT _python)
     set(_python "${UDFKIT_PYTHON_EXECUTABLE}")
@@ -14,21 +39,26 @@ function(_udfkit_python_check fn target sources out_var)
     set(_python "${_udfkit_python3}")
   endif()
   list(JOIN sources ", " _shown)
-  string(MD5 _key "${_python}")
-  if(NOT DEFINED _UDFKIT_NUMBA_OK_${_key})
+  string(MD5 _key "${_python}|${frontend}")
+  if(NOT DEFINED _UDFKIT_FRONTEND_OK_${_key})
     execute_process(
-      COMMAND "${_python}" -c
-              "import importlib.metadata as m, sys\nv = m.version('numba-cuda')\nt = tuple(int(x) for x in v.split('.')[:3] if x.isdigit())\nif t < (0, 30, 1): sys.exit('numba-cuda ' + v + ' is older than 0.30.1')\nimport numba.cuda\nprint(v)"
+      COMMAND "${_python}" -c "${_check}" "${frontend}"
       RESULT_VARIABLE _rc OUTPUT_VARIABLE _version ERROR_VARIABLE _error
       OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_STRIP_TRAILING_WHITESPACE)
     if(NOT _rc EQUAL 0)
       string(REGEX REPLACE ".*\n" "" _error "${_error}")
+      set(_wanted "numba-cuda")
+      if(frontend STREQUAL "numba-cuda-mlir")
+        set(_wanted "numba-cuda-mlir (PYTHON_FRONTEND numba-cuda-mlir)")
+      elseif(frontend STREQUAL "auto")
+        set(_wanted "numba-cuda or numba-cuda-mlir")
+      endif()
       message(FATAL_ERROR "${fn}: SOURCES of target '${target}' has Python UDFs (${_shown}), but '${_python}' has no "
-                          "usable numba-cuda (${_error}); install it with: ${_python} -m pip install --no-deps "
-                          "${UDFKIT_PIP_PINS} (udfkit's pinned numba-cuda and CUDA 13.0 wheels), or set UDFKIT_PYTHON "
-                          "to an interpreter that has it")
+                          "usable ${_wanted} (${_error}); install it with: ${_python} -m pip install --no-deps "
+                          "${UDFKIT_PIP_PINS} (udfkit's pinned Python frontends and CUDA 13.0 wheels), or set "
+                          "UDFKIT_PYTHON to an interpreter that has it")
     endif()
-    set(_UDFKIT_NUMBA_OK_${_key} "${_version}" CACHE INTERNAL "numba-cuda version of ${_python}")
+    set(_UDFKIT_FRONTEND_OK_${_key} "${_version}" CACHE INTERNAL "Python frontend ${frontend} of ${_python}")
   endif()
   set(${out_var} "${_python}" PARENT_SCOPE)
 endfunction()

@@ -470,6 +470,11 @@ def test_udf_errors(work):
     text = " ".join(r.stderr.split())
     assert r.returncode != 0 and "add_ptx_udf: SOURCES of target 'udfs' has Python UDFs" in text, r.stderr
     assert "no usable numba-cuda" in text and "pip install" in text
+    r = error_project(os.path.join(work, "3"), 'FUNCTIONS "discount:float32(float32, float32)" PYTHON_FRONTEND '
+                      "numba-cuda-mlir", "", ("-DUDFKIT_PYTHON=/usr/bin/python3",))
+    text = " ".join(r.stderr.split())
+    assert r.returncode != 0 and "has no usable numba-cuda-mlir (PYTHON_FRONTEND numba-cuda-mlir)" in text, r.stderr
+    assert "numba-cuda-mlir==0.6.0" in text, r.stderr
 
 
 CONFIGURE_ERRORS = [
@@ -505,6 +510,8 @@ CONFIGURE_ERRORS = [
     ("two-runtimes", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)\n'
                      'add_jit_library(lib UDFS u KERNELS map(f) ARCHITECTURES 80-real STATIC_RUNTIME SHARED_RUNTIME)',
      r"add_jit_library: target 'lib' is given STATIC_RUNTIME and SHARED_RUNTIME; it links one runtime"),
+    ("bad-python-frontend", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" PYTHON_FRONTEND numba)',
+     r"add_ptx_udf: PYTHON_FRONTEND of target 'u' is 'numba'; it takes numba-cuda, numba-cuda-mlir or auto"),
     ("launcher-names-meet", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" "map_f=f:float32(float32)"'
                             ' ARCHITECTURES 80-real)\n'
                             'add_jit_library(a_filter UDFS u KERNELS map(f) ARCHITECTURES 80-real)\n'
@@ -542,7 +549,10 @@ def test_configure_time_errors(work):
 
 def test_cuda_and_python_with_inferred_return_in_one_target(work):
     """One add_ptx_udf target with a .cu source and a Python UDF whose return type is
-    inferred: the CUDA compile leaves the Python spec to the Python compile."""
+    inferred: the CUDA compile leaves the Python spec to the Python compile. A second
+    target compiles the same module with PYTHON_FRONTEND numba-cuda-mlir (where it imports)
+    into the same library: the same signature, its producer recorded."""
+    mlir = subprocess.run([PYTHON, "-c", "import numba_cuda_mlir.cuda"], capture_output=True).returncode == 0
     src = os.path.join(work, "p")
     os.makedirs(src)
     with open(os.path.join(src, "udfs.py"), "w") as f:
@@ -553,13 +563,20 @@ def test_cuda_and_python_with_inferred_return_in_one_target(work):
         f.write("cmake_minimum_required(VERSION 3.25)\nproject(p LANGUAGES C)\nfind_package(udfkit CONFIG REQUIRED)\n"
                 'add_ptx_udf(u SOURCES udfs.py udfs.cu FUNCTIONS "discount:(float32, float32)" '
                 '"twice:float32(float32)" ARCHITECTURES 80-real)\n'
-                "add_jit_library(lib UDFS u KERNELS map(twice) map(discount) ARCHITECTURES 80-real)\n")
+                + ('add_ptx_udf(m SOURCES udfs.py FUNCTIONS "discount_m=discount:(float32, float32)" '
+                   "PYTHON_FRONTEND numba-cuda-mlir ARCHITECTURES 80-real)\n" if mlir else "")
+                + f"add_jit_library(lib UDFS u {'m' if mlir else ''} KERNELS map(twice) map(discount) "
+                + f"{'map(discount_m)' if mlir else ''} ARCHITECTURES 80-real)\n")
     build = os.path.join(work, "b")
     configure(src, build, install(os.path.join(work, "prefix")))
     ninja(build)
     header = open(os.path.join(build, "lib.udfkit", "include", "lib.h")).read()
     # numba infers float64: 1.0 is a double.
     assert "lib_map_discount(udfkit_stream s, size_t n, const float *a1, const float *a2, double *out)" in header, header
+    if mlir:
+        assert "lib_map_discount_m(udfkit_stream s, size_t n, const float *a1, const float *a2, double *out)" in header
+        producers = json.load(open(os.path.join(build, "m.udfkit", "m.json")))["producers"]
+        assert producers["numba-cuda-mlir"] == "0.6.0" and "numba-cuda" not in producers, producers
 
 
 def test_inferred_signature_checked_at_build_time(work):
