@@ -15,7 +15,7 @@
  * usage: udfkit_bench bind ROUNDS ENGINE_UNUSED SASS.fatbin PACKAGE RENAMED_PACKAGE; exits 77
  * without a GPU. */
 #define _XOPEN_SOURCE 700
-#include "bench_common.h"
+#include "bench_child.h"
 #include "bindlib.h"
 
 #include <errno.h>
@@ -109,48 +109,11 @@ static int child(const char *what, char **paths)
     return 0;
 }
 
-/* Runs this program as a child doing `what`, storing the time it printed in *ms. */
+/* Runs this program as a child doing `what` (args[3]), storing the time it printed in *ms. */
 static int run_child(char **args, const char *what, double *ms)
 {
     args[3] = (char *)what;
-    int fds[2];
-    if (pipe(fds) != 0)
-        return 1;
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0)
-        return 1;
-    if (pid == 0) {
-        close(fds[0]);
-        if (dup2(fds[1], STDOUT_FILENO) < 0)
-            _exit(1);
-        close(fds[1]);
-        execv("/proc/self/exe", args);
-        _exit(1);
-    }
-    close(fds[1]);
-    char text[256];
-    size_t used = 0;
-    ssize_t got;
-    while ((got = read(fds[0], text + used, sizeof text - 1 - used)) > 0 || (got < 0 && errno == EINTR))
-        used += got > 0 ? (size_t)got : 0;
-    close(fds[0]);
-    text[used] = '\0';
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (code == BENCH_SKIPPED) {
-        printf("%s", text);
-        return BENCH_SKIPPED;
-    }
-    char *end = NULL;
-    *ms = strtod(text, &end);
-    if (code != 0 || end == text) {
-        fprintf(stderr, "FAILED: the '%s' process exited with %d, printing '%s'\n", what, code, text);
-        return 1;
-    }
-    return 0;
+    return bench_run_child(args, what, ms);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -7,7 +7,7 @@
  * usage: udfkit_bench link ROUNDS KERNEL PART...; exits 77 without a GPU. KERNEL is a map kernel
  * of float32(float32) affine (out = 2 x + 1), launched with BENCH_LINK_BLOCK threads. */
 #define _XOPEN_SOURCE 700
-#include "bench_common.h"
+#include "bench_child.h"
 
 #if !BENCH_HAS_LINK
 /* Built with a runtime that has no udfkit_library_link (build.sh says so). */
@@ -84,55 +84,6 @@ static int child(const char *kind, const char *kernel, int count, char **paths)
     return 0;
 }
 
-/* Runs this program as a child of `kind`, storing the time it printed in *ms. Returns 0,
- * BENCH_SKIPPED where the child found no GPU (its message printed), or 1 where it failed. */
-static int run_child(const char *kind, char **child_args, double *ms)
-{
-    int fds[2];
-    if (pipe(fds) != 0) {
-        fprintf(stderr, "FAILED: pipe: %s\n", strerror(errno));
-        return 1;
-    }
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, "FAILED: fork: %s\n", strerror(errno));
-        return 1;
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        if (dup2(fds[1], STDOUT_FILENO) < 0)
-            _exit(1);
-        close(fds[1]);
-        execv("/proc/self/exe", child_args);
-        fprintf(stderr, "FAILED: exec /proc/self/exe: %s\n", strerror(errno));
-        _exit(1);
-    }
-    close(fds[1]);
-    char text[4096];
-    size_t used = 0;
-    ssize_t got;
-    while ((got = read(fds[0], text + used, sizeof text - 1 - used)) > 0 || (got < 0 && errno == EINTR))
-        used += got > 0 ? (size_t)got : 0;
-    close(fds[0]);
-    text[used] = '\0';
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (code == BENCH_SKIPPED) {
-        printf("%s", text);
-        return BENCH_SKIPPED;
-    }
-    char *end = NULL;
-    *ms = strtod(text, &end);
-    if (code != 0 || end == text) {
-        fprintf(stderr, "FAILED: the %s-link process exited with %d, printing '%s'\n", kind, code, text);
-        return 1;
-    }
-    return 0;
-}
-
 static size_t cache_files;
 
 /* Cache entries only: the cache also keeps hit and miss counters beside them. */
@@ -162,7 +113,7 @@ static size_t files_under(const char *dir)
 static int round_of(const char *dir, char **child_args, double *first, double *cached, int round)
 {
     child_args[3] = "first";
-    int st = run_child("first", child_args, first);
+    int st = bench_run_child(child_args, "first-link", first);
     if (st)
         return st;
     const size_t stored = files_under(dir);
@@ -173,7 +124,7 @@ static int round_of(const char *dir, char **child_args, double *first, double *c
     }
     child_args[3] = "cached";
     for (int c = 0; c < CACHED_PER_ROUND; c++) {
-        if ((st = run_child("cached", child_args, &cached[c])))
+        if ((st = bench_run_child(child_args, "cached-link", &cached[c])))
             return st;
         const size_t now = files_under(dir);
         printf("link_round_%d_cached_%d: %.3f ms%s\n", round, c + 1, cached[c],
