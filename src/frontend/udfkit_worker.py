@@ -659,7 +659,8 @@ def environment_files():
         directory = str(getattr(dist, "_path", ""))
         files += [p for p in (os.path.join(directory, "METADATA"), os.path.join(directory, "RECORD")) if os.path.isfile(p)]
     if FRONTEND.requested == "auto" and FRONTEND.name != FRONTENDS[0]:
-        files += [os.path.join(d, "numba_cuda", "__init__.py") for d in sys.path if os.path.isabs(d) and os.path.isdir(d)]
+        files += [os.path.join(d, "numba_cuda", "__init__.py") for d in sys.path
+                  if os.path.isabs(d) and os.path.isdir(d)]
     return sorted(set(files))
 
 
@@ -836,15 +837,17 @@ def mlir_helpers_named_per_export():
 
 
 def referenced(pyfunc):
-    """The user's Python functions `pyfunc` may call (itself first: through globals, free
-    variables, dispatchers and module attributes, as numba resolves them), and every other
-    object their code names."""
+    """The Python functions `pyfunc` may call (itself first: the user's functions and every
+    device function's, reached through globals, free variables, dispatchers and module
+    attributes, as numba resolves them), and every other object their code names. A plain
+    function of an installed package is not one: numba compiles its own implementation of
+    those it knows (numpy's, math's), never their Python code."""
     import types as pytypes
 
     functions, others, todo, seen = [], [], [pyfunc], set()
     while todo:
         func = todo.pop(0)
-        if id(func) in seen or (func is not pyfunc and not is_local(func.__code__.co_filename)):
+        if id(func) in seen:
             continue
         seen.add(id(func))
         functions.append(func)
@@ -859,7 +862,8 @@ def referenced(pyfunc):
                    for n in sorted(names) if n in vars(m)]
         for value in values:
             target = getattr(value, "py_func", value)
-            if isinstance(target, pytypes.FunctionType):
+            jitted = target is not value
+            if isinstance(target, pytypes.FunctionType) and (jitted or is_local(target.__code__.co_filename)):
                 todo.append(target)
             if not isinstance(value, (pytypes.FunctionType, pytypes.ModuleType)):
                 others.append(value)
@@ -966,11 +970,11 @@ class NumbaCudaMlir:
         for func in functions:
             at = raise_at(func)
             if at is not None:
-                raise UdfError(f"'{name}' raises an exception{'' if func is pyfunc else ' (in ' + func.__qualname__ + ')'}"
-                               f": raise and assert are not supported under numba-cuda-mlir {self.version}, which "
-                               f"compiles them to an error flag of its own that udfkit's kernels never read (the row "
-                               f"would go on as if nothing had failed); call udfkit.row_error(code) instead",
-                               func.__code__.co_filename, at)
+                where = "" if func is pyfunc else f" (in {func.__qualname__})"
+                raise UdfError(f"'{name}' raises an exception{where}: raise and assert are not supported under "
+                               f"numba-cuda-mlir {self.version}, which compiles them to an error flag of its own that "
+                               f"udfkit's kernels never read (the row would go on as if nothing had failed); call "
+                               f"udfkit.row_error(code) instead", func.__code__.co_filename, at)
         for value in others:
             kind = type(value).__module__
             if kind.startswith("numba_cuda_mlir.") and type(value).__name__ == "ExternFunction" and value.link:
@@ -979,7 +983,8 @@ class NumbaCudaMlir:
                                f"name the files in the module's __udfkit_link__ instead", path, line)
             if kind.startswith("numba.cuda.") and hasattr(value, "sig") and hasattr(value, "name"):
                 raise UdfError(f"'{name}' calls '{value.name}', declared with numba-cuda's cuda.declare_device: under "
-                               f"numba-cuda-mlir declare it with its own (from numba_cuda_mlir import cuda)", path, line)
+                               f"numba-cuda-mlir declare it with its own (from numba_cuda_mlir import cuda)",
+                               path, line)
 
     def nullable_hint(self, c_name, shown):
         return (f": nullable returns (T?) are not supported under numba-cuda-mlir {self.version}; compile it with "

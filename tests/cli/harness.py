@@ -69,7 +69,8 @@ def frontend_missing(frontend, python=None):
     if (frontend, python) not in _MISSING:
         proc = subprocess.run([python, "-c", _IMPORTS[frontend]], capture_output=True, text=True, timeout=300)
         lines = proc.stderr.strip().splitlines()
-        _MISSING[frontend, python] = None if proc.returncode == 0 else (lines[-1] if lines else f"exit {proc.returncode}")
+        reason = lines[-1] if lines else f"exit {proc.returncode}"
+        _MISSING[frontend, python] = None if proc.returncode == 0 else reason
     return _MISSING[frontend, python]
 
 
