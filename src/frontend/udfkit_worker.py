@@ -981,6 +981,14 @@ class NumbaCudaMlir:
                 raise UdfError(f"'{name}' calls '{value.name}', declared with cuda.declare_device(..., link=[...]): "
                                f"numba-cuda-mlir {self.version} does not hand back the code such a declaration links; "
                                f"name the files in the module's __udfkit_link__ instead", path, line)
+            # numba-cuda-mlir 0.6.0 leaves a float16 argument of such a call out of the call
+            # (its parameter is never stored): the callee reads an undefined value.
+            if (kind.startswith("numba_cuda_mlir.") and type(value).__name__ == "ExternFunction"
+                    and any(arg == self.types().float16 for arg in getattr(value.sig, "args", ()))):
+                raise UdfError(f"'{name}' calls '{value.name}' ({value.sig}), declared with cuda.declare_device, with "
+                               f"a float16 argument: numba-cuda-mlir {self.version} leaves float16 arguments out of "
+                               f"calls to declared functions (the callee would read an undefined value); pass the "
+                               f"bits as uint16, or compile it with --python-frontend numba-cuda", path, line)
             if kind.startswith("numba.cuda.") and hasattr(value, "sig") and hasattr(value, "name"):
                 raise UdfError(f"'{name}' calls '{value.name}', declared with numba-cuda's cuda.declare_device: under "
                                f"numba-cuda-mlir declare it with its own (from numba_cuda_mlir import cuda)",

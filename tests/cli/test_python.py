@@ -334,7 +334,9 @@ AGREED = [("add", "add:float32(float32, float32)"), ("fma3", "fma3:(float64, flo
           ("mix64", "mix64:(int64, int64)"), ("sign64", "sign64:int32(int64)"), ("wave", "wave:(float64)"),
           ("collatz_steps", "collatz_steps:(int64)"), ("floor_mod", "floor_mod:float64(float64, float64)"),
           ("from_one", "from_one@one/udfs.py:int32(int32)"), ("from_two", "from_two@two/udfs.py:int32(int32)"),
-          ("uses_ext", "uses_ext{at}:float32(float32)"), ("half_gate_twice", "half_gate_twice{at}:float16(float16, bool)")]
+          ("uses_ext", "uses_ext{at}:float32(float32)")]
+# half_gate_twice calls CUDA C with a float16 argument, which numba-cuda-mlir drops: refused
+# there (REFUSED), compiled by numba-cuda alone.
 AGREED_SOURCES = [PY, os.path.join(data("py"), "one", "udfs.py"), os.path.join(data("py"), "two", "udfs.py")]
 
 
@@ -372,15 +374,15 @@ def test_frontends_give_the_same_functions_and_header(work):
     keys = ("c_name", "source_name", "language", "signature", "prototype")
     shown = {f: [{k: fn[k] for k in keys} for fn in m["functions"]] for f, m in loaded.items()}
     assert shown["numba-cuda"] == shown[MLIR], shown
-    assert [fn["line"] for fn in loaded["numba-cuda"]["functions"][:-2]] == \
-        [fn["line"] for fn in loaded[MLIR]["functions"][:-2]]
+    assert [fn["line"] for fn in loaded["numba-cuda"]["functions"][:-1]] == \
+        [fn["line"] for fn in loaded[MLIR]["functions"][:-1]]
     headers = {}
     for f, m in manifests.items():
         headers[f] = os.path.join(work, f, "udfs.h")
         ok("header", m, "-o", headers[f], "--name", "udfs")
     assert open(headers["numba-cuda"]).read() == open(headers[MLIR]).read()
     ptx = {f: compile_agreed(work, f, "p_", "ptx") for f in ("numba-cuda", MLIR)}
-    for name in ("p_select", "p_is_positive", "p_half_lerp", "p_count_true", "p_half_gate_twice", "p_i8_wrap"):
+    for name in ("p_select", "p_is_positive", "p_half_lerp", "p_count_true", "p_i8_wrap"):
         texts = [open(os.path.join(os.path.dirname(ptx[f]), f"m.{name}.compute_80.ptx")).read() for f in ptx]
         assert c_abi_of(texts[0], name) == c_abi_of(texts[1], name), (name, [c_abi_of(t, name) for t in texts])
     # A CUDA C kernel calls numba-cuda-mlir's UDFs through the header; numba-cuda's (of a
@@ -399,7 +401,7 @@ def test_frontends_give_the_same_functions_and_header(work):
           '    int i = threadIdx.x;\n'
           '    out[i] = select(b[i], f[i], add(f[i], 1.0f)) + (is_positive(f[i]) ? 1.0f : 0.0f)\n'
           '             + nc_add(f[i], f[i]) + uses_ext(f[i]);\n'
-          '    hout[i] = half_gate_twice(half_lerp(h[i], h[i + 1], h[i + 2]), b[i]) ^ nc_half_lerp(h[i], h[i], h[i]);\n'
+          '    hout[i] = half_lerp(h[i], h[i + 1], h[i + 2]) ^ nc_half_lerp(h[i], h[i], h[i]);\n'
           '    iout[i] = count_true(b[i], b[i + 1], b[i + 2]) + nc_count_true(b[i], b[i], b[i]) + from_one(i) + from_two(i);\n'
           '}\n')
     ok("compile", os.path.join(work, "k.cu"), "-I", os.path.join(work, MLIR), "-I", work, "--arch", "80",
@@ -459,6 +461,10 @@ REFUSED = [
      "abi='c', link=['ext.cu'])\n\n\ndef f(x):\n    return linked(x)\n", "f:float64(float64)", 6,
      r"'f' calls 'ext', declared with cuda\.declare_device\(\.\.\., link=\[\.\.\.\]\): numba-cuda-mlir 0\.6\.0 does not "
      r"hand back the code such a declaration links; name the files in the module's __udfkit_link__ instead"),
+    ("float16 argument of a declared function", "from numba_cuda_mlir import cuda\n\ngate = cuda.declare_device("
+     "'gate', 'float16(float16, boolean)', abi='c')\n\n\ndef f(h, b):\n    return gate(h, b)\n", "f:float16(float16, bool)",
+     6, r"'f' calls 'gate' \(\(float16, bool\) -> float16\), declared with cuda\.declare_device, with a float16 "
+        r"argument: numba-cuda-mlir 0\.6\.0 leaves float16 arguments out of calls to declared functions"),
     ("numba-cuda declare_device", "from numba import cuda\n\next = cuda.declare_device('ext', 'float64(float64)', "
      "abi='c')\n\n\ndef f(x):\n    return ext(x)\n", "f:float64(float64)", 6,
      r"'f' calls 'ext', declared with numba-cuda's cuda\.declare_device: under numba-cuda-mlir declare it with its own"),

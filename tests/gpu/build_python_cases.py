@@ -74,8 +74,8 @@ MLIR = {
     "py_uses_ext": ("py_uses_ext", "uses_ext@mlir/calls.py", ["float32"], "float32", "float32", 0,
                     lambda x: abs(3 * x) + 1),
     "py_uses_declared_link": None,
-    "py_half_gate_twice": ("py_half_gate_twice", "half_gate_twice@mlir/calls.py", ["float16", "bool"], "float16",
-                           "float16", 0, None),
+    # numba-cuda-mlir leaves float16 arguments of declared functions out (udfkit refuses it).
+    "py_half_gate_twice": None,
     "py_half_twice": ("py_half_twice", "half_twice", ["float16"], "float16", "float16", 0, None),
 }
 if FRONTEND == "numba-cuda-mlir":
