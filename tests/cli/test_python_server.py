@@ -3,6 +3,7 @@ a worker of their own gives, no request sees another's modules, an upgraded tool
 noticed, and the server goes away when idle. Each test runs with a private runtime
 directory, so the server it talks to is its own."""
 import atexit
+import contextlib
 import glob
 import json
 import os
@@ -206,22 +207,30 @@ def test_printing_modules_and_new_directories(work):
     assert r.rc == 0, r
 
 
+@contextlib.contextmanager
+def touched_metadata(distribution):
+    """An installed distribution's METADATA with a newer time stamp, as an upgrade leaves it,
+    put back after."""
+    probe = subprocess.run([sys.executable, "-c",
+                            f"import importlib.metadata as m, os; d = m.distribution('{distribution}'); "
+                            "print(os.path.join(str(d._path), 'METADATA'))"], capture_output=True, text=True)
+    metadata = probe.stdout.strip()
+    st = os.stat(metadata)
+    os.utime(metadata, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    try:
+        yield
+    finally:
+        os.utime(metadata, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
 def test_upgraded_toolchain_is_noticed(work):
     env = env_for(work)
     assert compile_module(work, 2, env, os.path.join(work, "a", "x.json")).rc == 0
     assert len(sockets(work)) == 1
     # A newer numba-cuda install changes the files that identify it; the server must not
     # answer with the numba it imported. The request still gets its answer.
-    probe = subprocess.run([sys.executable, "-c",
-                            "import importlib.metadata as m, os; d = m.distribution('numba-cuda'); "
-                            "print(os.path.join(str(d._path), 'METADATA'))"], capture_output=True, text=True)
-    metadata = probe.stdout.strip()
-    st = os.stat(metadata)
-    os.utime(metadata, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
-    try:
+    with touched_metadata("numba-cuda"):
         assert compile_module(work, 2, env, os.path.join(work, "b", "x.json")).rc == 0
-    finally:
-        os.utime(metadata, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert artifacts(os.path.join(work, "a", "x.json")) == artifacts(os.path.join(work, "b", "x.json"))
     deadline = time.time() + 10
     while sockets(work) and time.time() < deadline:
@@ -287,16 +296,8 @@ def test_one_warm_server_per_frontend(work):
         producers = json.load(open(outs[k]))["producers"]
         assert ("numba-cuda-mlir" in producers) == (k % 3 == 1), producers
         assert artifacts(outs[k]) == artifacts(compile_k(k, env_for(work, UDFKIT_SERVER_IDLE="0"), "worker"))
-    probe = subprocess.run([sys.executable, "-c",
-                            "import importlib.metadata as m, os; d = m.distribution('numba-cuda-mlir'); "
-                            "print(os.path.join(str(d._path), 'METADATA'))"], capture_output=True, text=True)
-    metadata = probe.stdout.strip()
-    st = os.stat(metadata)
-    os.utime(metadata, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
-    try:
+    with touched_metadata("numba-cuda-mlir"):
         compile_k(1, env, "again")
-    finally:
-        os.utime(metadata, ns=(st.st_atime_ns, st.st_mtime_ns))
     deadline = time.time() + 30
     while os.path.exists(serving["numba-cuda-mlir"]) and time.time() < deadline:
         time.sleep(0.05)
