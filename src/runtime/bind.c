@@ -487,24 +487,10 @@ udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_h
         udfkit_hasher_add_str(h, key);
         udfkit_hasher_add_str(h, "nvJitLink 13");
         udfkit_hasher_finish(h, disk_key);
-        udfkit_cache_entry hit = {0};
-        const udfkit_buf *code;
-        if (udfkit_cache_get(cache, disk_key, &hit) && (code = udfkit_cache_entry_find(&hit, "cubin"))) {
-            udfkit_buf_append(&cubin, code->data, code->size);
-            cached = true;
-        }
-        udfkit_cache_record(cache, &hit, cached);
-        udfkit_cache_entry_free(&hit);
+        cached = udfkit_jitlink_cached(cache, disk_key, &cubin);
     }
-    if (!s && !cached) {
-        s = link_bound(image, &plan, arch, &cubin);
-        if (!s && cache) {
-            udfkit_cache_entry entry = {0};
-            udfkit_cache_entry_add(&entry, "cubin", cubin.data, cubin.size);
-            udfkit_cache_put(cache, disk_key, &entry);
-            udfkit_cache_entry_free(&entry);
-        }
-    }
+    if (!s && !cached && !(s = link_bound(image, &plan, arch, &cubin)))
+        udfkit_jitlink_keep(cache, disk_key, &cubin);
     udfkit_library *lib = NULL;
     if (!s)
         s = udfkit_library_load(cubin.data, cubin.size, &lib);

@@ -105,3 +105,27 @@ udfkit_status udfkit_jitlink_cubin(const udfkit_jit_part *parts, size_t count, i
     jl.destroy(&h);
     return s;
 }
+
+bool udfkit_jitlink_cached(udfkit_cache *cache, const char *key, udfkit_buf *cubin)
+{
+    if (!cache)
+        return false;
+    udfkit_cache_entry hit = {0};
+    const udfkit_buf *code;
+    bool found = udfkit_cache_get(cache, key, &hit) && (code = udfkit_cache_entry_find(&hit, "cubin"));
+    if (found)
+        udfkit_buf_append(cubin, code->data, code->size);
+    udfkit_cache_record(cache, &hit, found);
+    udfkit_cache_entry_free(&hit);
+    return found;
+}
+
+void udfkit_jitlink_keep(udfkit_cache *cache, const char *key, const udfkit_buf *cubin)
+{
+    if (!cache)
+        return;
+    udfkit_cache_entry entry = {0};
+    udfkit_cache_entry_add(&entry, "cubin", cubin->data, cubin->size);
+    udfkit_cache_put(cache, key, &entry);
+    udfkit_cache_entry_free(&entry);
+}

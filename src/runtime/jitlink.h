@@ -4,6 +4,7 @@
 #define UDFKIT_RUNTIME_JITLINK_H
 
 #include "base/buf.h"
+#include "cache/cache.h"
 #include "udfkit/runtime.h"
 
 #include <stddef.h>
@@ -18,6 +19,11 @@ typedef struct udfkit_jit_part {
 
 /* nvJitLink's version, or an error where it cannot be loaded. */
 udfkit_status udfkit_jitlink_load(unsigned *major, unsigned *minor);
+
+/* A linked cubin kept in udfkit's cache under `key` (udfkit_library_link, udfkit_library_bind):
+ * whether it was there (appended to *cubin; the hit or miss counted), and storing one. */
+bool udfkit_jitlink_cached(udfkit_cache *cache, const char *key, udfkit_buf *cubin);
+void udfkit_jitlink_keep(udfkit_cache *cache, const char *key, const udfkit_buf *cubin);
 
 /* Links for sm_<arch> (with -lto where a part is LTO-IR) into a cubin. */
 udfkit_status udfkit_jitlink_cubin(const udfkit_jit_part *parts, size_t count, int arch, udfkit_buf *cubin);

@@ -136,24 +136,10 @@ udfkit_status udfkit_library_link(const udfkit_image *images, size_t count, udfk
             udfkit_hasher_add(h, parts[i].data, parts[i].size);
         }
         udfkit_hasher_finish(h, key);
-        udfkit_cache_entry hit = {0};
-        const udfkit_buf *code;
-        if (udfkit_cache_get(cache, key, &hit) && (code = udfkit_cache_entry_find(&hit, "cubin"))) {
-            udfkit_buf_append(&cubin, code->data, code->size);
-            cached = true;
-        }
-        udfkit_cache_record(cache, &hit, cached);
-        udfkit_cache_entry_free(&hit);
+        cached = udfkit_jitlink_cached(cache, key, &cubin);
     }
-    if (!s && !cached) {
-        s = udfkit_jitlink_cubin(parts, n, arch, &cubin);
-        if (!s && cache) {
-            udfkit_cache_entry entry = {0};
-            udfkit_cache_entry_add(&entry, "cubin", cubin.data, cubin.size);
-            udfkit_cache_put(cache, key, &entry);
-            udfkit_cache_entry_free(&entry);
-        }
-    }
+    if (!s && !cached && !(s = udfkit_jitlink_cubin(parts, n, arch, &cubin)))
+        udfkit_jitlink_keep(cache, key, &cubin);
     if (!s)
         s = udfkit_library_load(cubin.data, cubin.size, out);
     udfkit_cache_close(cache);
