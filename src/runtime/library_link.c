@@ -2,6 +2,7 @@
 #include "artifact/fatbin_read.h"
 #include "driver.h"
 #include "jitlink.h"
+#include "package.h"
 #include "ptx_jit.h"
 
 #include <stdlib.h>
@@ -30,11 +31,7 @@ static bool same_group(const udfkit_fatbin_entry_info *a, const udfkit_fatbin_en
 
 static bool usable(const udfkit_fatbin_entry_info *e, int arch)
 {
-    if (e->kind != UDFKIT_CODE_LTOIR)
-        return false;
-    if (e->target.suffix == 'a')
-        return (int)e->target.number == arch;
-    return (int)e->target.number <= arch;
+    return e->kind == UDFKIT_CODE_LTOIR && udfkit_runtime_code_runs(e->target, arch);
 }
 
 /* Adds a fatbin's LTO-IR: of each group, the entry for the highest architecture the device takes. */

@@ -275,9 +275,7 @@ udfkit_status udfkit_package_read_fatbin(udfkit_package *pkg, const void *data, 
 
 static bool runs(const udfkit_package_part *p, int arch)
 {
-    if (p->suffix)
-        return (int)p->arch == arch;
-    return (int)p->arch <= arch;
+    return udfkit_runtime_code_runs((udfkit_target){p->arch, p->suffix, false}, arch);
 }
 
 udfkit_status udfkit_package_choose(const udfkit_package *pkg, int arch, size_t **chosen, size_t *count)

@@ -4,6 +4,7 @@
 #ifndef UDFKIT_RUNTIME_PACKAGE_H
 #define UDFKIT_RUNTIME_PACKAGE_H
 
+#include "base/arch.h"
 #include "base/buf.h"
 #include "base/hash.h"
 #include "udfkit/runtime.h"
@@ -58,6 +59,16 @@ udfkit_status udfkit_package_read_fatbin(udfkit_package *pkg, const void *data, 
  * into *chosen (malloc'd), their number into *count. UDFKIT_ERROR_NO_BINARY, naming the
  * group and the architectures it has, where a group has none. */
 udfkit_status udfkit_package_choose(const udfkit_package *pkg, int arch, size_t **chosen, size_t *count);
+
+/* Whether code built for `code` (compute_NN, or arch- or family-specific) runs on a device
+ * of compute capability `arch` (90 for sm_90): udfkit_target_accepts with the device as the
+ * target (the device itself is the most specific target there is: sm_<arch>a). What
+ * udfkit_package_choose and udfkit_library_link pick by; inline, so that a program linking
+ * at load time does not link the package reader for it. */
+static inline bool udfkit_runtime_code_runs(udfkit_target code, int arch)
+{
+    return udfkit_target_accepts((udfkit_target){(unsigned)arch, 'a', true}, code);
+}
 
 /* Whether the package exports c_name; its index into *index. */
 bool udfkit_package_find(const udfkit_package *pkg, const char *c_name, size_t *index);
