@@ -8,6 +8,7 @@
 #include "driver.h"
 #include "frontend/cuda_build.h"
 #include "package.h"
+#include "ptx_jit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,17 +56,6 @@ static char *cuda_include_dir(void)
     return NULL;
 }
 
-udfkit_status udfkit_runtime_device_arch_text(char *out, size_t size)
-{
-    int major = 0, minor = 0;
-    udfkit_status s = udfkit_device_attribute(UDFKIT_DEVICE_COMPUTE_CAPABILITY_MAJOR, &major);
-    if (!s)
-        s = udfkit_device_attribute(UDFKIT_DEVICE_COMPUTE_CAPABILITY_MINOR, &minor);
-    if (!s)
-        snprintf(out, size, "%d%d", major, minor);
-    return s;
-}
-
 /* An option that starts with `prefix`: its value (after '=' where the prefix ends so). */
 static const char *value_of(const char *option, const char *prefix)
 {
@@ -105,9 +95,10 @@ udfkit_status udfkit_runtime_compile(const char *name, const char *source, const
             extra[nextra++] = o;
     }
     char device_arch[16];
-    if (!s && !given_arch) {
-        if (!(s = udfkit_runtime_device_arch_text(device_arch, sizeof device_arch)))
-            given_arch = device_arch;
+    int device = 0;
+    if (!s && !given_arch && !(s = udfkit_runtime_device_arch(NULL, &device))) {
+        snprintf(device_arch, sizeof device_arch, "%d", device);
+        given_arch = device_arch;
     }
     cuda_build b = {0};
     udfkit_compile_request req = {

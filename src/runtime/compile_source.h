@@ -13,9 +13,6 @@ udfkit_status udfkit_runtime_compile(const char *name, const char *source, const
                                      const char *const *options, size_t noptions, const char *arch,
                                      udfkit_package **out);
 
-/* The current device's architecture as a number ("90"). */
-udfkit_status udfkit_runtime_device_arch_text(char *out, size_t size);
-
 /* The tool core's failure (its message) as a status: `input` for input errors. */
 udfkit_status udfkit_runtime_from_rc(udfkit_rc rc, udfkit_status input);
 

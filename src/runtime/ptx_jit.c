@@ -39,17 +39,14 @@ static ptx_mode mode_from_env(void)
 
 udfkit_status udfkit_runtime_device_arch(const udfkit_driver *d, int *arch)
 {
-    CUdevice dev;
+    (void)d; /* udfkit_device_attribute enters the driver itself, and keeps each answer */
     int major = 0, minor = 0;
-    CUresult r = d->ctx_get_device(&dev);
-    if (r == CUDA_SUCCESS)
-        r = d->device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
-    if (r == CUDA_SUCCESS)
-        r = d->device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
-    if (r != CUDA_SUCCESS)
-        return udfkit_driver_fail(d, r, "reading the device's compute capability");
-    *arch = major * 10 + minor;
-    return UDFKIT_OK;
+    udfkit_status s = udfkit_device_attribute(UDFKIT_DEVICE_COMPUTE_CAPABILITY_MAJOR, &major);
+    if (!s)
+        s = udfkit_device_attribute(UDFKIT_DEVICE_COMPUTE_CAPABILITY_MINOR, &minor);
+    if (!s)
+        *arch = major * 10 + minor;
+    return s;
 }
 
 /* The highest PTX ISA a driver JIT-compiles: CUDA 12.x brought ISA 8.x, CUDA 13.x ISA 9.x,

@@ -27,7 +27,8 @@ void udfkit_code_choice_free(udfkit_code_choice *c);
 /* Whether the program links udfkit::runtime_ptx (ptx_fallback.h). */
 bool udfkit_runtime_ptx_available(void);
 
-/* The current device's compute capability as 90, 100, ... */
+/* The current device's compute capability as 90, 100, ... (through udfkit_device_attribute, which
+ * keeps each answer: d is not used). */
 udfkit_status udfkit_runtime_device_arch(const udfkit_driver *d, int *arch);
 
 #endif
