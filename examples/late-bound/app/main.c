@@ -124,6 +124,8 @@ int main(int argc, char **argv)
 
     int major = 0;
     udfkit_status gpu = udfkit_device_attribute(UDFKIT_DEVICE_COMPUTE_CAPABILITY_MAJOR, &major);
+    char why[512];
+    snprintf(why, sizeof why, "%s", udfkit_last_error()); /* the next calls set their own */
     /* Without a GPU the text is compiled for sm_75, to show it compiles; binding needs one. */
     const char *no_gpu_options[] = {"--arch=75"};
     s = udfkit_compile_source("user.cu", user_source, user_specs, 2, gpu ? no_gpu_options : NULL, gpu ? 1 : 0, &user);
@@ -131,7 +133,7 @@ int main(int argc, char **argv)
         return fail("udfkit_compile_source", s);
     list("user.cu (compiled at run time)", user);
     if (gpu) {
-        printf("no GPU here (%s): the engine is bound where one is\n", udfkit_last_error());
+        printf("no GPU here (%s): the engine is bound where one is\n", why);
         udfkit_package_close(shop);
         udfkit_package_close(user);
         return 0;
