@@ -49,6 +49,8 @@ static void load_driver(void)
     RESOLVE(library_enumerate_kernels, "cuLibraryEnumerateKernels");
     RESOLVE(kernel_get_function, "cuKernelGetFunction");
     RESOLVE(launch_kernel, "cuLaunchKernel");
+    /* Optional: without it a dependent launch is an ordinary one. */
+    *(void **)&driver.launch_kernel_ex = dlsym(lib, "cuLaunchKernelEx");
     /* Optional: only messages use it. */
     *(void **)&driver.kernel_get_name = dlsym(lib, "cuKernelGetName");
     RESOLVE(mem_alloc, "cuMemAlloc_v2");

@@ -30,6 +30,7 @@ typedef struct udfkit_driver {
     CUresult (*kernel_get_name)(const char **, CUkernel); /* NULL on drivers before CUDA 12.3 */
     CUresult (*launch_kernel)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,
                               unsigned int, unsigned int, CUstream, void **, void **);
+    CUresult (*launch_kernel_ex)(const CUlaunchConfig *, CUfunction, void **, void **); /* NULL before CUDA 12.0 */
     CUresult (*mem_alloc)(CUdeviceptr *, size_t);
     CUresult (*mem_free)(CUdeviceptr);
     CUresult (*mem_pool_create)(CUmemoryPool *, const CUmemPoolProps *);

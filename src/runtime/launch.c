@@ -18,6 +18,34 @@ udfkit_status udfkit_launch(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block
     return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuLaunchKernel");
 }
 
+udfkit_status udfkit_launch_dependent(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block, size_t shared_bytes,
+                                      udfkit_stream s, void **args)
+{
+    if (!k)
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_launch_dependent: no kernel");
+    const udfkit_driver *d;
+    udfkit_status st = udfkit_driver_enter(&d);
+    if (st)
+        return st;
+    if (!d->launch_kernel_ex)
+        return udfkit_launch(k, grid, block, shared_bytes, s, args);
+    /* Devices before compute capability 9.0 ignore the attribute: the launch is ordinary. */
+    CUlaunchAttribute attribute = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    const CUlaunchConfig config = {.gridDimX = grid.x,
+                                   .gridDimY = grid.y,
+                                   .gridDimZ = grid.z,
+                                   .blockDimX = block.x,
+                                   .blockDimY = block.y,
+                                   .blockDimZ = block.z,
+                                   .sharedMemBytes = (unsigned int)shared_bytes,
+                                   .hStream = (CUstream)s,
+                                   .attrs = &attribute,
+                                   .numAttrs = 1};
+    CUresult r = d->launch_kernel_ex(&config, (CUfunction)k, args, NULL);
+    return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuLaunchKernelEx");
+}
+
 udfkit_status udfkit_synchronize(void)
 {
     const udfkit_driver *d;

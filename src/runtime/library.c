@@ -139,6 +139,12 @@ udfkit_status udfkit_library_get_kernel(udfkit_library *lib, const char *name, u
     return UDFKIT_OK;
 }
 
+int udfkit_library_has_kernel(udfkit_library *lib, const char *name)
+{
+    CUkernel k;
+    return lib && name && lib->driver->library_get_kernel(&k, lib->handle, name) == CUDA_SUCCESS;
+}
+
 /* The record the kernels of `udfkit kernels` keep (templates/kernels/prelude.cu.in):
  * min_row filters, row and code are the answer, lock guards them. */
 typedef struct udf_error_record {

@@ -85,6 +85,8 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_library_link(const udfkit_image *parts, 
 /* Accepts NULL. */
 UDFKIT_RUNTIME_API void udfkit_library_unload(udfkit_library *lib);
 UDFKIT_RUNTIME_API udfkit_status udfkit_library_get_kernel(udfkit_library *lib, const char *name, udfkit_kernel *out);
+/* 1 where the library has a kernel of that name, else 0 (no message either way). */
+UDFKIT_RUNTIME_API int udfkit_library_has_kernel(udfkit_library *lib, const char *name);
 
 /* How many blocks of k, of `block_threads` threads and `shared_bytes` of dynamic shared
  * memory, run at once on one multiprocessor of the current device (registers and shared
@@ -95,6 +97,15 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_kernel_occupancy(udfkit_kernel k, unsign
 /* args: one pointer per kernel parameter, as cuLaunchKernel takes them. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_launch(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block, size_t shared_bytes, udfkit_stream s,
                             void **args);
+/* As udfkit_launch, but k may start before the kernel queued on s just before it has ended
+ * (programmatic dependent launch, compute capability 9.0 and later; elsewhere, or on a driver
+ * without cuLaunchKernelEx, an ordinary launch): k must wait for that kernel (PTX
+ * griddepcontrol.wait) before it reads what that kernel wrote. The generated launchers use it
+ * for the pass after the first of a reduce, filter, scan or reduce_by_key, where the library's
+ * code has the kernel udfkit_dependent_launch (code compiled for compute_90 or later): the pass
+ * is then resident and waiting when the first one ends. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_launch_dependent(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block,
+                                                         size_t shared_bytes, udfkit_stream s, void **args);
 
 UDFKIT_RUNTIME_API udfkit_status udfkit_device_alloc(size_t bytes, void **out);
 /* Accepts NULL. */
