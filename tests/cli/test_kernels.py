@@ -458,6 +458,40 @@ def test_slots_library(work):
     assert not os.path.exists(os.path.join(work, "out")) or files_under(os.path.join(work, "out")) == []
 
 
+def test_dependent_launch_only_where_the_code_waits(work):
+    """A pass after the first (reduce's final pass, filter's select, the scans' and
+    reduce_by_key's tile pass) is launched dependently (programmatic dependent launch) only
+    where the loaded code has udfkit_dependent_launch: code compiled for compute_90 or later,
+    whose kernels wait (griddepcontrol). LTO-IR compiled for compute_80 and linked for sm_90,
+    as a library of the lowest architecture's LTO-IR is on such a device, has neither the
+    marker nor the waits, so its passes are never started early."""
+    entries = ["reduce(add64)", "filter(is_even)", "inclusive_scan(add64)", "reduce_by_key(add64, int32)",
+               "transform_reduce(affine, add64)", "segmented_reduce(add64)"]
+    udfs = os.path.join(work, "udfs.json")
+    ok("compile", data("kernel_udfs.cu"), "--function", *KERNEL_UDFS, "--arch", "80;90", "-o", udfs)
+    r = udfkit("kernels", udfs, *[a for e in entries for a in ("--kernel", e)], "--name", "lib", *outputs(work),
+               cwd=work)
+    assert r.rc == 0, r
+    out = os.path.join(work, "out")
+    c = open(os.path.join(out, "lib.c")).read()
+    assert 'udfkit_lib_dependent = udfkit_library_has_kernel(lib, "udfkit_dependent_launch");' in c, c
+    # Four passes after a first one (the reduces' final passes, the select and the two tile
+    # passes); segmented_reduce is one pass.
+    assert c.count("udfkit_lib_launch_next(NULL, ") == 5, c
+    kernels = os.path.join(out, "lib_kernels.cu")
+    ptx = {}
+    for arch in ("80", "90"):
+        ok("compile", kernels, "--arch", arch, "-o", os.path.join(work, f"k{arch}.json"))
+        target = os.path.join(work, f"k{arch}.sm90.ptx")
+        ok("link", os.path.join(work, f"k{arch}.json"), udfs, "--arch", "90-virtual", "--emit", "ptx", "-o", target)
+        ptx[arch] = open(target).read()
+    assert ".target sm_90" in ptx["80"] and ".target sm_90" in ptx["90"]
+    assert "udfkit_dependent_launch" not in ptx["80"] and "griddepcontrol" not in ptx["80"], "compute_80 code waits"
+    assert re.search(r"\.entry udfkit_dependent_launch\(", ptx["90"]), "no marker in compute_90 code"
+    # Every pass that may start early waits, and every first pass lets it start.
+    assert ptx["90"].count("griddepcontrol.wait") >= 5 and "griddepcontrol.launch_dependents" in ptx["90"]
+
+
 def test_same_input_same_bytes(work):
     manifests = compile_udfs(work)
     build = generate(work, manifests)
@@ -471,4 +505,5 @@ if __name__ == "__main__":
     main([test_errors_leave_no_output_and_match_check, test_map_with_outputs, test_nullable_launchers,
           test_grouped_launchers, test_usage_errors,
           test_check_writes_nothing, test_unknown_return_type_is_checked_at_build_time, test_float16_crosses_as_bits,
-          test_whole_path_to_a_c_program, test_slots_library, test_same_input_same_bytes])
+          test_whole_path_to_a_c_program, test_slots_library, test_dependent_launch_only_where_the_code_waits,
+          test_same_input_same_bytes])

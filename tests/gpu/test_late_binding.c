@@ -347,6 +347,20 @@ int main(int argc, char **argv)
         failures++;
     }
     late_engine_release(again);
+    /* A launcher starts a pass after the first dependently only where the bound code waits for
+     * the pass before (code compiled for compute_90 or later has udfkit_dependent_launch): the
+     * engine's LTO-IR is compute_80's, so its passes launch one after the other; the
+     * per-architecture engine's is the device's, so on compute capability 9.0 and later they
+     * overlap. Both run every template below. */
+    if (udfkit_library_has_kernel(late_engine_instance_library(e_cuda), "udfkit_dependent_launch")) {
+        fprintf(stderr, "the engine linked from compute_80 LTO-IR has udfkit_dependent_launch\n");
+        failures++;
+    }
+    if (udfkit_library_has_kernel(late_engine_each_instance_library(each_py), "udfkit_dependent_launch") != (major >= 9)) {
+        fprintf(stderr, "the per-architecture engine on compute capability %d.x: udfkit_dependent_launch %s\n", major,
+                major >= 9 ? "missing" : "present");
+        failures++;
+    }
     /* The packages can go: bound code stays. */
     udfkit_package_close(py);
     udfkit_package_close(text);

@@ -222,7 +222,12 @@ static void renders_launchers_and_kernels(void **state)
     assert_null(strstr(cu, "filter_scan"));
     assert_non_null(strstr(cu, "udfkit_lib_reduce_add_partials("));
     assert_non_null(strstr(cu, "udfkit_lib_reduce_h_final("));
-    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 8);
+    /* Seven kernels of the entries, and the marker that code compiled for compute_90 or later
+     * has: the launchers start a pass after the first dependently only where it is loaded. */
+    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 8 + 1);
+    assert_non_null(strstr(cu, "#if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void udfkit_dependent_launch() {}\n#endif"));
+    assert_non_null(strstr(r.text.c.data, "udfkit_lib_dependent = udfkit_library_has_kernel(lib, \"udfkit_dependent_launch\");"));
+    assert_non_null(strstr(r.text.c.data, "st = n ? udfkit_lib_launch_next(NULL, final_k, one, block, s, args)"));
     /* The UDFs' prototypes, each once, and no header: NVRTC needs none. */
     assert_non_null(strstr(cu, "__device__ unsigned short h(unsigned short a0, unsigned short a1);\n"));
     assert_non_null(strstr(cu, "__device__ long add(long a0, long a1);\n"));
@@ -294,7 +299,8 @@ static void renders_filter_outputs(void **state)
                                              "count, "));
     assert_non_null(strstr(r.text.cuda.data, "typedef udfkit_detail::value_policy<sizeof(*a1)>::type policy;"));
     assert_non_null(strstr(r.text.cuda.data, "== 6528, \"the launcher's tile\");"));
-    assert_non_null(strstr(r.text.c.data, "(udfkit_dim3){384, 1, 1}, 0, s, args);"));
+    assert_non_null(strstr(r.text.c.data, "st = udfkit_lib_launch_next(NULL, select_k, (udfkit_dim3){(unsigned)tiles, 1, 1},"));
+    assert_non_null(strstr(r.text.c.data, "(udfkit_dim3){384, 1, 1}, s, args);"));
     assert_null(strstr(r.text.cuda.data, "_gather"));
     assert_null(strstr(r.text.cuda.data, "_stencil"));
     assert_non_null(strstr(r.text.header.data, "lib_filter_q_values(udfkit_stream s, size_t n, const float *a1, float *out1, "
@@ -305,7 +311,7 @@ static void renders_filter_outputs(void **state)
     const char *byte_entry[] = {"filter(b, values)"};
     render(&r, byte_spec, 1, byte_entry, 1);
     assert_non_null(strstr(r.text.cuda.data, "== 5632, \"the launcher's tile\");"));
-    assert_non_null(strstr(r.text.c.data, "(udfkit_dim3){256, 1, 1}, 0, s, args);"));
+    assert_non_null(strstr(r.text.c.data, "(udfkit_dim3){256, 1, 1}, s, args);"));
     rendered_free(&r);
 
     /* The same launcher twice, and options filter does not have. */
@@ -333,7 +339,7 @@ static void renders_only_what_is_used(void **state)
     assert_null(strstr(r.text.c.data, "udfkit_lib_kernel("));
     assert_non_null(strstr(r.text.c.data, "static udfkit_kernel udfkit_lib_kernels[0 + 1];"));
     assert_non_null(strstr(r.text.header.data, " *   (none)\n"));
-    assert_int_equal(occurrences(r.text.cuda.data, "__global__"), 0);
+    assert_int_equal(occurrences(r.text.cuda.data, "__global__"), 1); /* udfkit_dependent_launch */
     rendered_free(&r);
 
     /* A map sizes its grid by tiles itself: no blocks helper (which it once left unused). */
@@ -359,7 +365,7 @@ static void renders_nullable_map_kernels(void **state)
     rendered r;
     render(&r, specs, 1, entries, 1);
     const char *c = r.text.c.data, *cu = r.text.cuda.data;
-    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 2);
+    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 2 + 1); /* and udfkit_dependent_launch */
     assert_non_null(strstr(cu, "\nudfkit_lib_nullable_map_nsum(unsigned long long n, const float *a1, "
                                "udfkit_detail::mask m1, const float *a2, udfkit_detail::mask m2, float *out, "
                                "unsigned char *out_bits, unsigned long long *null_count)"));
