@@ -12,7 +12,8 @@
  * rows) and 2^20 + 7, against runs found on the host. transform_reduce with one and two
  * input columns (of different types), a predicate, matrices and Python affine maps, n = 0 to
  * 2^20 + 7 and unaligned inputs; segmented_reduce over random segments of 0 to 70 rows (many
- * empty and of one row, starting anywhere), one segment of 2^20 + 7 rows, and no segments.
+ * empty and of one row, starting anywhere), one segment of 2^20 + 7 rows, no segments, and
+ * 2^31 + 1000 segments (two launches) where the device has the memory.
  * sort against a stable sort on the host, with the order and without, in place and not: int32
  * ascending and by absolute value, float64 ascending and descending, uint8, bool, float16 and a
  * Python comparator (by the last digit), values with many ties; n = 0 to 2^20 + 7 (a tile's
@@ -620,6 +621,59 @@ static void run_over_2_31(void)
     udfkit_device_free(dout);
 }
 
+/* More segments than a launch has blocks (2^31 - 1): 2^31 + 1000 segments of 0 to 2 rows
+ * (17 GiB of offsets, a byte each of input and output), where the device has room. Every
+ * segment's sum is compared: those of the second launch start at segment 2^31 - 1. */
+static void run_segments_over_2_31(void)
+{
+    const size_t segments = (1ull << 31) + 1000;
+    uint64_t *off = malloc((segments + 1) * sizeof *off);
+    if (!off) {
+        printf("skipped segmented_reduce of 2^31 + 1000 segments: no 17 GiB of host memory\n");
+        return;
+    }
+    off[0] = 0;
+    for (size_t k = 0; k < segments; k++)
+        off[k + 1] = off[k] + k % 3; /* 0, 1 or 2 rows */
+    const size_t rows = off[segments];
+    void *doff = NULL, *din = NULL, *dout = NULL;
+    if (udfkit_device_alloc((segments + 1) * sizeof *off, &doff) != UDFKIT_OK ||
+        udfkit_device_alloc(rows, &din) != UDFKIT_OK || udfkit_device_alloc(segments, &dout) != UDFKIT_OK) {
+        printf("skipped segmented_reduce of 2^31 + 1000 segments: no 21 GiB free on the device (%s)\n",
+               udfkit_last_error());
+        udfkit_device_free(doff);
+        udfkit_device_free(din);
+        free(off);
+        return;
+    }
+    uint8_t *in = malloc(rows), *got = malloc(segments);
+    for (size_t i = 0; i < rows; i++)
+        in[i] = (uint8_t)(i * 2654435761u >> 11);
+    snprintf(current, sizeof current, "segmented_reduce(add_u8) segments=2^31+1000");
+    if (!check(udfkit_copy_to_device(doff, off, (segments + 1) * sizeof *off), "udfkit_copy_to_device") &&
+        !check(udfkit_copy_to_device(din, in, rows), "udfkit_copy_to_device") &&
+        !check(gk_segmented_reduce_add_u8(NULL, segments, doff, din, 5, dout), current) &&
+        !check(udfkit_synchronize(), current) && !check(udfkit_copy_to_host(got, dout, segments), "udfkit_copy_to_host")) {
+        size_t bad = 0;
+        for (size_t k = 0; k < segments; k++) {
+            uint8_t want = 5;
+            for (uint64_t i = off[k]; i < off[k + 1]; i++)
+                want = (uint8_t)(want + in[i]);
+            if (got[k] != want && bad++ == 0) {
+                char what[96];
+                snprintf(what, sizeof what, "segment %zu differs (first of those that do)", k);
+                expect(false, what);
+            }
+        }
+    }
+    udfkit_device_free(doff);
+    udfkit_device_free(din);
+    udfkit_device_free(dout);
+    free(off);
+    free(in);
+    free(got);
+}
+
 /* checked_add fails where an operand is negative, with code 7: at the row of value -7 (and
  * the few after it whose prefix stays negative, all in its tile); the launch records the
  * first row of that tile (no later than the failing one) and the code. */
@@ -754,6 +808,7 @@ int main(void)
         run_sort_errors(n, sort_rows[k]);
     run_with_scratch();
     run_over_2_31();
+    run_segments_over_2_31();
     run_sort_over_2_31();
     printf("%s: %d failure(s)\n", failures ? "FAIL" : "ok", failures);
     return failures ? 1 : 0;
