@@ -64,10 +64,10 @@ static int child(const char *kind, const char *kernel, int count, char **paths)
     bench_check_udfkit(udfkit_library_get_kernel(lib, kernel, &k), "udfkit_library_get_kernel");
     /* map's kernel (templates/kernels/map.cu.in) as its launcher calls it: tiles of one row a
      * thread, shared memory for one float column's tile. */
-    unsigned long long rows = CHECK_ROWS;
+    unsigned long long rows = CHECK_ROWS, tiles = (CHECK_ROWS + BENCH_LINK_BLOCK - 1) / BENCH_LINK_BLOCK;
     unsigned per_thread = 1;
-    void *args[] = {&rows, &per_thread, &in, &out};
-    const udfkit_dim3 grid = {(CHECK_ROWS + BENCH_LINK_BLOCK - 1) / BENCH_LINK_BLOCK, 1, 1}, block = {BENCH_LINK_BLOCK, 1, 1};
+    void *args[] = {&rows, &tiles, &per_thread, &in, &out};
+    const udfkit_dim3 grid = {(unsigned)tiles, 1, 1}, block = {BENCH_LINK_BLOCK, 1, 1};
     bench_check_udfkit(udfkit_launch(k, grid, block, BENCH_LINK_BLOCK * sizeof(float) + 128, NULL, args), "udfkit_launch");
     bench_check_udfkit(udfkit_synchronize(), "udfkit_synchronize");
     bench_check_udfkit(udfkit_copy_to_host(host_out, out, sizeof host_out), "udfkit_copy_to_host");

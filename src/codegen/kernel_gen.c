@@ -331,6 +331,7 @@ typedef struct entry_texts {
     udfkit_buf prefix;   /* maps: the prefix of their row functions */
     udfkit_buf outs;     /* maps: the kernel's output parameters, */
     udfkit_buf out_vals; /*   the value columns, */
+    udfkit_buf outs_at;  /*   the same from a tile's first row (map), */
     udfkit_buf bits;     /*   the bitmaps (nullable_map), */
     udfkit_buf out_ptrs; /*   and the launcher's kernel arguments for them */
     udfkit_buf rows;     /* device functions the kernels call, before them */
@@ -414,6 +415,7 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
         udfkit_rows_input_args(e, true, &t->ptrs);
         udfkit_rows_outputs(e, true, &t->outs);
         udfkit_rows_output_args(e, false, false, &t->out_vals);
+        udfkit_rows_output_args_at(e, "begin", &t->outs_at);
         udfkit_rows_output_args(e, true, e->tpl == UDFKIT_KERNEL_NULLABLE_MAP, &t->out_ptrs);
         if (e->tpl == UDFKIT_KERNEL_NULLABLE_MAP) {
             udfkit_rows_dense_args(e, &t->dense);
@@ -582,7 +584,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"INDEX", index_text},      {"SCAN_INDEX", r->scan_index}, {"ARG_POINTERS", TEXT(t.ptrs)},
         {"SELF", r->slotted ? "inst" : "NULL"},
         {"TEMPLATE", tpl_name},     {"UDF", e->c_name},            {"PREFIX", TEXT(t.prefix)},
-        {"OUT_PARAMS", TEXT(t.outs)}, {"OUTS", TEXT(t.out_vals)},  {"BITS", TEXT(t.bits)},
+        {"OUT_PARAMS", TEXT(t.outs)}, {"OUTS", TEXT(t.out_vals)}, {"OUTS_AT", TEXT(t.outs_at)},  {"BITS", TEXT(t.bits)},
         {"OUT_POINTERS", TEXT(t.out_ptrs)}, {"K", t.k},    {"DENSE_ARGS", TEXT(t.dense)},
         {"NO_BITMAPS", TEXT(t.no_bits)}, {"ROW_BYTES", t.row_bytes}, {"INPUTS", t.inputs},
         /* reduce's and transform_reduce's least chunk, in tiles: a round of every warp (reduce:
@@ -616,7 +618,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         udfkit_buf_printf(&r->decls, "%s;\n", proto.data);
     }
     udfkit_buf *bufs[] = {&t.kernel, &t.params,   &t.args, &t.dense,    &t.no_bits, &t.ptrs,  &t.ret, &t.fn,
-                          &t.prefix, &t.outs,     &t.out_vals, &t.bits, &t.out_ptrs, &t.rows, &proto, &sig, &small,
+                          &t.prefix, &t.outs,     &t.out_vals, &t.outs_at, &t.bits, &t.out_ptrs, &t.rows, &proto, &sig, &small,
                           &t.out_iter, &t.items};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);

@@ -114,6 +114,15 @@ void udfkit_rows_output_args(const udfkit_kernel_entry *e, bool pointers, bool b
     }
 }
 
+void udfkit_rows_output_args_at(const udfkit_kernel_entry *e, const char *offset, udfkit_buf *out)
+{
+    for (size_t j = 0; j < udfkit_rows_output_count(e); j++) {
+        udfkit_buf_puts(out, j ? ", " : "");
+        output_name(e, j, out);
+        udfkit_buf_printf(out, " + %s", offset);
+    }
+}
+
 /* The struct of one row's inputs (values, and validity under the nullable templates) and
  * the function loading it: every load of a row at once, before anything depends on them, so
  * that a kernel keeps the loads of several rows in flight. */
@@ -259,7 +268,11 @@ void udfkit_rows_map_functions(const char *prefix, const udfkit_kernel_entry *e,
     udfkit_buf_puts(out, "    unsigned valid;\n};\n\n");
     input_struct(prefix, e, out);
     input_load4(prefix, e, out);
-    udfkit_buf_printf(out, "__device__ __forceinline__ void %s_compute(unsigned long long i, const %s_in &x, %s_row *r)\n{\n",
+    /* check: whether a failure of the row is looked for here (a map's bulk path looks once
+     * for all of a thread's rows of a tile, and calls again only where one failed). */
+    udfkit_buf_printf(out,
+                      "__device__ __forceinline__ void %s_compute(unsigned long long i, const %s_in &x, %s_row *r, "
+                      "bool check = true)\n{\n",
                       prefix, prefix, prefix);
     for (size_t j = 0; j < k; j++)
         udfkit_buf_printf(out, "    r->r%zu = 0;\n", j + 1);
@@ -267,7 +280,7 @@ void udfkit_rows_map_functions(const char *prefix, const udfkit_kernel_entry *e,
     if (udfkit_rows_nullable(e->tpl))
         validity(e, "return;", out);
     map_call(e, out);
-    udfkit_buf_printf(out, "    if (udfkit_detail::row_failed(i, %s))\n        r->valid = 0u;\n}\n\n",
+    udfkit_buf_printf(out, "    if (check && udfkit_detail::row_failed(i, %s))\n        r->valid = 0u;\n}\n\n",
                       e->nullify ? "true" : "false");
     /* _store (one row) and _store4 (rows i..i+3, a vector store per column where aligned). */
     for (int four = 0; four < 2; four++) {

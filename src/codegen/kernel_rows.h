@@ -29,6 +29,9 @@ void udfkit_rows_no_bitmaps(const udfkit_kernel_entry *e, udfkit_buf *out);
  * followed by its bitmap under nullable_map ("uint8_t *out_bits"); and their count. */
 void udfkit_rows_outputs(const udfkit_kernel_entry *e, bool cuda, udfkit_buf *out);
 void udfkit_rows_output_args(const udfkit_kernel_entry *e, bool pointers, bool bits, udfkit_buf *out);
+/* The output columns each from row `offset` on ("out + begin"): a map's tile stores its rows
+ * through them with a 32-bit index. */
+void udfkit_rows_output_args_at(const udfkit_kernel_entry *e, const char *offset, udfkit_buf *out);
 size_t udfkit_rows_output_count(const udfkit_kernel_entry *e);
 
 /* A row's inputs, `struct <prefix>_in`, and `void <prefix>_load(i, <inputs>, <prefix>_in *x)`

@@ -178,7 +178,7 @@ def test_map_with_outputs(work):
             in header), header
     kernels = open(os.path.join(work, "out", "lib_kernels.cu")).read()
     assert "::mo(x.a1, &r->r1, &r->r2);" in kernels, kernels
-    assert "udfkit_lib_map_mo(unsigned long long n, unsigned per_thread, const float *a1, int *out1, double *out2)" in kernels, kernels
+    assert "udfkit_lib_map_mo(unsigned long long n, unsigned long long tiles, unsigned per_thread, const float *a1, int *out1, double *out2)" in kernels, kernels
 
 
 def test_nullable_launchers(work):
@@ -212,7 +212,7 @@ def test_nullable_launchers(work):
     # nho: a T?* output is valid where the UDF says, a T* output where it runs; nullify.
     assert "bool w1 = false;" in kernels and "bool w2 = true;" in kernels, kernels
     assert "::nho(x.a1, &r->r1, &w1, &r->r2);" in kernels, kernels
-    assert "if (udfkit_detail::row_failed(i, true))" in kernels, kernels
+    assert "if (check && udfkit_detail::row_failed(i, true))" in kernels, kernels
     assert "const bool known = ::bq(&result, x.a1, x.v1);" in kernels, kernels
     # isbig takes no null: a null input drops the row without a call.
     assert "const bool keep = ::isbig(x.a1);" in kernels, kernels

@@ -62,3 +62,14 @@ __device__ bool even_or_fail(int x)
         udfkit_row_error(6);
     return (x & 1) == 0;
 }
+
+// x / 2, failing rows holding 777 (code 5) and 4242 (code 6): a map records the lowest failed
+// row of a launch; every row's output is what the function returns.
+__device__ int half_or_fail(int x)
+{
+    if (x == 777)
+        udfkit_row_error(5);
+    if (x == 4242)
+        udfkit_row_error(6);
+    return x / 2;
+}

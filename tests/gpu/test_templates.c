@@ -2,7 +2,8 @@
  * this program with their fatbin, run over n = 0, 1, 1000 and 2^20 + 7 rows (none a
  * multiple of the block size), the map also in place over columns off every alignment and
  * over sizes around its tiles, filter's three outputs and its UDF errors over sizes around
- * its tiles, and, where the GPU has the memory, a map and filters over 2^31 + 1000 one-byte
+ * its tiles, a map's UDF errors (in tiles read directly and copied in bulk, in place and
+ * not), and, where the GPU has the memory, a map and filters over 2^31 + 1000 one-byte
  * rows; every result is checked against the same arithmetic on the host.
  * usage: test_templates; exit 77 (skipped) without a GPU. */
 #include "tpl.h"
@@ -55,6 +56,57 @@ static void run_map(size_t n)
     free(x);
     free(k);
     free(y);
+}
+
+/* map(half_or_fail): rows holding 777 fail with code 5, rows holding 4242 with 6; every
+ * output is x / 2 and <library>_udf_error gives the lowest failed row and its code. A tile
+ * copied to shared memory looks for a failure once for a thread's rows and runs them again
+ * where one failed: two failures of two codes sit among one thread's rows (256 rows apart),
+ * and the first must be the one recorded; in place (the output over the input) the rows run
+ * again must still see their inputs. `at` is the first failing row, or n for none. */
+static void run_map_errors(size_t n, size_t at, int in_place)
+{
+    int32_t *v = malloc((n + 1) * sizeof *v), *got = malloc((n + 1) * sizeof *got);
+    size_t first_bad = SIZE_MAX;
+    int first_code = 0;
+    for (size_t i = 0; i < n; i++) {
+        v[i] = (int32_t)(next_random() % 100000);
+        if (v[i] == 777 || v[i] == 4242)
+            v[i] = 778;
+    }
+    if (at < n)
+        v[at] = 4242;
+    if (at + 256 < n)
+        v[at + 256] = 777;
+    for (size_t i = 0; i < n; i++)
+        if ((v[i] == 777 || v[i] == 4242) && first_bad == SIZE_MAX) {
+            first_bad = i;
+            first_code = v[i] == 777 ? 5 : 6;
+        }
+    void *dv = device_copy(v, n * sizeof *v), *dout = in_place ? dv : device_copy(NULL, n * sizeof *v);
+    uint64_t row = 0;
+    int code = 0;
+    char what[96];
+    snprintf(what, sizeof what, "map(half_or_fail)%s failing at %zu", in_place ? " in place" : "", at);
+    if ((n == 0 || (dv && dout)) && !check(tpl_map_half_or_fail(NULL, n, dv, dout), what) &&
+        !check(udfkit_synchronize(), "synchronize after the map") &&
+        !check(udfkit_copy_to_host(got, dout, n * sizeof *got), "copy")) {
+        size_t wrong = 0;
+        for (size_t i = 0; i < n; i++)
+            wrong += got[i] != v[i] / 2;
+        expect(wrong == 0, what, n);
+        udfkit_status st = tpl_udf_error(NULL, &row, &code);
+        if (first_bad == SIZE_MAX)
+            expect(st == UDFKIT_OK, "map(half_or_fail): no failure reported where no row failed", n);
+        else
+            expect(st == UDFKIT_ERROR_UDF && row == first_bad && code == first_code,
+                   "map(half_or_fail): the lowest failed row and its code", n);
+    }
+    udfkit_device_free(dv);
+    if (!in_place)
+        udfkit_device_free(dout);
+    free(v);
+    free(got);
 }
 
 /* map(scale) in place over columns that start off every alignment (x at element 1, k at
@@ -463,6 +515,15 @@ int main(void)
     for (size_t i = 0; i < sizeof map_sizes / sizeof map_sizes[0]; i++) {
         run_map(map_sizes[i]);
         run_map_offsets(map_sizes[i]);
+    }
+    /* Failures in the first tile (read directly), a middle one (copied in bulk on sm_90 and
+     * later), the last one, and none. */
+    const size_t error_sizes[] = {1000, 100003, ((size_t)1 << 22) + 5};
+    for (size_t i = 0; i < sizeof error_sizes / sizeof error_sizes[0]; i++) {
+        const size_t n = error_sizes[i], ats[] = {3, n / 2 + 17, n - 2, n};
+        for (size_t a = 0; a < sizeof ats / sizeof ats[0]; a++)
+            for (int in_place = 0; in_place <= 1; in_place++)
+                run_map_errors(n, ats[a], in_place);
     }
     /* Around the filters' tiles: 4224 rows (64-bit rows), 6528 (32-bit), and warps. */
     const size_t filter_sizes[] = {0, 1, 31, 32, 33, 4223, 4224, 4225, 5632, 5633, 6527, 6528, 6529, 3 * 6528 + 1,

@@ -206,11 +206,11 @@ static void renders_launchers_and_kernels(void **state)
 
     /* One kernel per map and filter, two per reduce, one init for the filters' tiles. */
     assert_non_null(strstr(cu, "extern \"C\" __global__ void __launch_bounds__(UDFKIT_BLOCK) udfkit_lib_map_scale("
-                               "unsigned long long n, unsigned per_thread, const float *a1, const float *a2, float *out)"));
+                               "unsigned long long n, unsigned long long tiles, unsigned per_thread, const float *a1, const float *a2, float *out)"));
     /* The map's tile staged in shared memory: each input at its own 128-byte boundary. */
     assert_non_null(strstr(cu, "bytes += udfkit_detail::stage_column(smem, &at, a2 + begin, 4u * stride, issue, bar, &base[1]);"));
     assert_non_null(strstr(cu, "x->a2 = reinterpret_cast<const float *>(base[1])[t];"));
-    assert_non_null(strstr(cu, "udfkit_lib_map_h(unsigned long long n, unsigned per_thread, const unsigned short *a1, "
+    assert_non_null(strstr(cu, "udfkit_lib_map_h(unsigned long long n, unsigned long long tiles, unsigned per_thread, const unsigned short *a1, "
                                "const unsigned short *a2, unsigned short *out)"));
     assert_non_null(strstr(cu, "extern \"C\" __global__ void __launch_bounds__(384)\nudfkit_lib_filter_is_even("
                                "const int *a1, unsigned long long *indices, unsigned long long *count, "));
