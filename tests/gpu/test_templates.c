@@ -541,7 +541,8 @@ int main(void)
     run_large_filter();
     tpl_unload();
     printf("map, filter, reduce over 0, 1, 1000, 2^20 + 7 rows, the map in place and off alignment over 10 sizes up "
-           "to 2^22 + 5, filter's outputs and errors over 16 sizes up to 2^24: %d failures\n",
+           "to 2^22 + 5, the map's errors in place and not, filter's outputs and errors over 16 sizes up to 2^24: "
+           "%d failures\n",
            failures);
     return failures != 0;
 }
