@@ -27,9 +27,11 @@ udfkit_status udfkit_launch_dependent(udfkit_kernel k, udfkit_dim3 grid, udfkit_
     udfkit_status st = udfkit_driver_enter(&d);
     if (st)
         return st;
-    if (!d->launch_kernel_ex)
+    /* Programmatic dependent launch came with compute capability 9.0 (the answer is kept per
+     * device): before it, and on drivers without cuLaunchKernelEx, an ordinary launch. */
+    int major = 0;
+    if (!d->launch_kernel_ex || udfkit_device_attribute(UDFKIT_DEVICE_COMPUTE_CAPABILITY_MAJOR, &major) || major < 9)
         return udfkit_launch(k, grid, block, shared_bytes, s, args);
-    /* Devices before compute capability 9.0 ignore the attribute: the launch is ordinary. */
     CUlaunchAttribute attribute = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
     attribute.value.programmaticStreamSerializationAllowed = 1;
     const CUlaunchConfig config = {.gridDimX = grid.x,
