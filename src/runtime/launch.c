@@ -3,6 +3,16 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+/* k on s, an ordinary launch, with the driver entered. */
+static udfkit_status launch(const udfkit_driver *d, udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block,
+                            size_t shared_bytes, udfkit_stream s, void **args)
+{
+    /* A CUkernel stands for its CUfunction in the current context when launched. */
+    CUresult r = d->launch_kernel((CUfunction)k, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                  (unsigned int)shared_bytes, (CUstream)s, args, NULL);
+    return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuLaunchKernel");
+}
+
 udfkit_status udfkit_launch(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block, size_t shared_bytes, udfkit_stream s,
                             void **args)
 {
@@ -10,12 +20,7 @@ udfkit_status udfkit_launch(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block
         return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_launch: no kernel");
     const udfkit_driver *d;
     udfkit_status st = udfkit_driver_enter(&d);
-    if (st)
-        return st;
-    /* A CUkernel stands for its CUfunction in the current context when launched. */
-    CUresult r = d->launch_kernel((CUfunction)k, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                  (unsigned int)shared_bytes, (CUstream)s, args, NULL);
-    return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuLaunchKernel");
+    return st ? st : launch(d, k, grid, block, shared_bytes, s, args);
 }
 
 udfkit_status udfkit_launch_dependent(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block, size_t shared_bytes,
@@ -31,7 +36,7 @@ udfkit_status udfkit_launch_dependent(udfkit_kernel k, udfkit_dim3 grid, udfkit_
      * device): before it, and on drivers without cuLaunchKernelEx, an ordinary launch. */
     int major = 0;
     if (!d->launch_kernel_ex || udfkit_device_attribute(UDFKIT_DEVICE_COMPUTE_CAPABILITY_MAJOR, &major) || major < 9)
-        return udfkit_launch(k, grid, block, shared_bytes, s, args);
+        return launch(d, k, grid, block, shared_bytes, s, args);
     CUlaunchAttribute attribute = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
     attribute.value.programmaticStreamSerializationAllowed = 1;
     const CUlaunchConfig config = {.gridDimX = grid.x,
