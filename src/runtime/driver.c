@@ -59,6 +59,7 @@ static void load_driver(void)
     RESOLVE(mem_pool_set_attribute, "cuMemPoolSetAttribute");
     RESOLVE(mem_alloc_from_pool_async, "cuMemAllocFromPoolAsync");
     RESOLVE(mem_free_async, "cuMemFreeAsync");
+    RESOLVE(mem_alloc_async, "cuMemAllocAsync");
     RESOLVE(mem_get_info, "cuMemGetInfo_v2");
     RESOLVE(memcpy_htod, "cuMemcpyHtoD_v2");
     RESOLVE(memcpy_dtoh, "cuMemcpyDtoH_v2");
@@ -66,6 +67,13 @@ static void load_driver(void)
     RESOLVE(stream_synchronize, "cuStreamSynchronize");
     RESOLVE(library_get_global, "cuLibraryGetGlobal");
     RESOLVE(occupancy_max_active_blocks, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    RESOLVE(ctx_get_id, "cuCtxGetId");
+    RESOLVE(stream_get_id, "cuStreamGetId");
+    RESOLVE(stream_is_capturing, "cuStreamIsCapturing");
+    RESOLVE(event_create, "cuEventCreate");
+    RESOLVE(event_record, "cuEventRecord");
+    RESOLVE(event_query, "cuEventQuery");
+    RESOLVE(event_destroy, "cuEventDestroy_v2");
     CUresult r = driver.init(0);
     if (r == CUDA_ERROR_NO_DEVICE) {
         snprintf(load_message, sizeof load_message, "the CUDA driver sees no GPU (cuInit: CUDA_ERROR_NO_DEVICE)");

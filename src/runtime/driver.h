@@ -37,6 +37,7 @@ typedef struct udfkit_driver {
     CUresult (*mem_pool_set_attribute)(CUmemoryPool, CUmemPool_attribute, void *);
     CUresult (*mem_alloc_from_pool_async)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
     CUresult (*mem_free_async)(CUdeviceptr, CUstream);
+    CUresult (*mem_alloc_async)(CUdeviceptr *, size_t, CUstream);
     CUresult (*mem_get_info)(size_t *, size_t *);
     CUresult (*memcpy_htod)(CUdeviceptr, const void *, size_t);
     CUresult (*memcpy_dtoh)(void *, CUdeviceptr, size_t);
@@ -44,6 +45,13 @@ typedef struct udfkit_driver {
     CUresult (*stream_synchronize)(CUstream);
     CUresult (*library_get_global)(CUdeviceptr *, size_t *, CUlibrary, const char *);
     CUresult (*occupancy_max_active_blocks)(int *, CUfunction, int, size_t);
+    CUresult (*ctx_get_id)(CUcontext, unsigned long long *);
+    CUresult (*stream_get_id)(CUstream, unsigned long long *);
+    CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus *);
+    CUresult (*event_create)(CUevent *, unsigned int);
+    CUresult (*event_record)(CUevent, CUstream);
+    CUresult (*event_query)(CUevent);
+    CUresult (*event_destroy)(CUevent);
 } udfkit_driver;
 
 /* Loads libcuda once and makes sure the calling thread has a current context (its own,

@@ -171,6 +171,151 @@ static udfkit_status pool_of(const udfkit_driver *d, CUmemoryPool *out)
     return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "creating udfkit's memory pool");
 }
 
+/* ---- small temporary blocks kept per stream ----
+ *
+ * A launcher's temporary memory is small below a few million rows (partials, tile state: a
+ * few KiB), and taking it from the pool and giving it back costs two driver calls and two
+ * operations on the stream in every call, where CUB's caller allocates once. Requests of up
+ * to CACHE_BLOCK bytes therefore take a block of this cache, as caching allocators do
+ * (cub::CachingDeviceAllocator, RMM's stream-ordered pools):
+ * - a block given back (udfkit_device_free_async) records its event on that stream and is
+ *   kept for that stream: work queued on it later runs after every use, so the stream's next
+ *   request takes the block again without waiting for anything;
+ * - another stream takes it only once its event has completed (cuEventQuery; a stream that
+ *   was destroyed leaves its blocks to others that way), never waiting on the host;
+ * - streams are told apart by cuStreamGetId and contexts by cuCtxGetId, both unique for the
+ *   process, so a new stream or context at a recycled handle (cuStreamDestroy and
+ *   cuStreamCreate, cuDevicePrimaryCtxReset) never gets a block that is still in use or
+ *   that its context's reset freed;
+ * - a stream being captured into a graph takes its memory from the pool (the graph then
+ *   owns it), and when all CACHE_SLOTS blocks are held requests go to the pool as before.
+ * Blocks stay allocated for the process: at most CACHE_SLOTS * CACHE_BLOCK bytes. */
+
+#define CACHE_SLOTS 64
+#define CACHE_BLOCK (64u << 10)
+#define CACHE_STEAL_QUERIES 4 /* events asked, oldest first, before a new block is made */
+
+typedef struct cached_block {
+    unsigned long long ctx;    /* cuCtxGetId; 0: the slot is free */
+    unsigned long long stream; /* the stream it was last given back on (cuStreamGetId) */
+    CUdeviceptr ptr;           /* 0 while the slot is being filled */
+    CUevent done;              /* recorded where it was last given back */
+    unsigned long long given;  /* when (a count), for the oldest first */
+    bool busy;
+} cached_block;
+static cached_block cache[CACHE_SLOTS];
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long long cache_clock;
+
+/* The ids of the current context and of s, where s is not being captured (*capturing
+ * says whether it is). */
+static bool cache_ids(const udfkit_driver *d, udfkit_stream s, unsigned long long *ctx, unsigned long long *stream,
+                      bool *capturing)
+{
+    CUcontext c = NULL;
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    bool known = d->ctx_get_current(&c) == CUDA_SUCCESS && c && d->ctx_get_id(c, ctx) == CUDA_SUCCESS;
+    CUresult r = d->stream_is_capturing((CUstream)s, &capture);
+    *capturing = r != CUDA_SUCCESS || capture != CU_STREAM_CAPTURE_STATUS_NONE;
+    return known && !*capturing && d->stream_get_id((CUstream)s, stream) == CUDA_SUCCESS;
+}
+
+/* A block of the cache for `bytes` on s, or 0 (then the pool serves the request, or the
+ * graph where *capturing). */
+static CUdeviceptr cache_take(const udfkit_driver *d, size_t bytes, udfkit_stream s, bool *capturing)
+{
+    unsigned long long ctx, stream;
+    if (!cache_ids(d, s, &ctx, &stream, capturing) || bytes > CACHE_BLOCK)
+        return 0;
+    pthread_mutex_lock(&cache_lock);
+    cached_block *b = NULL;
+    for (size_t i = 0; !b && i < CACHE_SLOTS; i++)
+        if (cache[i].ctx == ctx && !cache[i].busy && cache[i].stream == stream)
+            b = &cache[i];
+    /* Another stream's, oldest first, where its last use has ended. */
+    for (int asked = 0; !b && asked < CACHE_STEAL_QUERIES; asked++) {
+        cached_block *oldest = NULL;
+        for (size_t i = 0; i < CACHE_SLOTS; i++)
+            if (cache[i].ctx == ctx && !cache[i].busy && cache[i].ptr && cache[i].stream != stream &&
+                (!oldest || cache[i].given < oldest->given))
+                oldest = &cache[i];
+        if (!oldest)
+            break;
+        if (d->event_query(oldest->done) == CUDA_SUCCESS)
+            b = oldest;
+        else
+            oldest->given = ++cache_clock; /* still in use: ask the next one */
+    }
+    if (b) {
+        b->busy = true;
+        b->stream = stream;
+        pthread_mutex_unlock(&cache_lock);
+        return b->ptr;
+    }
+    for (size_t i = 0; !b && i < CACHE_SLOTS; i++)
+        if (!cache[i].ctx)
+            b = &cache[i];
+    if (b)
+        *b = (cached_block){.ctx = ctx, .stream = stream, .busy = true}; /* held while it is made */
+    pthread_mutex_unlock(&cache_lock);
+    if (!b)
+        return 0;
+    CUmemoryPool pool = NULL;
+    CUevent done = NULL;
+    CUdeviceptr p = 0;
+    if (pool_of(d, &pool) != UDFKIT_OK || d->event_create(&done, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS ||
+        d->mem_alloc_from_pool_async(&p, CACHE_BLOCK, pool, (CUstream)s) != CUDA_SUCCESS) {
+        /* The pool serves this request, and reports what went wrong. */
+        pthread_mutex_lock(&cache_lock);
+        *b = (cached_block){0};
+        pthread_mutex_unlock(&cache_lock);
+        return 0;
+    }
+    pthread_mutex_lock(&cache_lock);
+    b->ptr = p;
+    b->done = done;
+    pthread_mutex_unlock(&cache_lock);
+    return p;
+}
+
+/* Gives p back to the cache on s where it is one of its blocks: true then, with *st the
+ * outcome. A block given back on a stream being captured, or on one of another context,
+ * leaves the cache: it is freed on s in stream order, as the pool's memory would be. */
+static bool cache_give(const udfkit_driver *d, CUdeviceptr p, udfkit_stream s, udfkit_status *st)
+{
+    pthread_mutex_lock(&cache_lock);
+    cached_block *b = NULL;
+    for (size_t i = 0; !b && i < CACHE_SLOTS; i++)
+        if (cache[i].busy && cache[i].ptr == p)
+            b = &cache[i];
+    if (!b) {
+        pthread_mutex_unlock(&cache_lock);
+        return false;
+    }
+    unsigned long long ctx = 0, stream = 0;
+    *st = UDFKIT_OK;
+    bool capturing, ids = cache_ids(d, s, &ctx, &stream, &capturing);
+    if (ids && ctx == b->ctx && d->event_record(b->done, (CUstream)s) == CUDA_SUCCESS) {
+        b->stream = stream;
+        b->given = ++cache_clock;
+        b->busy = false;
+        pthread_mutex_unlock(&cache_lock);
+        return true;
+    }
+    bool own_context = ctx == b->ctx;
+    CUevent done = b->done;
+    *b = (cached_block){0};
+    pthread_mutex_unlock(&cache_lock);
+    CUresult r = d->mem_free_async(p, (CUstream)s);
+    /* The event belongs to the block's context: destroyed where that is the current one
+     * (the block's context may be gone where it is not). */
+    if (own_context)
+        d->event_destroy(done);
+    if (r != CUDA_SUCCESS)
+        *st = udfkit_driver_fail(d, r, "cuMemFreeAsync");
+    return true;
+}
+
 udfkit_status udfkit_device_alloc_async(size_t bytes, udfkit_stream s, void **out)
 {
     if (!out)
@@ -182,11 +327,25 @@ udfkit_status udfkit_device_alloc_async(size_t bytes, udfkit_stream s, void **ou
     udfkit_status st = udfkit_driver_enter(&d);
     if (st)
         return st;
+    bool capturing = false;
+    CUdeviceptr p = cache_take(d, bytes, s, &capturing);
+    if (p) {
+        *out = (void *)(uintptr_t)p;
+        return UDFKIT_OK;
+    }
+    CUresult r;
+    if (capturing) {
+        /* Captured into a graph: a memory node of the graph (a graph allocates from the
+         * device's own graph memory, not from a pool of ours). */
+        if ((r = d->mem_alloc_async(&p, bytes ? bytes : 1, (CUstream)s)) != CUDA_SUCCESS)
+            return udfkit_driver_fail(d, r, "cuMemAllocAsync (in stream capture)");
+        *out = (void *)(uintptr_t)p;
+        return UDFKIT_OK;
+    }
     CUmemoryPool pool = NULL;
     if ((st = pool_of(d, &pool)))
         return st;
-    CUdeviceptr p = 0;
-    CUresult r = d->mem_alloc_from_pool_async(&p, bytes ? bytes : 1, pool, (CUstream)s);
+    r = d->mem_alloc_from_pool_async(&p, bytes ? bytes : 1, pool, (CUstream)s);
     if (r != CUDA_SUCCESS)
         return udfkit_driver_fail(d, r, "cuMemAllocFromPoolAsync");
     *out = (void *)(uintptr_t)p;
@@ -199,7 +358,7 @@ udfkit_status udfkit_device_free_async(void *p, udfkit_stream s)
         return UDFKIT_OK;
     const udfkit_driver *d;
     udfkit_status st = udfkit_driver_enter(&d);
-    if (st)
+    if (st || cache_give(d, (CUdeviceptr)(uintptr_t)p, s, &st))
         return st;
     CUresult r = d->mem_free_async((CUdeviceptr)(uintptr_t)p, (CUstream)s);
     return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuMemFreeAsync");

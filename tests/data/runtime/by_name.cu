@@ -14,3 +14,15 @@ __global__ void fill_double(int *out, unsigned long long n)
          i += (unsigned long long)gridDim.x * blockDim.x)
         out[i] = (int)(2 * i);
 }
+
+// Keeps its stream busy for about `ns` nanoseconds (the GPU's global timer): work that is
+// still queued when the host goes on.
+extern "C" __global__ void spin_ns(unsigned long long ns)
+{
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        __nanosleep(1000);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
+}

@@ -112,7 +112,13 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_device_alloc(size_t bytes, void **out);
 UDFKIT_RUNTIME_API udfkit_status udfkit_device_free(void *p);
 /* Stream-ordered, from a pool of udfkit's own that keeps freed memory for the next call:
  * the memory may be used by work queued on s after this call, and by other streams once
- * they wait for s. Free it on a stream after its last use. */
+ * they wait for s. Free it on a stream after its last use. Requests of up to 64 KiB (a
+ * launcher's partials and tile state below a few million rows) take one of 64 blocks that
+ * stay allocated (4 MiB at most): a block given back is kept for the stream it was given
+ * back on, whose next request takes it again with no driver allocation and no operation on
+ * the stream but an event; another stream gets it only once that event has completed, so no
+ * stream ever waits for another's work. On a stream being captured into a graph the memory
+ * is a memory node of the graph. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_device_alloc_async(size_t bytes, udfkit_stream s, void **out);
 /* Accepts NULL. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_device_free_async(void *p, udfkit_stream s);
