@@ -2,7 +2,8 @@
  * small blocks kept per stream and what must never happen with them.
  * - a stream's next request takes the block it gave back;
  * - a block whose last use is still queued on one stream is not given to another (that
- *   stream's work neither shares it nor waits for the first's);
+ *   stream's work neither shares it nor waits for the first's, which a kernel keeps busy
+ *   until the checks are done);
  * - four threads, each on streams of its own that it destroys and creates again (more streams
  *   than the cache has blocks), reduce 2^16 + t rows again and again: every sum right;
  * - a reduce captured into a graph takes its memory in the graph (memory nodes), and the
@@ -129,14 +130,21 @@ static void test_pending_use(void)
 {
     udfkit_library *lib = runtime_lib_library();
     udfkit_kernel spin = NULL, fill = NULL;
-    CHECK(lib && udfkit_library_get_kernel(lib, "spin_ns", &spin) == UDFKIT_OK &&
+    CHECK(lib && udfkit_library_get_kernel(lib, "spin_until", &spin) == UDFKIT_OK &&
               udfkit_library_get_kernel(lib, "fill_triple", &fill) == UDFKIT_OK,
           "the test kernels");
     CUstream s1 = new_stream(), s2 = new_stream();
     void *a = NULL, *b = NULL;
     CHECK(udfkit_device_alloc_async(4000, (udfkit_stream)s1, &a) == UDFKIT_OK, "a block for s1");
-    unsigned long long ns = 300000000ull; /* 0.3 s */
-    void *spin_args[] = {&ns};
+    /* s1 runs until the host releases it after the checks (or 20 s have passed, where kernels
+     * run one at a time). */
+    int *release = NULL, one_flag = 1;
+    CHECK(udfkit_device_alloc(sizeof *release, (void **)&release) == UDFKIT_OK &&
+              udfkit_device_memset_async(release, 0, sizeof *release, NULL) == UDFKIT_OK &&
+              udfkit_stream_synchronize(NULL) == UDFKIT_OK,
+          "the release flag");
+    unsigned long long timeout = 20000000000ull;
+    void *spin_args[] = {&release, &timeout};
     const udfkit_dim3 one = {1, 1, 1};
     CHECK(udfkit_launch(spin, one, one, 0, (udfkit_stream)s1, spin_args) == UDFKIT_OK, "s1 busy");
     CHECK(udfkit_device_free_async(a, (udfkit_stream)s1) == UDFKIT_OK, "given back on s1 behind its work");
@@ -149,7 +157,6 @@ static void test_pending_use(void)
     udfkit_launch(fill, (udfkit_dim3){8, 1, 1}, (udfkit_dim3){128, 1, 1}, 0, (udfkit_stream)s2, plain_args);
     cu.stream_synchronize(s2);
     const bool concurrent = cu.stream_query(s1) == CUDA_ERROR_NOT_READY;
-    udfkit_device_free(plain);
     CHECK(udfkit_device_alloc_async(4000, (udfkit_stream)s2, &b) == UDFKIT_OK && b && b != a,
           "s2 does not get the block s1's queued work may still use (%p, %p)", a, b);
     void *fill_args[] = {&b, &n};
@@ -168,7 +175,11 @@ static void test_pending_use(void)
         wrong += host[i] != 3 * i;
     CHECK(wrong == 0, "s2's block holds what s2 wrote: %d wrong", wrong);
     udfkit_device_free_async(b, (udfkit_stream)s2);
+    CHECK(udfkit_copy_to_device(release, &one_flag, sizeof one_flag) == UDFKIT_OK, "releasing s1");
     cu.stream_synchronize(s1);
+    /* Freed only now: cuMemFree may wait for the device's work, s1's too. */
+    udfkit_device_free(plain);
+    udfkit_device_free(release);
     cu.stream_destroy(s1);
     cu.stream_destroy(s2);
 }

@@ -15,14 +15,14 @@ __global__ void fill_double(int *out, unsigned long long n)
         out[i] = (int)(2 * i);
 }
 
-// Keeps its stream busy for about `ns` nanoseconds (the GPU's global timer): work that is
-// still queued when the host goes on.
-extern "C" __global__ void spin_ns(unsigned long long ns)
+// Keeps its stream busy until *release is set (by the host) or `timeout_ns` nanoseconds of the
+// GPU's global timer have passed: work that is surely still queued when the host goes on.
+extern "C" __global__ void spin_until(const volatile int *release, unsigned long long timeout_ns)
 {
     unsigned long long start, now;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
     do {
         __nanosleep(1000);
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < ns);
+    } while (!*release && now - start < timeout_ns);
 }
