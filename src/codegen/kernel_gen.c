@@ -428,12 +428,11 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
         udfkit_buf_puts(&t->fn, e->c_name);
         udfkit_buf_puts(&t->prefix, t->kernel.data);
         udfkit_rows_map_functions(t->prefix.data, e, &t->rows);
-        if (e->tpl == UDFKIT_KERNEL_MAP) {
-            size_t row_bytes = 0;
-            udfkit_rows_map_staged(t->prefix.data, e, &t->rows, &row_bytes);
-            snprintf(t->row_bytes, sizeof t->row_bytes, "%zu", row_bytes);
-            snprintf(t->inputs, sizeof t->inputs, "%zu", udfkit_rows_input_count(e));
-        }
+        /* The tiles of map and of the dense nullable_map. */
+        size_t row_bytes = 0;
+        udfkit_rows_map_staged(t->prefix.data, e, &t->rows, &row_bytes);
+        snprintf(t->row_bytes, sizeof t->row_bytes, "%zu", row_bytes);
+        snprintf(t->inputs, sizeof t->inputs, "%zu", udfkit_rows_input_count(e));
         break;
     }
 }
@@ -665,8 +664,8 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         bool filter = entries[i].tpl == UDFKIT_KERNEL_NULLABLE_FILTER;
         selects |= entries[i].tpl == UDFKIT_KERNEL_FILTER;
         nkernels += kernel_count(entries[i].tpl);
-        /* udfkit_<name>_blocks: nullable_map's grid, and the chunks' (maps and the templates
-         * sized by tiles size their grids themselves). */
+        /* udfkit_<name>_blocks: nullable_map's general grid, and the chunks' (maps, the
+         * dense nullable_map and the templates sized by tiles size their grids themselves). */
         blocks |= entries[i].tpl == UDFKIT_KERNEL_NULLABLE_MAP || chunked_template(entries[i].tpl);
         chunked |= chunked_template(entries[i].tpl);
         tiled |= entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||

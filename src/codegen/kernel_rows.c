@@ -147,6 +147,18 @@ static void input_struct(const char *prefix, const udfkit_kernel_entry *e, udfki
             udfkit_buf_printf(out, "    x->v%zu = udfkit_detail::valid(m%zu, i);\n", i + 1, i + 1);
     }
     udfkit_buf_puts(out, "}\n\n");
+    if (!masks)
+        return;
+    /* _validity: row i's input bits alone (the dense nullable_map's tiles hold the values);
+     * no load where a column has no bitmap, which a kernel given empty masks sees when
+     * compiled. */
+    udfkit_buf_printf(out, "__device__ __forceinline__ void %s_validity(unsigned long long i, ", prefix);
+    udfkit_rows_inputs(e, true, out);
+    udfkit_buf_printf(out, ", %s_in *x)\n{\n", prefix);
+    for (size_t i = 0; i < udfkit_rows_input_count(e); i++)
+        udfkit_buf_printf(out, "    (void)a%zu;\n    x->v%zu = udfkit_detail::valid_or_all(m%zu, i);\n", i + 1, i + 1,
+                          i + 1);
+    udfkit_buf_puts(out, "}\n\n");
 }
 
 /* `void <prefix>_load4(i, <inputs>, <prefix>_in *x)`: rows i..i+3 (i a multiple of 4, all
@@ -414,7 +426,8 @@ void udfkit_rows_map_staged(const char *prefix, const udfkit_kernel_entry *e, ud
 {
     size_t inputs = udfkit_rows_input_count(e);
     *row_bytes = 0;
-    udfkit_buf_printf(out, "/* map(%s): a tile of its inputs in shared memory. */\nstruct %s_staged {\n", e->c_name, prefix);
+    udfkit_buf_printf(out, "/* %s(%s): a tile of its inputs' values in shared memory. */\nstruct %s_staged {\n",
+                      udfkit_kernel_template_name(e->tpl), e->c_name, prefix);
     udfkit_buf_printf(out, "    const char *base[%zu];\n\n", inputs);
     udfkit_buf_puts(out, "    __device__ __forceinline__ unsigned stage(char *smem, unsigned long long begin, unsigned stride, ");
     udfkit_rows_inputs(e, true, out);
@@ -434,5 +447,6 @@ void udfkit_rows_map_staged(const char *prefix, const udfkit_kernel_entry *e, ud
         column_type(e->fn->sig.params[i], true, out);
         udfkit_buf_printf(out, " *>(base[%zu])[t];\n", i);
     }
-    udfkit_buf_puts(out, "    }\n};\n\n");
+    udfkit_buf_puts(out, "    }\n");
+    udfkit_buf_puts(out, "};\n\n");
 }

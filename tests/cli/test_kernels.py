@@ -221,7 +221,7 @@ def test_nullable_launchers(work):
     for f, masks in (("nsum", "a1, udfkit_detail::mask(), a2, udfkit_detail::mask()"),
                      ("nho", "a1, udfkit_detail::mask()")):
         assert f"__launch_bounds__(UDFKIT_BLOCK)\nudfkit_lib_nullable_map_{f}_dense(unsigned long long n, " in kernels
-        assert f"udfkit_lib_nullable_map_{f}_load4(4 * g, {masks}, x);" in kernels, kernels
+        assert f"udfkit_lib_nullable_map_{f}_validity(begin + t, {masks}, &x);" in kernels, kernels
     launchers = open(os.path.join(work, "out", "lib.c")).read()
     assert '    "udfkit_lib_nullable_map_nsum",\n    "udfkit_lib_nullable_map_nsum_dense",\n' in launchers, launchers
     assert "const unsigned dense = m1.bits == NULL && m2.bits == NULL;" in launchers, launchers

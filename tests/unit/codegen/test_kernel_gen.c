@@ -354,9 +354,10 @@ static void renders_only_what_is_used(void **state)
     rendered_free(&r);
 }
 
-/* nullable_map: two kernels, the general one and, for inputs without bitmaps, a dense one that
- * passes empty masks to the row functions; the launcher picks by the inputs' bitmaps. It
- * gives no block a chunk of rows, so the chunks helper stays out. */
+/* nullable_map: two kernels, the general one (a warp taking 256 rows, validity read with the
+ * values) and, for inputs without bitmaps, a dense one in map's tiles that passes empty masks
+ * to the row functions; the launcher picks by the inputs' bitmaps and sizes the dense one's
+ * tiles (its shared memory: 8 bytes of values a row). */
 static void renders_nullable_map_kernels(void **state)
 {
     (void)state;
@@ -369,16 +370,23 @@ static void renders_nullable_map_kernels(void **state)
     assert_non_null(strstr(cu, "\nudfkit_lib_nullable_map_nsum(unsigned long long n, const float *a1, "
                                "udfkit_detail::mask m1, const float *a2, udfkit_detail::mask m2, float *out, "
                                "unsigned char *out_bits, unsigned long long *null_count)"));
-    assert_non_null(strstr(cu, "\nudfkit_lib_nullable_map_nsum_dense(unsigned long long n, const float *a1, "
-                               "udfkit_detail::mask m1, const float *a2, udfkit_detail::mask m2, float *out, "
-                               "unsigned char *out_bits, unsigned long long *null_count)"));
-    assert_non_null(strstr(cu, "udfkit_lib_nullable_map_nsum_load4(4 * g, a1, udfkit_detail::mask(), a2, "
-                               "udfkit_detail::mask(), x);"));
+    assert_non_null(strstr(cu, "\nudfkit_lib_nullable_map_nsum_dense(unsigned long long n, unsigned long long tiles, "
+                               "unsigned per_thread, const float *a1, udfkit_detail::mask m1, const float *a2, "
+                               "udfkit_detail::mask m2, float *out, unsigned char *out_bits,\n"
+                               "               unsigned long long *null_count)"));
+    assert_non_null(strstr(cu, "udfkit_lib_nullable_map_nsum_load4(4 * g, a1, m1, a2, m2, x);"));
+    /* The dense kernel: values from the tile, validity from empty masks. */
+    assert_non_null(strstr(cu, "struct udfkit_lib_nullable_map_nsum_staged {"));
+    assert_non_null(strstr(cu, "udfkit_lib_nullable_map_nsum_validity(begin + t, a1, udfkit_detail::mask(), a2, "
+                               "udfkit_detail::mask(), &x);"));
+    assert_non_null(strstr(cu, "    x->v1 = udfkit_detail::valid_or_all(m1, i);\n"));
     assert_non_null(strstr(c, "    \"udfkit_lib_nullable_map_nsum\",\n    \"udfkit_lib_nullable_map_nsum_dense\",\n"
                               "    NULL,\n"));
     assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[2 + 1];"));
     assert_non_null(strstr(c, "const unsigned dense = m1.bits == NULL && m2.bits == NULL;"));
     assert_non_null(strstr(c, "udfkit_lib_kernel(NULL, 0 + dense, &k);"));
+    assert_non_null(strstr(c, "udfkit_lib_blocks(k, n / 4 + 1, &blocks)"));
+    assert_non_null(strstr(c, "size_t smem = (size_t)UDFKIT_LIB_BLOCK * 8 + 2 * 128;"));
     assert_null(strstr(c, "udfkit_lib_chunks("));
     rendered_free(&r);
 }
