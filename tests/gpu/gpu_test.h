@@ -1,31 +1,53 @@
-/* Helpers shared by the GPU test programs that run generated launchers: a failure count, the
- * status check that reports a failed call, a deterministic random source, and device copies.
- * Each program includes it once. */
+/* Helpers shared by the GPU test programs: the pass and failure counts, CHECK (a condition)
+ * and check (a status) that report a failure, a deterministic random source, and device
+ * copies. Each program includes it once; the counts may be updated from several threads. */
 #ifndef UDFKIT_GPU_TEST_H
 #define UDFKIT_GPU_TEST_H
 
 #include <udfkit/runtime.h>
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 
-static int failures;
+static int failures, passes;
+static pthread_mutex_t gpu_test_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Counts cond as a pass or a failure; a failure is reported with its place, the message
+ * (printf arguments) and the runtime's last error. */
+#define CHECK(cond, ...)                                                                                   \
+    do {                                                                                                   \
+        const int check_ok_ = (cond);                                                                      \
+        pthread_mutex_lock(&gpu_test_lock);                                                                \
+        if (check_ok_) {                                                                                   \
+            passes++;                                                                                      \
+        } else {                                                                                           \
+            failures++;                                                                                    \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                           \
+            fprintf(stderr, __VA_ARGS__);                                                                  \
+            fprintf(stderr, " (last error: %s)\n", udfkit_last_error());                                  \
+        }                                                                                                  \
+        pthread_mutex_unlock(&gpu_test_lock);                                                              \
+    } while (0)
 
 /* Counts and reports a call that did not give UDFKIT_OK; returns whether it failed. */
-static int check(udfkit_status s, const char *what)
+static inline int check(udfkit_status s, const char *what)
 {
+    pthread_mutex_lock(&gpu_test_lock);
     if (s != UDFKIT_OK) {
         fprintf(stderr, "%s: %s: %s\n", what, udfkit_status_string(s), udfkit_last_error());
         failures++;
-        return 1;
+    } else {
+        passes++;
     }
-    return 0;
+    pthread_mutex_unlock(&gpu_test_lock);
+    return s != UDFKIT_OK;
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
 
 /* xorshift64: the same inputs in every run. */
-static uint64_t next_random(void)
+static inline uint64_t next_random(void)
 {
     rng ^= rng << 13;
     rng ^= rng >> 7;
@@ -34,7 +56,7 @@ static uint64_t next_random(void)
 }
 
 /* Device memory of `bytes` (at least 1), filled from `host` where it is not NULL. */
-static void *device_copy(const void *host, size_t bytes)
+static inline void *device_copy(const void *host, size_t bytes)
 {
     void *d = NULL;
     if (check(udfkit_device_alloc(bytes ? bytes : 1, &d), "udfkit_device_alloc"))

@@ -8,6 +8,7 @@
 #define _XOPEN_SOURCE 700
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "runtime_lib.h"
+#include "gpu_test.h"
 
 #include <udfkit/runtime.h>
 
@@ -21,20 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static int failures, passes;
 static const char *rto, *out;
-
-#define CHECK(cond, ...)                                                                                   \
-    do {                                                                                                   \
-        if (cond) {                                                                                        \
-            passes++;                                                                                      \
-        } else {                                                                                           \
-            failures++;                                                                                    \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                           \
-            fprintf(stderr, __VA_ARGS__);                                                                  \
-            fprintf(stderr, " (last error: %s)\n", udfkit_last_error());                                  \
-        }                                                                                                  \
-    } while (0)
 
 static void *read_file(const char *dir, const char *name, size_t *size)
 {

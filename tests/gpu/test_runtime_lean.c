@@ -6,25 +6,13 @@
  * usage: test_runtime_lean <runtime artifacts dir> <compressed fatbin>
  * Exit 77 (skipped) where no GPU is visible. */
 #define _XOPEN_SOURCE 700
+#include "gpu_test.h"
+
 #include <udfkit/runtime.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures, passes;
-
-#define CHECK(cond, ...)                                                                                   \
-    do {                                                                                                   \
-        if (cond) {                                                                                        \
-            passes++;                                                                                      \
-        } else {                                                                                           \
-            failures++;                                                                                    \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                           \
-            fprintf(stderr, __VA_ARGS__);                                                                  \
-            fprintf(stderr, " (last error: %s)\n", udfkit_last_error());                                  \
-        }                                                                                                  \
-    } while (0)
 
 static char *read_file(const char *path, size_t *size)
 {

@@ -14,6 +14,7 @@
  * usage: test_temporary_memory; exit 77 (skipped) where no GPU is visible. */
 #define _POSIX_C_SOURCE 200809L
 #include "runtime_lib.h"
+#include "gpu_test.h"
 
 #include <udfkit/runtime.h>
 
@@ -24,23 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures, passes;
-static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
-
-#define CHECK(cond, ...)                                                                                   \
-    do {                                                                                                   \
-        pthread_mutex_lock(&report_lock);                                                                  \
-        if (cond) {                                                                                        \
-            passes++;                                                                                      \
-        } else {                                                                                           \
-            failures++;                                                                                    \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                           \
-            fprintf(stderr, __VA_ARGS__);                                                                  \
-            fprintf(stderr, " (last error: %s)\n", udfkit_last_error());                                  \
-        }                                                                                                  \
-        pthread_mutex_unlock(&report_lock);                                                                \
-    } while (0)
 
 /* The driver functions the test calls itself, from libcuda (the program must start without
  * one, to be skipped). */
@@ -92,15 +76,13 @@ static CUstream new_stream(void)
 /* n rows of values that depend on `seed`, on the device, and their sum. */
 static int64_t *rows_on_device(size_t n, int64_t seed, int64_t *sum)
 {
-    int64_t *host = malloc(n * sizeof *host), *dev = NULL;
+    int64_t *host = malloc(n * sizeof *host);
     *sum = 0;
     for (size_t i = 0; i < n; i++) {
         host[i] = (int64_t)((i * 2654435761u + (uint64_t)seed * 40503u) % 100003u) - 50000;
         *sum += host[i];
     }
-    CHECK(udfkit_device_alloc(n * sizeof *host, (void **)&dev) == UDFKIT_OK &&
-              udfkit_copy_to_device(dev, host, n * sizeof *host) == UDFKIT_OK,
-          "uploading %zu rows", n);
+    int64_t *dev = device_copy(host, n * sizeof *host);
     free(host);
     return dev;
 }
