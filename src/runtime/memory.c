@@ -187,8 +187,8 @@ static udfkit_status pool_of(const udfkit_driver *d, CUmemoryPool *out)
  *   process, so a new stream or context at a recycled handle (cuStreamDestroy and
  *   cuStreamCreate, cuDevicePrimaryCtxReset) never gets a block that is still in use or
  *   that its context's reset freed;
- * - a stream being captured into a graph takes its memory from the pool (the graph then
- *   owns it), and when all CACHE_SLOTS blocks are held requests go to the pool as before.
+ * - a stream being captured into a graph takes its memory from the graph (memory nodes),
+ *   and when all CACHE_SLOTS blocks are held requests go to the pool as before.
  * Blocks stay allocated for the process: at most CACHE_SLOTS * CACHE_BLOCK bytes. */
 
 #define CACHE_SLOTS 64
@@ -266,6 +266,8 @@ static CUdeviceptr cache_take(const udfkit_driver *d, size_t bytes, udfkit_strea
     if (pool_of(d, &pool) != UDFKIT_OK || d->event_create(&done, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS ||
         d->mem_alloc_from_pool_async(&p, CACHE_BLOCK, pool, (CUstream)s) != CUDA_SUCCESS) {
         /* The pool serves this request, and reports what went wrong. */
+        if (done)
+            d->event_destroy(done);
         pthread_mutex_lock(&cache_lock);
         *b = (cached_block){0};
         pthread_mutex_unlock(&cache_lock);
@@ -278,10 +280,10 @@ static CUdeviceptr cache_take(const udfkit_driver *d, size_t bytes, udfkit_strea
     return p;
 }
 
-/* Gives p back to the cache on s where it is one of its blocks: true then, with *st the
- * outcome. A block given back on a stream being captured, or on one of another context,
- * leaves the cache: it is freed on s in stream order, as the pool's memory would be. */
-static bool cache_give(const udfkit_driver *d, CUdeviceptr p, udfkit_stream s, udfkit_status *st)
+/* Whether p, given back on s, is one of the cache's blocks kept for s. A block given back on
+ * a stream being captured, or on one of another context, leaves the cache (false): the
+ * caller frees it on s in stream order, as the pool's memory. */
+static bool cache_keep(const udfkit_driver *d, CUdeviceptr p, udfkit_stream s)
 {
     pthread_mutex_lock(&cache_lock);
     cached_block *b = NULL;
@@ -293,7 +295,6 @@ static bool cache_give(const udfkit_driver *d, CUdeviceptr p, udfkit_stream s, u
         return false;
     }
     unsigned long long ctx = 0, stream = 0;
-    *st = UDFKIT_OK;
     bool capturing, ids = cache_ids(d, s, &ctx, &stream, &capturing);
     if (ids && ctx == b->ctx && d->event_record(b->done, (CUstream)s) == CUDA_SUCCESS) {
         b->stream = stream;
@@ -306,14 +307,11 @@ static bool cache_give(const udfkit_driver *d, CUdeviceptr p, udfkit_stream s, u
     CUevent done = b->done;
     *b = (cached_block){0};
     pthread_mutex_unlock(&cache_lock);
-    CUresult r = d->mem_free_async(p, (CUstream)s);
     /* The event belongs to the block's context: destroyed where that is the current one
      * (the block's context may be gone where it is not). */
     if (own_context)
         d->event_destroy(done);
-    if (r != CUDA_SUCCESS)
-        *st = udfkit_driver_fail(d, r, "cuMemFreeAsync");
-    return true;
+    return false;
 }
 
 udfkit_status udfkit_device_alloc_async(size_t bytes, udfkit_stream s, void **out)
@@ -358,7 +356,7 @@ udfkit_status udfkit_device_free_async(void *p, udfkit_stream s)
         return UDFKIT_OK;
     const udfkit_driver *d;
     udfkit_status st = udfkit_driver_enter(&d);
-    if (st || cache_give(d, (CUdeviceptr)(uintptr_t)p, s, &st))
+    if (st || cache_keep(d, (CUdeviceptr)(uintptr_t)p, s))
         return st;
     CUresult r = d->mem_free_async((CUdeviceptr)(uintptr_t)p, (CUstream)s);
     return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuMemFreeAsync");
