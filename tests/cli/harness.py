@@ -94,8 +94,16 @@ def main(tests):
     """Runs the tests, or those whose names contain UDFKIT_TEST_FILTER where it is set."""
     passed = failed = skipped = 0
     wanted = os.environ.get("UDFKIT_TEST_FILTER", "")
+    # UDFKIT_TEST_WORK: each test's directory at a fixed path below it, so that outputs that
+    # name their sources (LTO-IR does) can be compared between runs (scripts/output-identity).
+    fixed = os.environ.get("UDFKIT_TEST_WORK")
     for test in (t for t in tests if wanted in t.__name__):
-        work = tempfile.mkdtemp(prefix=f"udfkit-{test.__name__}-")
+        if fixed:
+            work = os.path.join(fixed, f"udfkit-{test.__name__}")
+            shutil.rmtree(work, ignore_errors=True)
+            os.makedirs(work)
+        else:
+            work = tempfile.mkdtemp(prefix=f"udfkit-{test.__name__}-")
         try:
             test(work)
             passed += 1
