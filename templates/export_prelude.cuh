@@ -10,8 +10,7 @@ struct __nv_bfloat16;
 namespace __udfkit {
 
 enum __udfkit_kind {
-    __UDFKIT_K_UNKNOWN = 0, __UDFKIT_K_VOID, __UDFKIT_K_BOOL, __UDFKIT_K_INT8, __UDFKIT_K_INT16, __UDFKIT_K_INT32, __UDFKIT_K_INT64,
-    __UDFKIT_K_UINT8, __UDFKIT_K_UINT16, __UDFKIT_K_UINT32, __UDFKIT_K_UINT64, __UDFKIT_K_FLOAT16, __UDFKIT_K_FLOAT32, __UDFKIT_K_FLOAT64,
+@KINDS@
     __UDFKIT_K_POINTER = 100
 };
 
@@ -22,23 +21,7 @@ template <class __udfkit_T> struct __udfkit_traits<const volatile __udfkit_T> : 
 template <class __udfkit_T> struct __udfkit_traits<__udfkit_T *> {
     static constexpr int __udfkit_kind = __udfkit_traits<__udfkit_T>::__udfkit_kind == __UDFKIT_K_UNKNOWN ? __UDFKIT_K_UNKNOWN : __udfkit_traits<__udfkit_T>::__udfkit_kind + __UDFKIT_K_POINTER;
 };
-template <> struct __udfkit_traits<void> { static constexpr int __udfkit_kind = __UDFKIT_K_VOID; };
-template <> struct __udfkit_traits<bool> { static constexpr int __udfkit_kind = __UDFKIT_K_BOOL; };
-/* char is signed on every platform CUDA supports. */
-template <> struct __udfkit_traits<char> { static constexpr int __udfkit_kind = __UDFKIT_K_INT8; };
-template <> struct __udfkit_traits<signed char> { static constexpr int __udfkit_kind = __UDFKIT_K_INT8; };
-template <> struct __udfkit_traits<short> { static constexpr int __udfkit_kind = __UDFKIT_K_INT16; };
-template <> struct __udfkit_traits<int> { static constexpr int __udfkit_kind = __UDFKIT_K_INT32; };
-template <> struct __udfkit_traits<long> { static constexpr int __udfkit_kind = sizeof(long) == 8 ? __UDFKIT_K_INT64 : __UDFKIT_K_INT32; };
-template <> struct __udfkit_traits<long long> { static constexpr int __udfkit_kind = __UDFKIT_K_INT64; };
-template <> struct __udfkit_traits<unsigned char> { static constexpr int __udfkit_kind = __UDFKIT_K_UINT8; };
-template <> struct __udfkit_traits<unsigned short> { static constexpr int __udfkit_kind = __UDFKIT_K_UINT16; };
-template <> struct __udfkit_traits<unsigned int> { static constexpr int __udfkit_kind = __UDFKIT_K_UINT32; };
-template <> struct __udfkit_traits<unsigned long> { static constexpr int __udfkit_kind = sizeof(long) == 8 ? __UDFKIT_K_UINT64 : __UDFKIT_K_UINT32; };
-template <> struct __udfkit_traits<unsigned long long> { static constexpr int __udfkit_kind = __UDFKIT_K_UINT64; };
-template <> struct __udfkit_traits<__half> { static constexpr int __udfkit_kind = __UDFKIT_K_FLOAT16; };
-template <> struct __udfkit_traits<float> { static constexpr int __udfkit_kind = __UDFKIT_K_FLOAT32; };
-template <> struct __udfkit_traits<double> { static constexpr int __udfkit_kind = __UDFKIT_K_FLOAT64; };
+@TRAITS@
 
 template <bool __udfkit_B> struct __udfkit_enable_if {};
 template <> struct __udfkit_enable_if<true> { typedef int __udfkit_type; };

@@ -1,4 +1,4 @@
-#include "codegen/template.h"
+#include "base/template.h"
 
 #include <ctype.h>
 #include <string.h>

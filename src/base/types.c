@@ -6,40 +6,97 @@
 #include <stdio.h>
 #include <string.h>
 
-static const struct {
-    const char *numba;
-    const char *c;
-    size_t size;
-} scalars[UDFKIT_SCALAR_COUNT] = {
-    [UDFKIT_VOID] = {"void", "void", 0},
-    [UDFKIT_BOOL] = {"bool", "bool", 1},
-    [UDFKIT_INT8] = {"int8", "int8_t", 1},
-    [UDFKIT_INT16] = {"int16", "int16_t", 2},
-    [UDFKIT_INT32] = {"int32", "int32_t", 4},
-    [UDFKIT_INT64] = {"int64", "int64_t", 8},
-    [UDFKIT_UINT8] = {"uint8", "uint8_t", 1},
-    [UDFKIT_UINT16] = {"uint16", "uint16_t", 2},
-    [UDFKIT_UINT32] = {"uint32", "uint32_t", 4},
-    [UDFKIT_UINT64] = {"uint64", "uint64_t", 8},
-    /* float16 crosses the C ABI as its bit pattern (SPEC.md). */
-    [UDFKIT_FLOAT16] = {"float16", "uint16_t", 2},
-    [UDFKIT_FLOAT32] = {"float32", "float", 4},
-    [UDFKIT_FLOAT64] = {"float64", "double", 8},
+/* The C++ types each kind is to the exporter's check, in the order the prelude lists them. */
+static const udfkit_cxx_form void_cxx[] = {{"void"}, {NULL}}, bool_cxx[] = {{"bool"}, {NULL}};
+static const udfkit_cxx_form int8_cxx[] = {{"char", NULL, "/* char is signed on every platform CUDA supports. */"},
+                                            {"signed char"}, {NULL}};
+static const udfkit_cxx_form int16_cxx[] = {{"short"}, {NULL}}, int32_cxx[] = {{"int"}, {NULL}};
+static const udfkit_cxx_form int64_cxx[] = {{"long", "sizeof(long) == 8 ? __UDFKIT_K_INT64 : __UDFKIT_K_INT32"},
+                                             {"long long"}, {NULL}};
+static const udfkit_cxx_form uint8_cxx[] = {{"unsigned char"}, {NULL}}, uint16_cxx[] = {{"unsigned short"}, {NULL}};
+static const udfkit_cxx_form uint32_cxx[] = {{"unsigned int"}, {NULL}};
+static const udfkit_cxx_form uint64_cxx[] = {
+    {"unsigned long", "sizeof(long) == 8 ? __UDFKIT_K_UINT64 : __UDFKIT_K_UINT32"}, {"unsigned long long"}, {NULL}};
+static const udfkit_cxx_form float16_cxx[] = {{"__half"}, {NULL}}, float32_cxx[] = {{"float"}, {NULL}};
+static const udfkit_cxx_form float64_cxx[] = {{"double"}, {NULL}};
+
+/* The names C and numpy give the kinds, which a spec must spell the numba way. */
+static const char *const bool_c[] = {"_Bool", NULL};
+static const char *const int8_c[] = {"char", "signed char", "int8_t", NULL};
+static const char *const int16_c[] = {"short", "int16_t", NULL};
+static const char *const int32_c[] = {"int", "int32_t", "i4", NULL};
+static const char *const int64_c[] = {"long", "long long", "long int", "int64_t", "i8", NULL};
+static const char *const uint8_c[] = {"unsigned char", "uint8_t", NULL};
+static const char *const uint16_c[] = {"unsigned short", "uint16_t", NULL};
+static const char *const uint32_c[] = {"unsigned", "unsigned int", "uint32_t", NULL};
+static const char *const uint64_c[] = {"unsigned long", "unsigned long long", "size_t", "uint64_t", NULL};
+static const char *const float16_c[] = {"half", "__half", NULL};
+static const char *const float32_c[] = {"float", "f4", NULL};
+static const char *const float64_c[] = {"double", "f8", NULL};
+static const char *const no_c_names[] = {NULL};
+
+#define INT (UDFKIT_KIND_VALUE | UDFKIT_KIND_INTEGER | UDFKIT_KIND_SIGNED)
+#define UINT (UDFKIT_KIND_VALUE | UDFKIT_KIND_INTEGER)
+#define FLOAT (UDFKIT_KIND_VALUE | UDFKIT_KIND_FLOAT | UDFKIT_KIND_SIGNED)
+
+static const udfkit_kind_row kind_rows[UDFKIT_KIND_COUNT] = {
+    /* name, flags, size, C, CUDA, C params, numba, Arrow, exporter kind, C++ forms, C names */
+    [UDFKIT_VOID] = {"void", 0, 0, "void", "void", 0, "void", NULL, "__UDFKIT_K_VOID", void_cxx, no_c_names},
+    [UDFKIT_BOOL] = {"bool", UDFKIT_KIND_VALUE, 1, "bool", "bool", 1, "boolean", "b", "__UDFKIT_K_BOOL", bool_cxx, bool_c},
+    [UDFKIT_INT8] = {"int8", INT, 1, "int8_t", "signed char", 1, "int8", "c", "__UDFKIT_K_INT8", int8_cxx, int8_c},
+    [UDFKIT_INT16] = {"int16", INT, 2, "int16_t", "short", 1, "int16", "s", "__UDFKIT_K_INT16", int16_cxx, int16_c},
+    [UDFKIT_INT32] = {"int32", INT, 4, "int32_t", "int", 1, "int32", "i", "__UDFKIT_K_INT32", int32_cxx, int32_c},
+    /* int64 is long in CUDA C++, as int64_t is on LP64. */
+    [UDFKIT_INT64] = {"int64", INT, 8, "int64_t", "long", 1, "int64", "l", "__UDFKIT_K_INT64", int64_cxx, int64_c},
+    [UDFKIT_UINT8] = {"uint8", UINT, 1, "uint8_t", "unsigned char", 1, "uint8", "C", "__UDFKIT_K_UINT8", uint8_cxx,
+                      uint8_c},
+    [UDFKIT_UINT16] = {"uint16", UINT, 2, "uint16_t", "unsigned short", 1, "uint16", "S", "__UDFKIT_K_UINT16",
+                       uint16_cxx, uint16_c},
+    [UDFKIT_UINT32] = {"uint32", UINT, 4, "uint32_t", "unsigned int", 1, "uint32", "I", "__UDFKIT_K_UINT32", uint32_cxx,
+                       uint32_c},
+    [UDFKIT_UINT64] = {"uint64", UINT, 8, "uint64_t", "unsigned long", 1, "uint64", "L", "__UDFKIT_K_UINT64",
+                       uint64_cxx, uint64_c},
+    /* float16 crosses the C ABI as its bit pattern (SPEC.md); CUDA C callers get __half wrappers. */
+    [UDFKIT_FLOAT16] = {"float16", FLOAT, 2, "uint16_t", "unsigned short", 1, "float16", "e", "__UDFKIT_K_FLOAT16",
+                        float16_cxx, float16_c, "__half", "__ushort_as_half", "__half_as_ushort"},
+    [UDFKIT_FLOAT32] = {"float32", FLOAT, 4, "float", "float", 1, "float32", "f", "__UDFKIT_K_FLOAT32", float32_cxx,
+                        float32_c},
+    [UDFKIT_FLOAT64] = {"float64", FLOAT, 8, "double", "double", 1, "float64", "g", "__UDFKIT_K_FLOAT64", float64_cxx,
+                        float64_c},
 };
 
-const char *udfkit_scalar_name(udfkit_scalar s)
+#undef INT
+#undef UINT
+#undef FLOAT
+
+const udfkit_kind_row *udfkit_kind_info(udfkit_kind k)
 {
-    return scalars[s].numba;
+    return &kind_rows[k];
 }
 
-size_t udfkit_scalar_size(udfkit_scalar s)
+const char *udfkit_kind_name(udfkit_kind k)
 {
-    return scalars[s].size;
+    return kind_rows[k].name;
+}
+
+size_t udfkit_kind_size(udfkit_kind k)
+{
+    return kind_rows[k].size;
+}
+
+udfkit_type udfkit_type_value(udfkit_type t)
+{
+    return (udfkit_type){.kind = t.kind};
+}
+
+bool udfkit_type_is(udfkit_type t, udfkit_kind k)
+{
+    return t.kind == k && !t.pointer;
 }
 
 bool udfkit_type_equal(udfkit_type a, udfkit_type b)
 {
-    return a.scalar == b.scalar && a.pointer == b.pointer && a.nullable == b.nullable;
+    return a.kind == b.kind && a.pointer == b.pointer && a.nullable == b.nullable;
 }
 
 bool udfkit_signature_nullable(const udfkit_signature *s)
@@ -52,9 +109,9 @@ bool udfkit_signature_nullable(const udfkit_signature *s)
 
 size_t udfkit_signature_c_arity(const udfkit_signature *s)
 {
-    size_t n = s->nparams + (s->has_return && s->ret.nullable);
+    size_t n = s->has_return && s->ret.nullable;
     for (size_t i = 0; i < s->nparams; i++)
-        n += s->params[i].nullable;
+        n += (s->params[i].pointer ? 1 : kind_rows[s->params[i].kind].c_params) + s->params[i].nullable;
     return n;
 }
 
@@ -89,12 +146,12 @@ static parse_result parse_type(const char *begin, const char *end, udfkit_type *
         end--;
         trim(&begin, &end);
     }
-    for (int s = 0; s < UDFKIT_SCALAR_COUNT; s++) {
-        size_t n = strlen(scalars[s].numba);
-        if ((size_t)(end - begin) == n && strncmp(begin, scalars[s].numba, n) == 0) {
-            if (nullable && s == UDFKIT_VOID)
+    for (int k = 0; k < UDFKIT_KIND_COUNT; k++) {
+        size_t n = strlen(kind_rows[k].name);
+        if ((size_t)(end - begin) == n && strncmp(begin, kind_rows[k].name, n) == 0) {
+            if (nullable && !(kind_rows[k].flags & UDFKIT_KIND_VALUE))
                 return NULLABLE_VOID;
-            out->scalar = (udfkit_scalar)s;
+            *out = (udfkit_type){.kind = (udfkit_kind)k};
             out->pointer = pointer;
             out->nullable = nullable;
             return PARSED;
@@ -115,23 +172,6 @@ bool udfkit_type_parse(const char *text, udfkit_type *out)
     return parse_range(text, text + strlen(text), out);
 }
 
-/* C's names for the types, and the spec names to write instead. */
-static const struct {
-    const char *c, *spec;
-} c_names[] = {
-    {"double", "float64"},          {"float", "float32"},           {"half", "float16"},
-    {"__half", "float16"},          {"int", "int32"},               {"long", "int64"},
-    {"long long", "int64"},         {"long int", "int64"},          {"short", "int16"},
-    {"char", "int8"},               {"signed char", "int8"},        {"unsigned char", "uint8"},
-    {"unsigned short", "uint16"},   {"unsigned", "uint32"},         {"unsigned int", "uint32"},
-    {"unsigned long", "uint64"},    {"unsigned long long", "uint64"}, {"size_t", "uint64"},
-    {"int8_t", "int8"},             {"int16_t", "int16"},           {"int32_t", "int32"},
-    {"int64_t", "int64"},           {"uint8_t", "uint8"},           {"uint16_t", "uint16"},
-    {"uint32_t", "uint32"},         {"uint64_t", "uint64"},         {"_Bool", "bool"},
-    {"f4", "float32"},              {"f8", "float64"},              {"i4", "int32"},
-    {"i8", "int64"},
-};
-
 static void unknown_type(const char *b, const char *e, char *why, size_t why_size);
 
 /* Why b..e is not a type: a nullable pointer or void, or an unknown name. */
@@ -151,6 +191,25 @@ static void type_error(const char *b, const char *e, char *why, size_t why_size)
         unknown_type(b, e, why, why_size);
 }
 
+/* The types a spec may name, for messages: "bool, int8..int64, ..., T*, void*" (a run of
+ * integer kinds of one signedness as its first and last). */
+static void type_list(udfkit_buf *out)
+{
+    for (int k = 0; k < UDFKIT_KIND_COUNT; k++) {
+        unsigned flags = kind_rows[k].flags;
+        if (!(flags & UDFKIT_KIND_VALUE))
+            continue;
+        int last = k;
+        while ((flags & UDFKIT_KIND_INTEGER) && last + 1 < UDFKIT_KIND_COUNT && kind_rows[last + 1].flags == flags)
+            last++;
+        udfkit_buf_printf(out, "%s%s", out->size ? ", " : "", kind_rows[k].name);
+        if (last > k)
+            udfkit_buf_printf(out, "..%s", kind_rows[last].name);
+        k = last;
+    }
+    udfkit_buf_puts(out, ", T*, void*");
+}
+
 /* "unknown type 'double': write float64 ...", "unknown type 'flaot32' (did you mean
  * float32? ...)". */
 static void unknown_type(const char *b, const char *e, char *why, size_t why_size)
@@ -159,30 +218,30 @@ static void unknown_type(const char *b, const char *e, char *why, size_t why_siz
     while (star > b && (star[-1] == '*' || isspace((unsigned char)star[-1])))
         star--;
     size_t n = (size_t)(star - b);
-    for (size_t i = 0; i < sizeof c_names / sizeof *c_names; i++)
-        if (strlen(c_names[i].c) == n && strncmp(b, c_names[i].c, n) == 0) {
-            snprintf(why, why_size, "unknown type '%.*s': write %s%.*s (the spec names C's %s %s)", (int)(e - b), b,
-                     c_names[i].spec, (int)(e - star), star, c_names[i].c, c_names[i].spec);
-            return;
-        }
+    for (int k = 0; k < UDFKIT_KIND_COUNT; k++)
+        for (const char *const *c = kind_rows[k].c_names; *c; c++)
+            if (strlen(*c) == n && strncmp(b, *c, n) == 0) {
+                snprintf(why, why_size, "unknown type '%.*s': write %s%.*s (the spec names C's %s %s)", (int)(e - b), b,
+                         kind_rows[k].name, (int)(e - star), star, *c, kind_rows[k].name);
+                return;
+            }
     const char *near = NULL;
     size_t best = 3;
-    for (int k = 0; k < UDFKIT_SCALAR_COUNT; k++) {
-        size_t d = udfkit_edit_distance(b, n, scalars[k].numba, 3);
+    for (int k = 0; k < UDFKIT_KIND_COUNT; k++) {
+        size_t d = udfkit_edit_distance(b, n, kind_rows[k].name, 3);
         if (d < best) {
             best = d;
-            near = scalars[k].numba;
+            near = kind_rows[k].name;
         }
     }
+    udfkit_buf types = UDFKIT_BUF_INIT;
+    type_list(&types);
     if (near)
-        snprintf(why, why_size,
-                 "unknown type '%.*s' (did you mean %s%.*s? types: bool, int8..int64, uint8..uint64, float16, float32, "
-                 "float64, T*, void*)",
-                 (int)(e - b), b, near, (int)(e - star), star);
+        snprintf(why, why_size, "unknown type '%.*s' (did you mean %s%.*s? types: %s)", (int)(e - b), b, near,
+                 (int)(e - star), star, types.data);
     else
-        snprintf(why, why_size,
-                 "unknown type '%.*s' (types: bool, int8..int64, uint8..uint64, float16, float32, float64, T*, void*)",
-                 (int)(e - b), b);
+        snprintf(why, why_size, "unknown type '%.*s' (types: %s)", (int)(e - b), b, types.data);
+    udfkit_buf_free(&types);
 }
 
 bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, size_t why_size)
@@ -247,7 +306,7 @@ bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, 
             type_error(b, e, why, why_size);
             return false;
         }
-        if (t->scalar == UDFKIT_VOID && !t->pointer) {
+        if (!(kind_rows[t->kind].flags & UDFKIT_KIND_VALUE) && !t->pointer) {
             snprintf(why, why_size, "parameter %zu is void; only void* can be passed", out->nparams + 1);
             return false;
         }
@@ -259,7 +318,7 @@ bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, 
 
 void udfkit_type_name(udfkit_type t, udfkit_buf *out)
 {
-    udfkit_buf_printf(out, "%s%s%s", scalars[t.scalar].numba, t.nullable ? "?" : "", t.pointer ? "*" : "");
+    udfkit_buf_printf(out, "%s%s%s", kind_rows[t.kind].name, t.nullable ? "?" : "", t.pointer ? "*" : "");
 }
 
 void udfkit_signature_format(const udfkit_signature *s, udfkit_buf *out)
@@ -277,7 +336,7 @@ void udfkit_signature_format(const udfkit_signature *s, udfkit_buf *out)
 
 void udfkit_type_c(udfkit_type t, udfkit_buf *out)
 {
-    udfkit_buf_printf(out, "%s%s", scalars[t.scalar].c, t.pointer ? " *" : "");
+    udfkit_buf_printf(out, "%s%s", kind_rows[t.kind].c, t.pointer ? " *" : "");
 }
 
 void udfkit_signature_c_prototype(const udfkit_signature *s, const char *name, udfkit_buf *out)
@@ -285,7 +344,7 @@ void udfkit_signature_c_prototype(const udfkit_signature *s, const char *name, u
     bool nullable_ret = s->has_return && s->ret.nullable;
     if (nullable_ret) {
         /* A T? return: bool f(T *out, ...), true where the result is valid. */
-        udfkit_buf_printf(out, "bool %s(%s *out", name, scalars[s->ret.scalar].c);
+        udfkit_buf_printf(out, "bool %s(%s *out", name, kind_rows[s->ret.kind].c);
     } else {
         udfkit_type_c(s->ret, out);
         udfkit_buf_printf(out, "%s%s(", s->ret.pointer ? "" : " ", name);

@@ -1,4 +1,7 @@
-/* UDF signatures in numba's type names, and their C spellings. */
+/* UDF signatures in numba's type names, and the type model behind them: one descriptor per
+ * type (udfkit_type: its kind, pointer, nullable and parameters) and one row per kind
+ * (udfkit_kind_row: everything other code asks of a kind), so that the spec parser, the
+ * exporter, the header writer, the Python worker and the kernel generator read one table. */
 #ifndef UDFKIT_TYPES_H
 #define UDFKIT_TYPES_H
 
@@ -6,8 +9,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
-typedef enum udfkit_scalar {
+/* The rows of kind_rows in types.c, in this order. */
+typedef enum udfkit_kind {
     UDFKIT_VOID,
     UDFKIT_BOOL,
     UDFKIT_INT8,
@@ -21,11 +26,48 @@ typedef enum udfkit_scalar {
     UDFKIT_FLOAT16,
     UDFKIT_FLOAT32,
     UDFKIT_FLOAT64,
-    UDFKIT_SCALAR_COUNT
-} udfkit_scalar;
+    UDFKIT_KIND_COUNT
+} udfkit_kind;
+
+/* A kind's properties (udfkit_kind_row.flags). */
+enum {
+    UDFKIT_KIND_VALUE = 1u << 0,   /* a value: a parameter, a return, a column (void is not) */
+    UDFKIT_KIND_INTEGER = 1u << 1, /* an integer type (reduce_by_key's keys) */
+    UDFKIT_KIND_SIGNED = 1u << 2,
+    UDFKIT_KIND_FLOAT = 1u << 3,
+};
+
+/* One C++ type that the exporter's check takes as a kind (the __udfkit_traits
+ * specialisations of templates/export_prelude.cuh), with the line of comment before it. */
+typedef struct udfkit_cxx_form {
+    const char *type;    /* "long" */
+    const char *kind;    /* the kind it is, as a C++ constant expression; NULL: the row's own */
+    const char *comment; /* NULL, or a comment line written before it */
+} udfkit_cxx_form;
+
+/* Everything code asks of a kind. Adding a kind is adding an enumerator and a row (and the
+ * code of its own where it truly differs); tests/unit/base/test_types.c checks each row. */
+typedef struct udfkit_kind_row {
+    const char *name;  /* the spec's spelling, "float32" */
+    unsigned flags;    /* UDFKIT_KIND_* */
+    size_t size;       /* bytes of one value in a column (and its alignment); 0 for void */
+    const char *c;     /* the C ABI type in prototypes and launchers: "int64_t" (float16: "uint16_t") */
+    const char *cuda;  /* the same in CUDA C++ without any header (NVRTC): "long" */
+    unsigned c_params; /* how many C parameters a value of the kind is (0 for void) */
+    const char *numba; /* numba.types' attribute: "int64", "boolean" */
+    const char *arrow; /* the Arrow C data interface's format string; NULL: none */
+    const char *cxx_kind;        /* the exporter's enumerator: "__UDFKIT_K_INT64" */
+    const udfkit_cxx_form *cxx;  /* C++ types that are this kind; ends with {NULL} */
+    const char *const *c_names;  /* C or numpy names written for it ("double", "f8"); ends with NULL */
+    /* A kind crossing the C ABI as another's bits (float16 as uint16_t): the type CUDA C callers
+     * get in the header's wrappers, and its conversions from and to the bits. */
+    const char *bits_type, *from_bits, *to_bits;
+} udfkit_kind_row;
+
+const udfkit_kind_row *udfkit_kind_info(udfkit_kind k);
 
 typedef struct udfkit_type {
-    udfkit_scalar scalar;
+    udfkit_kind kind;
     bool pointer;  /* T* ; void only as a return type or behind a pointer */
     bool nullable; /* T? (a value that may be null), or with pointer T?* (an output that may
                     * be set to null); C ABI: two C parameters (SPEC.md, "Nulls") */
@@ -56,8 +98,12 @@ void udfkit_type_c(udfkit_type t, udfkit_buf *out);
  * pairs: "bool name(float *out, float a0, bool a0_valid, double *a1, bool *a1_valid)" */
 void udfkit_signature_c_prototype(const udfkit_signature *s, const char *name, udfkit_buf *out);
 
-const char *udfkit_scalar_name(udfkit_scalar s);
-size_t udfkit_scalar_size(udfkit_scalar s);
+const char *udfkit_kind_name(udfkit_kind k);
+size_t udfkit_kind_size(udfkit_kind k);
+/* The type's value: T of T, T?, T* and T?* (a column's element). */
+udfkit_type udfkit_type_value(udfkit_type t);
+/* Whether t is the kind k itself (not a pointer to it). */
+bool udfkit_type_is(udfkit_type t, udfkit_kind k);
 bool udfkit_type_equal(udfkit_type a, udfkit_type b);
 /* Whether any parameter or the return is nullable. */
 bool udfkit_signature_nullable(const udfkit_signature *s);

@@ -4,7 +4,7 @@
 #include "base/fs.h"
 #include "base/spec.h"
 #include "base/templates.h"
-#include "codegen/template.h"
+#include "base/template.h"
 #include "frontend/exporter.h"
 
 #include <ctype.h>
@@ -34,49 +34,55 @@ char *udfkit_include_guard(const char *kind, const char *name)
     return udfkit_buf_detach(&b);
 }
 
-/* Where a float16 crosses the C ABI as its bits: a __half wrapper helps. Nullable
+/* The kind a value of type t crosses the C ABI as the bits of (float16 as uint16_t), or NULL. */
+static const udfkit_kind_row *as_bits(udfkit_type t)
+{
+    const udfkit_kind_row *row = udfkit_kind_info(t.kind);
+    return row->bits_type && !t.pointer ? row : NULL;
+}
+
+/* Where a value crosses the C ABI as bits, a wrapper of its own type helps. Nullable
  * signatures keep their C ABI pairs, without wrappers. */
-static bool has_half(const udfkit_signature *s)
+static bool has_bits(const udfkit_signature *s)
 {
     if (udfkit_signature_nullable(s))
         return false;
-    bool half = s->ret.scalar == UDFKIT_FLOAT16 && !s->ret.pointer;
+    bool bits = as_bits(s->ret) != NULL;
     for (size_t i = 0; i < s->nparams; i++)
-        half |= s->params[i].scalar == UDFKIT_FLOAT16 && !s->params[i].pointer;
-    return half;
+        bits |= as_bits(s->params[i]) != NULL;
+    return bits;
 }
 
-/* A wrapper taking and returning __half where the ABI has uint16_t. */
-static void half_wrapper(const udfkit_spec *s, udfkit_buf *out)
+/* A wrapper taking and returning the values' own types (__half) where the ABI has their bits. */
+static void bits_wrapper(const udfkit_spec *s, udfkit_buf *out)
 {
     const udfkit_signature *sig = &s->sig;
-    bool half_ret = sig->ret.scalar == UDFKIT_FLOAT16 && !sig->ret.pointer;
+    const udfkit_kind_row *ret = as_bits(sig->ret);
     udfkit_buf_puts(out, "static __device__ __forceinline__ ");
-    if (half_ret)
-        udfkit_buf_puts(out, "__half");
+    if (ret)
+        udfkit_buf_puts(out, ret->bits_type);
     else
         udfkit_type_c(sig->ret, out);
     udfkit_buf_printf(out, " %s(", s->c_name);
     for (size_t i = 0; i < sig->nparams; i++) {
-        bool h = sig->params[i].scalar == UDFKIT_FLOAT16 && !sig->params[i].pointer;
+        const udfkit_kind_row *p = as_bits(sig->params[i]);
         if (i)
             udfkit_buf_puts(out, ", ");
-        if (h)
-            udfkit_buf_puts(out, "__half");
+        if (p)
+            udfkit_buf_puts(out, p->bits_type);
         else
             udfkit_type_c(sig->params[i], out);
         udfkit_buf_printf(out, " __udfkit_a%zu", i); /* reserved: no user macro can take it */
     }
     udfkit_buf_puts(out, ")\n{\n    ");
-    bool is_void = sig->ret.scalar == UDFKIT_VOID && !sig->ret.pointer;
-    if (!is_void)
-        udfkit_buf_puts(out, half_ret ? "return __ushort_as_half(" : "return ");
+    if (udfkit_kind_info(sig->ret.kind)->flags & UDFKIT_KIND_VALUE || sig->ret.pointer)
+        udfkit_buf_printf(out, "return %s%s", ret ? ret->from_bits : "", ret ? "(" : "");
     udfkit_buf_printf(out, "::%s(", s->c_name);
     for (size_t i = 0; i < sig->nparams; i++) {
-        bool h = sig->params[i].scalar == UDFKIT_FLOAT16 && !sig->params[i].pointer;
-        udfkit_buf_printf(out, "%s%s%s%zu%s", i ? ", " : "", h ? "__half_as_ushort(" : "", "__udfkit_a", i, h ? ")" : "");
+        const udfkit_kind_row *p = as_bits(sig->params[i]);
+        udfkit_buf_printf(out, "%s%s%s__udfkit_a%zu%s", i ? ", " : "", p ? p->to_bits : "", p ? "(" : "", i, p ? ")" : "");
     }
-    udfkit_buf_puts(out, half_ret ? "));\n}\n" : ");\n}\n");
+    udfkit_buf_puts(out, ret ? "));\n}\n" : ");\n}\n");
 }
 
 /* One function into the header's parts; each c_name once. */
@@ -101,8 +107,8 @@ static udfkit_rc add_function(header_parts *h, const udfkit_spec *s, const char 
     udfkit_signature_c_prototype(&s->sig, s->c_name, &proto);
     udfkit_buf_printf(&h->markers, " *   udfkit-udf %s %s\n", s->c_name, sig.data);
     udfkit_buf_printf(&h->protos, "__device__ %s;\n", proto.data);
-    if (has_half(&s->sig))
-        half_wrapper(s, &h->halves);
+    if (has_bits(&s->sig))
+        bits_wrapper(s, &h->halves);
     udfkit_buf_printf(&h->table, "        {\"%s\", \"%s\", \"%s\"},\n", s->c_name, sig.data, proto.data);
     udfkit_buf_free(&sig);
     udfkit_buf_free(&proto);

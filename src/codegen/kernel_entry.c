@@ -6,35 +6,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const template_names[] = {
-    [UDFKIT_KERNEL_MAP] = "map",
-    [UDFKIT_KERNEL_FILTER] = "filter",
-    [UDFKIT_KERNEL_REDUCE] = "reduce",
-    [UDFKIT_KERNEL_NULLABLE_MAP] = "nullable_map",
-    [UDFKIT_KERNEL_NULLABLE_FILTER] = "nullable_filter",
-    [UDFKIT_KERNEL_NULLABLE_REDUCE] = "nullable_reduce",
-    [UDFKIT_KERNEL_INCLUSIVE_SCAN] = "inclusive_scan",
-    [UDFKIT_KERNEL_EXCLUSIVE_SCAN] = "exclusive_scan",
-    [UDFKIT_KERNEL_REDUCE_BY_KEY] = "reduce_by_key",
-    [UDFKIT_KERNEL_TRANSFORM_REDUCE] = "transform_reduce",
-    [UDFKIT_KERNEL_SEGMENTED_REDUCE] = "segmented_reduce",
-    [UDFKIT_KERNEL_SORT] = "sort",
-};
-
 const char *udfkit_kernel_template_name(udfkit_kernel_template t)
 {
-    return template_names[t];
+    return udfkit_template_info(t)->name;
+}
+
+const udfkit_template_row *udfkit_kernel_entry_row(const udfkit_kernel_entry *e)
+{
+    return udfkit_template_info(e->tpl);
 }
 
 void udfkit_kernel_entry_suffix(const udfkit_kernel_entry *e, udfkit_buf *out)
 {
     udfkit_buf_puts(out, e->c_name);
-    if (e->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY)
-        udfkit_buf_printf(out, "_by_%s", udfkit_scalar_name(e->key));
-    else if (e->tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE)
+    if (e->word)
+        udfkit_buf_puts(out, e->word->suffix);
+    else if (udfkit_kernel_entry_row(e)->extra == UDFKIT_EXTRA_KEY)
+        udfkit_buf_printf(out, "_by_%s", udfkit_kind_name(e->key));
+    else if (udfkit_kernel_entry_row(e)->extra == UDFKIT_EXTRA_FUNCTION)
         udfkit_buf_printf(out, "_%s", e->op_name);
-    else if (e->tpl == UDFKIT_KERNEL_FILTER && e->filter_out != UDFKIT_FILTER_INDICES)
-        udfkit_buf_puts(out, e->filter_out == UDFKIT_FILTER_VALUES ? "_values" : "_indices32");
 }
 
 static const char *skip_space(const char *p)
@@ -55,22 +45,58 @@ static char *identifier_at(const char *p, const char **end)
     return q == p ? NULL : strndup(p, (size_t)(q - p));
 }
 
-/* reduce_by_key's K: an integer type, the keys' column. */
-static udfkit_rc parse_key(const char *text, const char *key, udfkit_kernel_entry *out)
+/* The keys' type of an entry with UDFKIT_EXTRA_KEY (reduce_by_key's K): a kind with the row's
+ * key_flags. */
+static udfkit_rc parse_key(const udfkit_template_row *row, const char *text, const char *key, udfkit_kernel_entry *out)
 {
     udfkit_type t;
-    if (!key)
-        return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
-                           "kernel entry '%s': reduce_by_key takes the op and the keys' type: reduce_by_key(op, K), "
-                           "e.g. reduce_by_key(add, int32)",
-                           text);
-    if (!udfkit_type_parse(key, &t) || t.pointer || t.nullable || t.scalar < UDFKIT_INT8 || t.scalar > UDFKIT_UINT64)
-        return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
-                           "kernel entry '%s': reduce_by_key's keys are an integer type (int8, int16, int32, int64, "
-                           "uint8, uint16, uint32, uint64), not '%s'",
-                           text, key);
-    out->key = t.scalar;
+    if (!udfkit_type_parse(key, &t) || t.pointer || t.nullable || (udfkit_kind_info(t.kind)->flags & row->key_flags) != row->key_flags) {
+        udfkit_buf kinds = UDFKIT_BUF_INIT;
+        for (int k = 0; k < UDFKIT_KIND_COUNT; k++)
+            if ((udfkit_kind_info((udfkit_kind)k)->flags & row->key_flags) == row->key_flags)
+                udfkit_buf_printf(&kinds, "%s%s", kinds.size ? ", " : "", udfkit_kind_name((udfkit_kind)k));
+        udfkit_rc rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s': %s's keys are %s (%s), not '%s'", text,
+                                   row->name, row->key_flags & UDFKIT_KIND_INTEGER ? "an integer type" : "of a type",
+                                   kinds.data, key);
+        udfkit_buf_free(&kinds);
+        return rc;
+    }
+    out->key = t.kind;
     return UDFKIT_RC_OK;
+}
+
+/* What follows the function: nothing, one of the row's words, a type or a second function. */
+static udfkit_rc parse_extra(const char *text, const char *tpl, char **option, udfkit_kernel_entry *out)
+{
+    const udfkit_template_row *row = udfkit_kernel_entry_row(out);
+    if (row->extra == UDFKIT_EXTRA_KEY || row->extra == UDFKIT_EXTRA_FUNCTION) {
+        if (!*option)
+            return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s': %s", text, row->extra_help);
+        if (row->extra == UDFKIT_EXTRA_KEY)
+            return parse_key(row, text, *option, out);
+        out->op_name = *option;
+        *option = NULL;
+        return UDFKIT_RC_OK;
+    }
+    if (!*option)
+        return UDFKIT_RC_OK;
+    if (row->extra != UDFKIT_EXTRA_WORD)
+        return udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s': %s takes no option ('%s')", text, tpl, *option);
+    udfkit_buf words = UDFKIT_BUF_INIT;
+    for (const udfkit_template_word *w = row->words; w->word; w++) {
+        if (strcmp(w->word, *option) == 0) {
+            out->word = w;
+            out->nullify = w->nullify;
+            out->filter_out = w->filter_out;
+            udfkit_buf_free(&words);
+            return UDFKIT_RC_OK;
+        }
+        udfkit_buf_printf(&words, "%s%s", w == row->words ? "" : ", or ", w->help);
+    }
+    udfkit_rc rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s': unknown option '%s' (%s takes %s)", text,
+                               *option, tpl, words.data);
+    udfkit_buf_free(&words);
+    return rc;
 }
 
 udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out)
@@ -96,57 +122,18 @@ udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out)
     if (!well_formed) {
         rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
                          "kernel entry '%s' is not of the form template(c_name), e.g. map(f)", text);
+    } else if (!udfkit_template_find(tpl, strlen(tpl), &out->tpl)) {
+        udfkit_buf names = UDFKIT_BUF_INIT;
+        udfkit_template_list(&names);
+        rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "unknown kernel template '%s' in '%s' (templates: %s)", tpl, text,
+                         names.data);
+        udfkit_buf_free(&names);
     } else {
-        size_t t = 0;
-        while (t < sizeof template_names / sizeof *template_names && strcmp(template_names[t], tpl) != 0)
-            t++;
-        if (t == sizeof template_names / sizeof *template_names)
-            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
-                             "unknown kernel template '%s' in '%s' (templates: map, filter, reduce, nullable_map, "
-                             "nullable_filter, nullable_reduce, inclusive_scan, exclusive_scan, reduce_by_key, "
-                             "transform_reduce, segmented_reduce, sort)",
-                             tpl, text);
-        out->tpl = (udfkit_kernel_template)t;
-    }
-    if (!rc && out->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY)
-        rc = parse_key(text, option, out);
-    else if (!rc && out->tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE) {
-        if (!option)
-            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
-                             "kernel entry '%s': transform_reduce takes the function and the op: "
-                             "transform_reduce(f, op), e.g. transform_reduce(square, add)",
-                             text);
-        out->op_name = option;
-        option = NULL;
-    } else if (!rc && option) {
-        if (out->tpl == UDFKIT_KERNEL_NULLABLE_MAP && strcmp(option, "nullify") == 0)
-            out->nullify = true;
-        else if (out->tpl == UDFKIT_KERNEL_NULLABLE_MAP)
-            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
-                             "kernel entry '%s': unknown option '%s' (nullable_map takes 'nullify': rows the UDF "
-                             "fails become nulls)",
-                             text, option);
-        else if (out->tpl == UDFKIT_KERNEL_FILTER && strcmp(option, "indices32") == 0)
-            out->filter_out = UDFKIT_FILTER_INDICES32;
-        else if (out->tpl == UDFKIT_KERNEL_FILTER && strcmp(option, "values") == 0)
-            out->filter_out = UDFKIT_FILTER_VALUES;
-        else if (out->tpl == UDFKIT_KERNEL_FILTER)
-            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
-                             "kernel entry '%s': unknown option '%s' (filter takes 'indices32': 32-bit row numbers, "
-                             "or 'values': the kept rows' values of every input)",
-                             text, option);
-        else
-            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s': %s takes no option ('%s')", text, tpl,
-                             option);
+        rc = parse_extra(text, tpl, &option, out);
     }
     free(option);
     free(tpl);
     return rc;
-}
-
-static bool is_type(udfkit_type t, udfkit_scalar s)
-{
-    return t.scalar == s && !t.pointer;
 }
 
 /* The signature does not fit: "kernel entry 'map(f)': 'f' is void(float32), but ...". */
@@ -201,7 +188,7 @@ static udfkit_rc check_outputs(const udfkit_kernel_entry *e)
     for (size_t i = inputs; !why && i < s->nparams; i++)
         if (!s->params[i].pointer)
             why = "a map with outputs takes its inputs first, then only its outputs (O1*, ..., Ok*)";
-        else if (s->params[i].scalar == UDFKIT_VOID)
+        else if (s->params[i].kind == UDFKIT_VOID)
             why = "a map's outputs point to values (void* is no column type)";
     return why ? mismatch(e, why) : UDFKIT_RC_OK;
 }
@@ -211,7 +198,7 @@ static udfkit_rc check_op(const udfkit_kernel_entry *e, const udfkit_signature *
 {
     udfkit_buf why = UDFKIT_BUF_INIT;
     const char *tpl = udfkit_kernel_template_name(e->tpl);
-    if (t_known && (t.pointer || is_type(t, UDFKIT_VOID)))
+    if (t_known && (t.pointer || udfkit_type_is(t, UDFKIT_VOID)))
         udfkit_buf_printf(&why, "%s needs T(T, T) with T a value, not void or a pointer", tpl);
     else if (s->nparams != 2 || !udfkit_type_equal(s->params[0], t) || !udfkit_type_equal(s->params[1], t))
         udfkit_buf_printf(&why, "%s needs T(T, T): two parameters of the type it returns", tpl);
@@ -226,12 +213,12 @@ static udfkit_rc check_op(const udfkit_kernel_entry *e, const udfkit_signature *
 static udfkit_rc check_less(const udfkit_kernel_entry *e, const udfkit_signature *s)
 {
     const char *why = NULL;
-    if (s->has_return && !is_type(s->ret, UDFKIT_BOOL))
+    if (s->has_return && !udfkit_type_is(s->ret, UDFKIT_BOOL))
         why = "sort needs a comparator bool(T, T), true where the first value goes before the second: it must "
               "return bool";
     else if (s->nparams != 2 || !udfkit_type_equal(s->params[0], s->params[1]))
         why = "sort needs a comparator bool(T, T): two parameters of the type it sorts";
-    else if (s->params[0].pointer || is_type(s->params[0], UDFKIT_VOID))
+    else if (s->params[0].pointer || udfkit_type_is(s->params[0], UDFKIT_VOID))
         why = "sort needs a comparator bool(T, T) with T a value, not void or a pointer";
     return why ? mismatch(e, why) : UDFKIT_RC_OK;
 }
@@ -259,7 +246,7 @@ static udfkit_rc bind_transform_reduce(udfkit_kernel_entry *e, const udfkit_spec
 {
     const udfkit_signature *f = &e->fn->sig;
     udfkit_rc rc = UDFKIT_RC_OK;
-    if (f->has_return && (f->ret.pointer || is_type(f->ret, UDFKIT_VOID)))
+    if (f->has_return && (f->ret.pointer || udfkit_type_is(f->ret, UDFKIT_VOID)))
         return mismatch(e, "transform_reduce needs f: T(A1..An) with T a value, not void or a pointer");
     if ((rc = check_elementwise(e)))
         return rc;
@@ -268,7 +255,7 @@ static udfkit_rc bind_transform_reduce(udfkit_kernel_entry *e, const udfkit_spec
     const udfkit_signature *op = &e->op->sig;
     udfkit_type t = f->has_return ? f->ret : op->ret;
     bool fits = (op->has_return || return_may_be_unknown) && op->nparams == 2 && !t.pointer &&
-                !is_type(t, UDFKIT_VOID) && udfkit_type_equal(op->params[0], t) &&
+                !udfkit_type_is(t, UDFKIT_VOID) && udfkit_type_equal(op->params[0], t) &&
                 udfkit_type_equal(op->params[1], t) && (!op->has_return || udfkit_type_equal(op->ret, t)) &&
                 !udfkit_signature_nullable(op);
     if (fits)
@@ -293,77 +280,82 @@ size_t udfkit_kernel_map_inputs(const udfkit_signature *s)
     return n;
 }
 
+/* UDFKIT_SHAPE_MAP: R(A1..An) with R a value, or void(A1..An, O1*, ..., Ok*). */
+static udfkit_rc check_map(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count, bool return_may_be_unknown)
+{
+    (void)fns, (void)count, (void)return_may_be_unknown;
+    const udfkit_signature *s = &e->fn->sig;
+    if (s->has_return && udfkit_type_is(s->ret, UDFKIT_VOID))
+        return check_outputs(e);
+    if (s->has_return && s->ret.pointer)
+        return mismatch(e, "map needs R(A1..An) with R a value, not a pointer");
+    return check_elementwise(e);
+}
+
+/* UDFKIT_SHAPE_PREDICATE: bool(A1..An) (or bool? where the row takes nullable types). */
+static udfkit_rc check_predicate(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count,
+                                 bool return_may_be_unknown)
+{
+    (void)fns, (void)count, (void)return_may_be_unknown;
+    const udfkit_template_row *row = udfkit_kernel_entry_row(e);
+    const udfkit_signature *s = &e->fn->sig;
+    if (!s->has_return || udfkit_type_is(s->ret, UDFKIT_BOOL))
+        return check_elementwise(e);
+    udfkit_buf why = UDFKIT_BUF_INIT;
+    udfkit_buf_printf(&why, "%s needs %s", row->name, row->predicate);
+    udfkit_rc rc = mismatch(e, why.data);
+    udfkit_buf_free(&why);
+    return rc;
+}
+
+/* UDFKIT_SHAPE_OP: T(T, T); where the return type is unknown, T is its first parameter's. */
+static udfkit_rc check_op_shape(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count,
+                                bool return_may_be_unknown)
+{
+    (void)fns, (void)count, (void)return_may_be_unknown;
+    const udfkit_signature *s = &e->fn->sig;
+    bool t_known = s->has_return || s->nparams;
+    return check_op(e, s, t_known, s->has_return || !s->nparams ? s->ret : s->params[0]);
+}
+
+static udfkit_rc check_less_shape(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count,
+                                  bool return_may_be_unknown)
+{
+    (void)fns, (void)count, (void)return_may_be_unknown;
+    return check_less(e, &e->fn->sig);
+}
+
+typedef udfkit_rc (*shape_check)(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count,
+                                 bool return_may_be_unknown);
+static const shape_check shape_checks[UDFKIT_SHAPE_COUNT] = {
+    [UDFKIT_SHAPE_MAP] = check_map,
+    [UDFKIT_SHAPE_PREDICATE] = check_predicate,
+    [UDFKIT_SHAPE_OP] = check_op_shape,
+    [UDFKIT_SHAPE_TRANSFORM] = bind_transform_reduce,
+    [UDFKIT_SHAPE_LESS] = check_less_shape,
+};
+
 udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count,
                                    bool return_may_be_unknown)
 {
     udfkit_rc rc = UDFKIT_RC_OK;
     if (!(e->fn = find_function(e, e->c_name, fns, count, &rc)))
         return rc;
+    const udfkit_template_row *row = udfkit_kernel_entry_row(e);
     const udfkit_signature *s = &e->fn->sig;
     if (!s->has_return && !return_may_be_unknown)
         return mismatch(e, "its return type is not declared; give one in the spec");
-    /* Where the return type is unknown, reduce's T is its first parameter's type. */
-    bool t_known = s->has_return || s->nparams;
-    udfkit_type t = s->has_return || !s->nparams ? s->ret : s->params[0];
-    /* map, filter, reduce and the scans pass dense arrays: a null has no place in them. */
-    bool dense = e->tpl == UDFKIT_KERNEL_MAP || e->tpl == UDFKIT_KERNEL_FILTER || e->tpl == UDFKIT_KERNEL_REDUCE ||
-                 e->tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || e->tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
-                 e->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY || e->tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE ||
-                 e->tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE || e->tpl == UDFKIT_KERNEL_SORT;
-    if (dense && udfkit_signature_nullable(s)) {
+    if (row->refuses_nullable && udfkit_signature_nullable(s)) {
         udfkit_buf why = UDFKIT_BUF_INIT;
-        const char *tpl = udfkit_kernel_template_name(e->tpl);
-        udfkit_buf_printf(&why, "%s takes no nullable (T?) types: it passes dense columns, with no validity", tpl);
-        if (e->tpl == UDFKIT_KERNEL_MAP || e->tpl == UDFKIT_KERNEL_FILTER || e->tpl == UDFKIT_KERNEL_REDUCE)
-            udfkit_buf_printf(&why, "; use nullable_%s(%s), whose columns come with validity bitmaps", tpl, e->c_name);
+        udfkit_buf_printf(&why, "%s %s", row->name, row->refuses_nullable);
+        /* Templates over dense columns name their twin over nullable ones. */
+        if (row->twin)
+            udfkit_buf_printf(&why, "; use %s(%s), whose columns come with validity bitmaps", row->twin, e->c_name);
         rc = mismatch(e, why.data);
         udfkit_buf_free(&why);
         return rc;
     }
-    switch (e->tpl) {
-    case UDFKIT_KERNEL_NULLABLE_MAP:
-    case UDFKIT_KERNEL_MAP:
-        if (s->has_return && is_type(s->ret, UDFKIT_VOID))
-            rc = check_outputs(e);
-        else if (s->has_return && s->ret.pointer)
-            rc = mismatch(e, "map needs R(A1..An) with R a value, not a pointer");
-        else
-            rc = check_elementwise(e);
-        break;
-    case UDFKIT_KERNEL_FILTER:
-        if (s->has_return && !is_type(s->ret, UDFKIT_BOOL))
-            rc = mismatch(e, "filter needs a predicate bool(A1..An)");
-        else
-            rc = check_elementwise(e);
-        break;
-    case UDFKIT_KERNEL_NULLABLE_FILTER:
-        if (s->has_return && !is_type(s->ret, UDFKIT_BOOL))
-            rc = mismatch(e, "nullable_filter needs a predicate bool(A1..An) or bool?(A1..An)");
-        else
-            rc = check_elementwise(e);
-        break;
-    case UDFKIT_KERNEL_NULLABLE_REDUCE:
-        if (udfkit_signature_nullable(s)) {
-            rc = mismatch(e, "nullable_reduce skips nulls and combines valid values only: op is T(T, T), with no "
-                             "nullable (T?) types");
-            break;
-        }
-        /* fall through */
-    case UDFKIT_KERNEL_REDUCE:
-    case UDFKIT_KERNEL_INCLUSIVE_SCAN:
-    case UDFKIT_KERNEL_EXCLUSIVE_SCAN:
-    case UDFKIT_KERNEL_REDUCE_BY_KEY:
-    case UDFKIT_KERNEL_SEGMENTED_REDUCE:
-        rc = check_op(e, s, t_known, t);
-        break;
-    case UDFKIT_KERNEL_TRANSFORM_REDUCE:
-        rc = bind_transform_reduce(e, fns, count, return_may_be_unknown);
-        break;
-    case UDFKIT_KERNEL_SORT:
-        rc = check_less(e, s);
-        break;
-    }
-    return rc;
+    return shape_checks[row->shape](e, fns, count, return_may_be_unknown);
 }
 
 void udfkit_kernel_entry_free(udfkit_kernel_entry *e)

@@ -6,7 +6,7 @@
 #include "base/templates.h"
 #include "base/types.h"
 #include "codegen/kernel_rows.h"
-#include "codegen/template.h"
+#include "base/template.h"
 #include "frontend/exporter.h"
 
 /* For UDFKIT_RUNTIME_ABI_VERSION: the launchers check at load that the runtime they are
@@ -27,261 +27,6 @@ static void element_args(const udfkit_kernel_entry *e, udfkit_buf *out)
             udfkit_buf_printf(out, "%sa%zu[i]", i ? ", " : "", i + 1);
         else
             udfkit_buf_printf(out, ", &out%zu[i]", i - inputs + 1);
-}
-
-/* SPEC.md's launcher signature, without the ';'; a SLOTS library's takes its instance first. */
-static void launcher_prototype(const char *name, bool slotted, const udfkit_kernel_entry *e, udfkit_buf *out)
-{
-    const udfkit_signature *s = &e->fn->sig;
-    udfkit_buf_printf(out, "udfkit_status %s_%s_", name, udfkit_kernel_template_name(e->tpl));
-    udfkit_kernel_entry_suffix(e, out);
-    udfkit_buf_puts(out, "(");
-    if (slotted)
-        udfkit_buf_printf(out, "%s_instance *inst, ", name);
-    udfkit_buf_puts(out, e->tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE ? "udfkit_stream s, size_t segments, "
-                                                                   : "udfkit_stream s, size_t n, ");
-    switch (e->tpl) {
-    case UDFKIT_KERNEL_MAP:
-    case UDFKIT_KERNEL_NULLABLE_MAP:
-        udfkit_rows_inputs(e, false, out);
-        udfkit_buf_puts(out, ", ");
-        udfkit_rows_outputs(e, false, out);
-        udfkit_buf_puts(out, e->tpl == UDFKIT_KERNEL_MAP ? ")" : ", uint64_t *null_count)");
-        break;
-    case UDFKIT_KERNEL_FILTER:
-        udfkit_rows_inputs(e, false, out);
-        udfkit_buf_puts(out, ", ");
-        udfkit_rows_filter_outputs(e, false, out);
-        udfkit_buf_puts(out, ", uint64_t *count)");
-        break;
-    case UDFKIT_KERNEL_NULLABLE_FILTER:
-        udfkit_rows_inputs(e, false, out);
-        udfkit_buf_puts(out, ", uint64_t *indices, uint64_t *count)");
-        break;
-    case UDFKIT_KERNEL_REDUCE:
-    case UDFKIT_KERNEL_NULLABLE_REDUCE: {
-        udfkit_type t = {s->ret.scalar, false, false};
-        udfkit_buf_puts(out, "const ");
-        udfkit_type_c(t, out);
-        udfkit_buf_puts(out, e->tpl == UDFKIT_KERNEL_REDUCE ? " *in, " : " *in, udfkit_mask m, ");
-        udfkit_type_c(t, out);
-        udfkit_buf_puts(out, " init, ");
-        udfkit_type_c(t, out);
-        udfkit_buf_puts(out, e->tpl == UDFKIT_KERNEL_REDUCE ? " *out)" : " *out, uint64_t *valid_count)");
-        break;
-    }
-    case UDFKIT_KERNEL_INCLUSIVE_SCAN:
-    case UDFKIT_KERNEL_EXCLUSIVE_SCAN: {
-        udfkit_type t = {s->ret.scalar, false, false};
-        udfkit_buf_puts(out, "const ");
-        udfkit_type_c(t, out);
-        udfkit_buf_puts(out, " *in, ");
-        if (e->tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN) {
-            udfkit_type_c(t, out);
-            udfkit_buf_puts(out, " init, ");
-        }
-        udfkit_type_c(t, out);
-        udfkit_buf_puts(out, " *out)");
-        break;
-    }
-    case UDFKIT_KERNEL_SEGMENTED_REDUCE: {
-        udfkit_type t = {s->ret.scalar, false, false};
-        udfkit_buf_puts(out, "const uint64_t *offsets, const ");
-        udfkit_type_c(t, out);
-        udfkit_buf_puts(out, " *in, ");
-        udfkit_type_c(t, out);
-        udfkit_buf_puts(out, " init, ");
-        udfkit_type_c(t, out);
-        udfkit_buf_puts(out, " *out)");
-        break;
-    }
-    case UDFKIT_KERNEL_TRANSFORM_REDUCE: {
-        udfkit_type t = {(s->has_return ? s->ret : e->op->sig.ret).scalar, false, false};
-        udfkit_rows_inputs(e, false, out);
-        udfkit_buf_puts(out, ", ");
-        udfkit_type_c(t, out);
-        udfkit_buf_puts(out, " init, ");
-        udfkit_type_c(t, out);
-        udfkit_buf_puts(out, " *out)");
-        break;
-    }
-    case UDFKIT_KERNEL_REDUCE_BY_KEY: {
-        udfkit_type t = {s->ret.scalar, false, false}, k = {e->key, false, false};
-        udfkit_buf_puts(out, "const ");
-        udfkit_type_c(k, out);
-        udfkit_buf_puts(out, " *keys, const ");
-        udfkit_type_c(t, out);
-        udfkit_buf_puts(out, " *in, ");
-        udfkit_type_c(k, out);
-        udfkit_buf_puts(out, " *unique_keys, ");
-        udfkit_type_c(t, out);
-        udfkit_buf_puts(out, " *out, uint64_t *runs)");
-        break;
-    }
-    case UDFKIT_KERNEL_SORT: {
-        udfkit_type t = {s->params[0].scalar, false, false};
-        udfkit_buf_puts(out, "const ");
-        udfkit_type_c(t, out);
-        udfkit_buf_puts(out, " *in, ");
-        udfkit_type_c(t, out);
-        udfkit_buf_puts(out, " *out, uint64_t *order)");
-        break;
-    }
-    }
-}
-
-/* sort's rows a thread, CUB's merge sort policy for sm_60 and later (tuning_merge_sort.cuh:
- * 256 threads of Nominal4BItemsToItems<T>(17) rows): 17 for T of 4 bytes or less, 68 / size
- * above. A tile is 256 times as many rows. */
-static size_t sort_items(const udfkit_kernel_entry *e)
-{
-    size_t size = udfkit_scalar_size(e->fn->sig.params[0].scalar);
-    return size <= 4 ? 17 : 17 * 4 / size;
-}
-
-/* What a launcher does, for the header. */
-static void launcher_doc(const udfkit_kernel_entry *e, udfkit_buf *out)
-{
-    udfkit_buf args = UDFKIT_BUF_INIT;
-    element_args(e, &args);
-    const char *f = e->c_name;
-    switch (e->tpl) {
-    case UDFKIT_KERNEL_MAP:
-        if (UDFKIT_MAP_HAS_OUTPUTS(&e->fn->sig))
-            udfkit_buf_printf(out, "/* map(%s): %s(%s) for i < n, writing %zu output columns. */\n", f, f, args.data,
-                              e->fn->sig.nparams - udfkit_kernel_map_inputs(&e->fn->sig));
-        else
-            udfkit_buf_printf(out, "/* map(%s): out[i] = %s(%s) for i < n. */\n", f, f, args.data);
-        break;
-    case UDFKIT_KERNEL_FILTER:
-        if (e->filter_out == UDFKIT_FILTER_VALUES)
-            udfkit_buf_printf(out,
-                              "/* filter(%s, values): the rows i < n where %s(%s) holds, in order: each input's\n"
-                              " * values of them into its out column (room for n rows each), and their number\n"
-                              " * into *count. */\n",
-                              f, f, args.data);
-        else
-            udfkit_buf_printf(out,
-                              "/* filter(%s%s): the rows i < n where %s(%s) holds, ascending,\n"
-                              " * into indices (room for n rows%s), and their number into *count.%s */\n",
-                              f, e->filter_out == UDFKIT_FILTER_INDICES32 ? ", indices32" : "", f, args.data,
-                              e->filter_out == UDFKIT_FILTER_INDICES32 ? ", 32-bit row numbers" : "",
-                              e->filter_out == UDFKIT_FILTER_INDICES32 ? "\n * n > 2^32 is UDFKIT_ERROR_INVALID_ARGUMENT." : "");
-        break;
-    case UDFKIT_KERNEL_REDUCE:
-        udfkit_buf_printf(out,
-                          "/* reduce(%s): *out = init combined by %s with in[0], ..., in[n - 1], in this order\n"
-                          " * (%s must be associative; it need not commute); init where n = 0. */\n",
-                          f, f, f);
-        break;
-    case UDFKIT_KERNEL_NULLABLE_MAP:
-        udfkit_buf_printf(out,
-                          "/* nullable_map(%s%s): %s over rows i < n where %s, writing %zu output column%s with\n"
-                          " * validity bitmaps (ceil(n / 8) bytes each, from bit 0) and, where null_count is not\n"
-                          " * NULL, each output's number of nulls into null_count[j] (device memory). */\n",
-                          f, e->nullify ? ", nullify" : "", f,
-                          udfkit_signature_nullable(&e->fn->sig) ? "no input without a T? parameter is null"
-                                                                 : "every input is valid",
-                          udfkit_rows_output_count(e), udfkit_rows_output_count(e) > 1 ? "s" : "");
-        break;
-    case UDFKIT_KERNEL_NULLABLE_FILTER:
-        udfkit_buf_printf(out,
-                          "/* nullable_filter(%s): the rows i < n where %s is valid and true, ascending, into\n"
-                          " * indices (room for n rows), and their number into *count. */\n",
-                          f, f);
-        break;
-    case UDFKIT_KERNEL_NULLABLE_REDUCE:
-        udfkit_buf_printf(out,
-                          "/* nullable_reduce(%s): *out = init combined by %s with the valid rows of in, in order,\n"
-                          " * nulls skipped; where valid_count is not NULL, *valid_count = their number. */\n",
-                          f, f);
-        break;
-    case UDFKIT_KERNEL_INCLUSIVE_SCAN:
-        udfkit_buf_printf(out,
-                          "/* inclusive_scan(%s): out[i] = in[0] %s ... %s in[i] for i < n, combined in order (%s\n"
-                          " * must be associative; it need not commute). in and out may be the same array. */\n",
-                          f, f, f, f);
-        break;
-    case UDFKIT_KERNEL_EXCLUSIVE_SCAN:
-        udfkit_buf_printf(out,
-                          "/* exclusive_scan(%s): out[0] = init, out[i] = init %s in[0] %s ... %s in[i - 1] for\n"
-                          " * i < n, combined in order (%s must be associative; it need not commute). in and out\n"
-                          " * may be the same array. */\n",
-                          f, f, f, f, f);
-        break;
-    case UDFKIT_KERNEL_SEGMENTED_REDUCE:
-        udfkit_buf_printf(out,
-                          "/* segmented_reduce(%s): out[k] = init combined by %s with in[offsets[k]], ...,\n"
-                          " * in[offsets[k + 1] - 1] in order, for k < segments (offsets holds segments + 1 row\n"
-                          " * numbers, ascending); init for an empty segment (%s must be associative; it need not\n"
-                          " * commute). */\n",
-                          f, f, f);
-        break;
-    case UDFKIT_KERNEL_TRANSFORM_REDUCE:
-        udfkit_buf_printf(out,
-                          "/* transform_reduce(%s, %s): *out = init %s %s(%s) for i = 0, ..., n - 1, combined in\n"
-                          " * order, in one pass (%s must be associative; it need not commute); init where n = 0. */\n",
-                          f, e->op_name, e->op_name, f, args.data, e->op_name);
-        break;
-    case UDFKIT_KERNEL_REDUCE_BY_KEY:
-        udfkit_buf_printf(out,
-                          "/* reduce_by_key(%s, %s): for each run of equal consecutive keys[i], i < n, its key into\n"
-                          " * unique_keys[r] and its values combined by %s in row order into out[r] (%s must be\n"
-                          " * associative; it need not commute); the number of runs into *runs (device memory). */\n",
-                          f, udfkit_scalar_name(e->key), f, f);
-        break;
-    case UDFKIT_KERNEL_SORT:
-        udfkit_buf_printf(out,
-                          "/* sort(%s): in[0], ..., in[n - 1] into out in the order %s gives (%s(a, b): a goes\n"
-                          " * before b; a strict weak order), stable: rows %s leaves equivalent keep their input\n"
-                          " * order. Where order is not NULL, order[i] = the row of in that out[i] came from. in\n"
-                          " * and out may be the same array (a sort in place); order overlaps neither. Takes\n"
-                          " * n * sizeof(T) bytes of temporary memory (n * 8 more with order) in stream order.\n"
-                          " * A failing %s is recorded at the first row of the tile of %zu rows it failed in\n"
-                          " * (the first pass compares each row of a tile of two or more), else at the first row\n"
-                          " * of the span a merge pass merged; out and order are then unspecified. */\n",
-                          f, f, f, f, f, 256 * sort_items(e));
-        break;
-    }
-    udfkit_buf_free(&args);
-}
-
-/* How many kernels of its own an entry's launcher uses: map, filter and segmented_reduce
- * one, the others two (filters also the init, nullable filters the scan they share;
- * nullable_map a second kernel for inputs without bitmaps). */
-static size_t kernel_count(udfkit_kernel_template tpl)
-{
-    if (tpl == UDFKIT_KERNEL_SORT)
-        return 5; /* block sorts of keys, of keys and rows; the merge passes' partition and merges */
-    return tpl == UDFKIT_KERNEL_MAP || tpl == UDFKIT_KERNEL_FILTER || tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE ? 1 : 2;
-}
-
-/* Whether the entry's launcher gives each block a chunk of rows (udfkit_<name>_chunks). */
-static bool chunked_template(udfkit_kernel_template tpl)
-{
-    return tpl == UDFKIT_KERNEL_NULLABLE_FILTER || tpl == UDFKIT_KERNEL_REDUCE || tpl == UDFKIT_KERNEL_NULLABLE_REDUCE ||
-           tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE;
-}
-
-/* The kernels an entry uses, in the order of the launchers' name table. */
-static void kernel_names(const char *kernel, udfkit_kernel_template tpl, udfkit_buf *out)
-{
-    static const char *const suffixes[][5] = {
-        [UDFKIT_KERNEL_MAP] = {"", NULL},
-        [UDFKIT_KERNEL_FILTER] = {"", NULL},
-        [UDFKIT_KERNEL_REDUCE] = {"_partials", "_final"},
-        [UDFKIT_KERNEL_NULLABLE_MAP] = {"", "_dense"},
-        [UDFKIT_KERNEL_NULLABLE_FILTER] = {"_flags", "_write"},
-        [UDFKIT_KERNEL_NULLABLE_REDUCE] = {"_partials", "_final"},
-        [UDFKIT_KERNEL_INCLUSIVE_SCAN] = {"_init", "_scan"},
-        [UDFKIT_KERNEL_EXCLUSIVE_SCAN] = {"_init", "_scan"},
-        [UDFKIT_KERNEL_REDUCE_BY_KEY] = {"_init", "_reduce"},
-        [UDFKIT_KERNEL_TRANSFORM_REDUCE] = {"_partials", "_final"},
-        [UDFKIT_KERNEL_SEGMENTED_REDUCE] = {"", NULL},
-        [UDFKIT_KERNEL_SORT] = {"_block_keys", "_block_pairs", "_partition", "_merge_keys", "_merge_pairs"},
-    };
-    for (size_t i = 0; i < 5 && suffixes[tpl][i]; i++)
-        udfkit_buf_printf(out, "    \"%s%s\",\n", kernel, suffixes[tpl][i]);
 }
 
 /* What the entries add up to, section by section of the generated files. */
@@ -320,13 +65,14 @@ static void declare_udf(const udfkit_spec *fn, udfkit_strset *declared, udfkit_b
 
 /* The texts an entry's templates fill in. */
 typedef struct entry_texts {
+    const char *cuda;    /* the kernel's text: the row's, or one the rows chose */
     udfkit_buf kernel;   /* the kernel's name (the name table adds suffixes) */
     udfkit_buf params;   /* the kernel's input parameters (maps and filters) */
     udfkit_buf args;     /* what the kernels pass to the row functions */
     udfkit_buf dense;    /* nullable_map: the same with every mask empty (filter: its stencil), */
     udfkit_buf no_bits;  /*   and the launcher's test for no input bitmap */
     udfkit_buf ptrs;     /* the launcher's kernel arguments for the inputs */
-    udfkit_buf ret;      /* the UDF's return type as the C ABI spells it */
+    udfkit_buf ret;      /* T, the value type, as the C ABI spells it in CUDA */
     udfkit_buf fn;       /* what the kernels call for a row */
     udfkit_buf prefix;   /* maps: the prefix of their row functions */
     udfkit_buf outs;     /* maps: the kernel's output parameters, */
@@ -340,204 +86,64 @@ typedef struct entry_texts {
     char k[16];          /* maps: outputs, */
     char row_bytes[16];  /*   map: its inputs' bytes a row, */
     char inputs[16];     /*   and their number */
+    /* filter's texts by what it writes: 64-bit row numbers, 32-bit ones (R = unsigned, CUB's
+     * tile for 4-byte items, at most 2^32 rows) or values (of several columns selected as 64-bit
+     * row numbers, of one column the values themselves). */
+    const char *variant, *what, *row_t, *rows_check;
+    char filter_tile[16], filter_threads[16];
 } entry_texts;
 
-/* filter(p, values) of one column: its own kernel (filter_values.cu.in), selecting the values. */
-static bool one_column_values(const udfkit_kernel_entry *e)
+/* UDFKIT_ROWS_MAP: a map's row functions and its tile of inputs. */
+static void map_rows(const udfkit_kernel_entry *e, entry_texts *t)
 {
-    return e->tpl == UDFKIT_KERNEL_FILTER && e->filter_out == UDFKIT_FILTER_VALUES && udfkit_rows_input_count(e) == 1;
-}
-
-static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e, entry_texts *t)
-{
-    const udfkit_signature *s = &e->fn->sig;
-    udfkit_buf_printf(&t->kernel, "udfkit_%s_%s_", r->name, udfkit_kernel_template_name(e->tpl));
-    udfkit_kernel_entry_suffix(e, &t->kernel);
-    /* T: what the UDF returns (transform_reduce's f without one: op's), sort's values. */
-    udfkit_scalar value = e->tpl == UDFKIT_KERNEL_SORT ? s->params[0].scalar
-                          : s->has_return || !e->op   ? s->ret.scalar
-                                                      : e->op->sig.ret.scalar;
-    udfkit_exporter_abi_type((udfkit_type){value, false, false}, &t->ret);
-    switch (e->tpl) {
-    case UDFKIT_KERNEL_TRANSFORM_REDUCE: {
-        /* f's rows as a map's: its inputs loaded 4 rows at a time, its result computed. */
-        udfkit_kernel_entry as_map = *e;
-        as_map.tpl = UDFKIT_KERNEL_MAP;
-        udfkit_rows_inputs(e, true, &t->params);
-        udfkit_rows_input_args(e, false, &t->args);
-        udfkit_rows_input_args(e, true, &t->ptrs);
-        udfkit_buf_puts(&t->fn, e->c_name);
-        udfkit_buf_puts(&t->prefix, t->kernel.data);
-        udfkit_rows_map_functions(t->prefix.data, &as_map, &t->rows);
-        break;
+    const udfkit_template_row *row = udfkit_kernel_entry_row(e);
+    udfkit_rows_inputs(e, true, &t->params);
+    udfkit_rows_input_args(e, false, &t->args);
+    udfkit_rows_input_args(e, true, &t->ptrs);
+    udfkit_rows_outputs(e, true, &t->outs);
+    udfkit_rows_output_args(e, false, false, &t->out_vals);
+    udfkit_rows_output_args_at(e, "begin", &t->outs_at);
+    udfkit_rows_output_args(e, true, row->nullable, &t->out_ptrs);
+    if (row->nullable) {
+        udfkit_rows_dense_args(e, &t->dense);
+        udfkit_rows_no_bitmaps(e, &t->no_bits);
     }
-    case UDFKIT_KERNEL_REDUCE:
-    case UDFKIT_KERNEL_NULLABLE_REDUCE:
-    case UDFKIT_KERNEL_INCLUSIVE_SCAN:
-    case UDFKIT_KERNEL_EXCLUSIVE_SCAN:
-    case UDFKIT_KERNEL_REDUCE_BY_KEY:
-    case UDFKIT_KERNEL_SEGMENTED_REDUCE:
-    case UDFKIT_KERNEL_SORT:
-        /* Their templates take T, the kernel and the UDF's name; the columns are fixed. */
-        udfkit_buf_puts(&t->fn, e->c_name);
-        udfkit_buf_puts(&t->ptrs, "&in");
-        break;
-    case UDFKIT_KERNEL_FILTER:
-    case UDFKIT_KERNEL_NULLABLE_FILTER:
-        /* The template calls <kernel>_load(i, a1, ..., &x) and <kernel>_keep(i, x). */
-        udfkit_rows_inputs(e, true, &t->params);
-        udfkit_rows_input_args(e, false, &t->args);
-        udfkit_rows_input_args(e, true, &t->ptrs);
-        udfkit_buf_puts(&t->fn, t->kernel.data);
-        udfkit_rows_keep_function(t->fn.data, e, &t->rows);
-        if (e->tpl == UDFKIT_KERNEL_NULLABLE_FILTER)
-            break;
-        udfkit_rows_filter_outputs(e, true, &t->outs);
-        udfkit_rows_filter_output_args(e, &t->out_ptrs);
-        if (one_column_values(e))
-            break; /* filter_values.cu.in: the agent selects the column's values */
-        /* filter.cu.in: the agent selects row numbers, by the predicate over the stencil. */
-        const char *row_t = e->filter_out == UDFKIT_FILTER_INDICES32 ? "unsigned" : "unsigned long long";
-        udfkit_rows_stencil(t->fn.data, row_t, e, &t->rows);
-        udfkit_rows_stencil_init(t->fn.data, e, &t->dense);
-        udfkit_buf_printf(&t->items, "udfkit_detail::row_iterator<%s>{0}", row_t);
-        if (e->filter_out == UDFKIT_FILTER_VALUES) {
-            udfkit_rows_gather(t->fn.data, e, &t->rows);
-            udfkit_rows_gather_init(t->fn.data, e, &t->out_iter);
-        } else {
-            udfkit_buf_puts(&t->out_iter, "indices");
-        }
-        break;
-    case UDFKIT_KERNEL_MAP:
-    case UDFKIT_KERNEL_NULLABLE_MAP:
-        udfkit_rows_inputs(e, true, &t->params);
-        udfkit_rows_input_args(e, false, &t->args);
-        udfkit_rows_input_args(e, true, &t->ptrs);
-        udfkit_rows_outputs(e, true, &t->outs);
-        udfkit_rows_output_args(e, false, false, &t->out_vals);
-        udfkit_rows_output_args_at(e, "begin", &t->outs_at);
-        udfkit_rows_output_args(e, true, e->tpl == UDFKIT_KERNEL_NULLABLE_MAP, &t->out_ptrs);
-        if (e->tpl == UDFKIT_KERNEL_NULLABLE_MAP) {
-            udfkit_rows_dense_args(e, &t->dense);
-            udfkit_rows_no_bitmaps(e, &t->no_bits);
-        }
-        for (size_t j = 0; j < udfkit_rows_output_count(e); j++)
-            udfkit_buf_printf(&t->bits, j ? ", out%zu_bits" : (UDFKIT_MAP_HAS_OUTPUTS(s) ? "out%zu_bits" : "out_bits"),
-                              j + 1);
-        snprintf(t->k, sizeof t->k, "%zu", udfkit_rows_output_count(e));
-        udfkit_buf_puts(&t->fn, e->c_name);
-        udfkit_buf_puts(&t->prefix, t->kernel.data);
-        udfkit_rows_map_functions(t->prefix.data, e, &t->rows);
-        /* The tiles of map and of the dense nullable_map. */
-        size_t row_bytes = 0;
-        udfkit_rows_map_staged(t->prefix.data, e, &t->rows, &row_bytes);
-        snprintf(t->row_bytes, sizeof t->row_bytes, "%zu", row_bytes);
-        snprintf(t->inputs, sizeof t->inputs, "%zu", udfkit_rows_input_count(e));
-        break;
-    }
+    for (size_t j = 0; j < udfkit_rows_output_count(e); j++)
+        udfkit_buf_printf(&t->bits, j ? ", out%zu_bits" : (UDFKIT_MAP_HAS_OUTPUTS(&e->fn->sig) ? "out%zu_bits" : "out_bits"),
+                          j + 1);
+    snprintf(t->k, sizeof t->k, "%zu", udfkit_rows_output_count(e));
+    udfkit_buf_puts(&t->fn, e->c_name);
+    udfkit_buf_puts(&t->prefix, t->kernel.data);
+    udfkit_rows_map_functions(t->prefix.data, e, &t->rows);
+    /* The tiles of map and of the dense nullable_map. */
+    size_t row_bytes = 0;
+    udfkit_rows_map_staged(t->prefix.data, e, &t->rows, &row_bytes);
+    snprintf(t->row_bytes, sizeof t->row_bytes, "%zu", row_bytes);
+    snprintf(t->inputs, sizeof t->inputs, "%zu", udfkit_rows_input_count(e));
 }
 
-/* The CUDA and C templates of an entry. */
-static void entry_templates(const udfkit_kernel_entry *e, const char **cuda, const char **c)
+/* UDFKIT_ROWS_NULLABLE_FILTER: the template calls <kernel>_load(i, a1, ..., &x) and
+ * <kernel>_keep(i, x). */
+static void nullable_filter_rows(const udfkit_kernel_entry *e, entry_texts *t)
 {
-    switch (e->tpl) {
-    case UDFKIT_KERNEL_MAP:
-        *cuda = udfkit_tpl_kernel_map;
-        *c = udfkit_tpl_launcher_map;
-        break;
-    case UDFKIT_KERNEL_FILTER:
-        *cuda = one_column_values(e) ? udfkit_tpl_kernel_filter_values : udfkit_tpl_kernel_filter;
-        *c = udfkit_tpl_launcher_filter;
-        break;
-    case UDFKIT_KERNEL_NULLABLE_FILTER:
-        *cuda = udfkit_tpl_kernel_nullable_filter;
-        *c = udfkit_tpl_launcher_nullable_filter;
-        break;
-    case UDFKIT_KERNEL_REDUCE:
-        *cuda = udfkit_tpl_kernel_reduce;
-        *c = udfkit_tpl_launcher_reduce;
-        break;
-    case UDFKIT_KERNEL_NULLABLE_MAP:
-        *cuda = udfkit_tpl_kernel_nullable_map;
-        *c = udfkit_tpl_launcher_nullable_map;
-        break;
-    case UDFKIT_KERNEL_NULLABLE_REDUCE:
-        *cuda = udfkit_tpl_kernel_nullable_reduce;
-        *c = udfkit_tpl_launcher_nullable_reduce;
-        break;
-    case UDFKIT_KERNEL_INCLUSIVE_SCAN:
-    case UDFKIT_KERNEL_EXCLUSIVE_SCAN:
-        *cuda = udfkit_tpl_kernel_scan;
-        *c = udfkit_tpl_launcher_scan;
-        break;
-    case UDFKIT_KERNEL_TRANSFORM_REDUCE:
-        *cuda = udfkit_tpl_kernel_transform_reduce;
-        *c = udfkit_tpl_launcher_reduce;
-        break;
-    case UDFKIT_KERNEL_SEGMENTED_REDUCE:
-        *cuda = udfkit_tpl_kernel_segmented_reduce;
-        *c = udfkit_tpl_launcher_segmented_reduce;
-        break;
-    case UDFKIT_KERNEL_REDUCE_BY_KEY:
-        *cuda = udfkit_tpl_kernel_reduce_by_key;
-        *c = udfkit_tpl_launcher_reduce_by_key;
-        break;
-    case UDFKIT_KERNEL_SORT:
-        *cuda = udfkit_tpl_kernel_sort;
-        *c = udfkit_tpl_launcher_sort;
-        break;
-    }
+    udfkit_rows_inputs(e, true, &t->params);
+    udfkit_rows_input_args(e, false, &t->args);
+    udfkit_rows_input_args(e, true, &t->ptrs);
+    udfkit_buf_puts(&t->fn, t->kernel.data);
+    udfkit_rows_keep_function(t->fn.data, e, &t->rows);
 }
 
-/* The scan templates' texts: inclusive or exclusive, and CUB's tile for T's size, which
- * the kernel checks at build time (scan.cu.in). */
-typedef struct scan_texts {
-    const char *kind, *init_value, *init_arg, *key_name;
-    char init_t[64], init_param[80], tile_items[16], items[16], t_bytes[16], key[32];
-} scan_texts;
-
-static void scan_texts_fill(const udfkit_kernel_entry *e, const char *type, scan_texts *t)
+/* UDFKIT_ROWS_FILTER: the same, and what it writes. filter(p, values) of one column has its
+ * own kernel (filter_values.cu.in: the agent selects the column's values); filter.cu.in's
+ * agent selects row numbers, by the predicate over the stencil. */
+static void filter_rows(const udfkit_kernel_entry *e, entry_texts *t)
 {
-    bool inclusive = e->tpl != UDFKIT_KERNEL_EXCLUSIVE_SCAN;
-    t->kind = inclusive ? "inclusive" : "exclusive";
-    snprintf(t->init_t, sizeof t->init_t, "%s", inclusive ? "cub::NullType" : type);
-    snprintf(t->init_param, sizeof t->init_param, "%s%s%s", inclusive ? "" : ", ", inclusive ? "" : type,
-             inclusive ? "" : " init");
-    t->init_value = inclusive ? "cub::NullType()" : "init";
-    t->init_arg = inclusive ? "" : ", &init";
-    bool sort = e->tpl == UDFKIT_KERNEL_SORT;
-    /* cub::MemBoundScaling<128, 15, T>: 15 rows a thread for 4-byte T, 60 / size, at most 30. */
-    size_t size = udfkit_scalar_size(sort ? e->fn->sig.params[0].scalar : e->fn->sig.ret.scalar);
-    size_t items = 15 * 4 / (size ? size : 1), threads = sort ? 256 : 128;
-    items = items > 30 ? 30 : items < 1 ? 1 : items;
-    /* reduce_by_key: CUB's default, 6 rows a thread where key and value are 8 bytes or less. */
-    if (e->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY)
-        items = 6;
-    if (sort)
-        items = sort_items(e);
-    snprintf(t->items, sizeof t->items, "%zu", items);
-    snprintf(t->tile_items, sizeof t->tile_items, "%zu", threads * items);
-    snprintf(t->t_bytes, sizeof t->t_bytes, "%zu", size);
-    udfkit_buf k = UDFKIT_BUF_INIT;
-    udfkit_exporter_abi_type((udfkit_type){e->key, false, false}, &k);
-    snprintf(t->key, sizeof t->key, "%s", e->tpl == UDFKIT_KERNEL_REDUCE_BY_KEY ? k.data : "");
-    t->key_name = udfkit_scalar_name(e->key);
-    udfkit_buf_free(&k);
-}
-
-/* filter's texts by what it writes: 64-bit row numbers, 32-bit ones (R = unsigned, CUB's
- * tile for 4-byte items, at most 2^32 rows) or values (of several columns selected as 64-bit
- * row numbers, of one column the values themselves). */
-typedef struct filter_texts {
-    const char *variant, *what, *row_t, *rows_check;
-    char tile[16], threads[16];
-} filter_texts;
-
-static void filter_texts_fill(const udfkit_kernel_entry *e, filter_texts *t)
-{
-    bool narrow = e->filter_out == UDFKIT_FILTER_INDICES32;
-    t->variant = narrow ? ", indices32" : e->filter_out == UDFKIT_FILTER_VALUES ? ", values" : "";
-    t->what = narrow ? "rows' 32-bit numbers" : e->filter_out == UDFKIT_FILTER_VALUES ? "rows' values" : "rows' numbers";
+    nullable_filter_rows(e, t);
+    udfkit_rows_filter_outputs(e, true, &t->outs);
+    udfkit_rows_filter_output_args(e, &t->out_ptrs);
+    bool narrow = e->filter_out == UDFKIT_FILTER_INDICES32, values = e->filter_out == UDFKIT_FILTER_VALUES;
+    t->variant = narrow ? ", indices32" : values ? ", values" : "";
+    t->what = narrow ? "rows' 32-bit numbers" : values ? "rows' values" : "rows' numbers";
     t->row_t = narrow ? "unsigned" : "unsigned long long";
     t->rows_check = narrow ? "    if (total > 0x100000000ull) /* row numbers past 2^32 - 1 */\n"
                              "        return UDFKIT_ERROR_INVALID_ARGUMENT;\n"
@@ -545,79 +151,229 @@ static void filter_texts_fill(const udfkit_kernel_entry *e, filter_texts *t)
     /* select_helpers.cu.in's select_policy: 384 threads of 11 8-byte or 17 4-byte rows; for the
      * values of one column value_policy, by their size. */
     int threads = 384, items = narrow ? 17 : 11;
-    if (one_column_values(e)) {
-        size_t size = udfkit_scalar_size(e->fn->sig.params[0].scalar);
+    if (values && udfkit_rows_input_count(e) == 1) {
+        size_t size = udfkit_kind_size(e->fn->sig.params[0].kind);
         threads = size <= 2 ? 256 : 384;
         items = size <= 2 ? 22 : size == 4 ? 17 : 11;
+        t->cuda = udfkit_tpl_kernel_filter_values;
+    } else {
+        udfkit_rows_stencil(t->fn.data, t->row_t, e, &t->rows);
+        udfkit_rows_stencil_init(t->fn.data, e, &t->dense);
+        udfkit_buf_printf(&t->items, "udfkit_detail::row_iterator<%s>{0}", t->row_t);
+        if (values) {
+            udfkit_rows_gather(t->fn.data, e, &t->rows);
+            udfkit_rows_gather_init(t->fn.data, e, &t->out_iter);
+        } else {
+            udfkit_buf_puts(&t->out_iter, "indices");
+        }
     }
-    snprintf(t->tile, sizeof t->tile, "%d", threads * items);
-    snprintf(t->threads, sizeof t->threads, "%d", threads);
+    snprintf(t->filter_tile, sizeof t->filter_tile, "%d", threads * items);
+    snprintf(t->filter_threads, sizeof t->filter_threads, "%d", threads);
+}
+
+/* UDFKIT_ROWS_COLUMN: the templates take T, the kernel and the UDF's name; the columns are fixed. */
+static void column_rows(const udfkit_kernel_entry *e, entry_texts *t)
+{
+    udfkit_buf_puts(&t->fn, e->c_name);
+    udfkit_buf_puts(&t->ptrs, "&in");
+}
+
+/* UDFKIT_ROWS_TRANSFORM: f's rows as a map's (its inputs loaded 4 rows at a time, its result
+ * computed), as map's row functions make them. */
+static void transform_rows(const udfkit_kernel_entry *e, entry_texts *t)
+{
+    udfkit_kernel_entry as_map = *e;
+    as_map.tpl = UDFKIT_KERNEL_MAP;
+    udfkit_rows_inputs(e, true, &t->params);
+    udfkit_rows_input_args(e, false, &t->args);
+    udfkit_rows_input_args(e, true, &t->ptrs);
+    udfkit_buf_puts(&t->fn, e->c_name);
+    udfkit_buf_puts(&t->prefix, t->kernel.data);
+    udfkit_rows_map_functions(t->prefix.data, &as_map, &t->rows);
+}
+
+static void (*const fill_rows[UDFKIT_ROWS_COUNT])(const udfkit_kernel_entry *e, entry_texts *t) = {
+    [UDFKIT_ROWS_MAP] = map_rows,
+    [UDFKIT_ROWS_FILTER] = filter_rows,
+    [UDFKIT_ROWS_NULLABLE_FILTER] = nullable_filter_rows,
+    [UDFKIT_ROWS_COLUMN] = column_rows,
+    [UDFKIT_ROWS_TRANSFORM] = transform_rows,
+};
+
+/* T: what the UDF returns (transform_reduce's f without one: op's), or its first parameter's
+ * type where the row says so (sort's values). */
+static udfkit_type value_type(const udfkit_kernel_entry *e)
+{
+    const udfkit_signature *s = &e->fn->sig;
+    if (udfkit_kernel_entry_row(e)->t_is_parameter)
+        return udfkit_type_value(s->params[0]);
+    return udfkit_type_value(s->has_return || !e->op ? s->ret : e->op->sig.ret);
+}
+
+static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e, entry_texts *t)
+{
+    const udfkit_template_row *row = udfkit_kernel_entry_row(e);
+    udfkit_buf_printf(&t->kernel, "udfkit_%s_%s_", r->name, row->name);
+    udfkit_kernel_entry_suffix(e, &t->kernel);
+    udfkit_exporter_abi_type(value_type(e), &t->ret);
+    t->cuda = row->cuda;
+    t->variant = t->what = t->row_t = t->rows_check = "";
+    fill_rows[row->rows](e, t);
+}
+
+/* The texts of the templates that run CUB's tiles (scans, reduce_by_key, sort): the scan's
+ * kind and init, and the tile of T's size, which the kernel checks at build time. */
+typedef struct tile_texts {
+    const char *kind, *init_value, *init_arg;
+    char init_t[64], init_param[80], tile_items[16], items[16], t_bytes[16], key[32];
+} tile_texts;
+
+static void tile_texts_fill(const udfkit_kernel_entry *e, const char *type, tile_texts *t)
+{
+    const udfkit_template_row *row = udfkit_kernel_entry_row(e);
+    memset(t, 0, sizeof *t);
+    t->kind = row->scan_kind ? row->scan_kind : "";
+    snprintf(t->init_t, sizeof t->init_t, "%s", row->scan_init ? type : "cub::NullType");
+    snprintf(t->init_param, sizeof t->init_param, "%s%s%s", row->scan_init ? ", " : "", row->scan_init ? type : "",
+             row->scan_init ? " init" : "");
+    t->init_value = row->scan_init ? "init" : "cub::NullType()";
+    t->init_arg = row->scan_init ? ", &init" : "";
+    size_t size = udfkit_kind_size(value_type(e).kind);
+    snprintf(t->t_bytes, sizeof t->t_bytes, "%zu", size);
+    if (row->tile_items) {
+        size_t items = row->tile_items(size);
+        snprintf(t->items, sizeof t->items, "%zu", items);
+        snprintf(t->tile_items, sizeof t->tile_items, "%zu", row->tile_threads * items);
+    }
+    if (row->extra == UDFKIT_EXTRA_KEY)
+        snprintf(t->key, sizeof t->key, "%s", udfkit_kind_info(e->key)->cuda);
+}
+
+/* The texts of the launcher's prototype and documentation. */
+typedef struct doc_texts {
+    udfkit_buf suffix, elements, c_inputs, c_outputs, c_filter_outputs, c_t, c_k;
+    char output_count[16];
+} doc_texts;
+
+static void doc_texts_fill(const udfkit_kernel_entry *e, doc_texts *d)
+{
+    udfkit_kernel_entry_suffix(e, &d->suffix);
+    element_args(e, &d->elements);
+    udfkit_rows_inputs(e, false, &d->c_inputs);
+    udfkit_rows_outputs(e, false, &d->c_outputs);
+    udfkit_rows_filter_outputs(e, false, &d->c_filter_outputs);
+    udfkit_type_c(value_type(e), &d->c_t);
+    udfkit_type_c((udfkit_type){.kind = e->key}, &d->c_k);
+    snprintf(d->output_count, sizeof d->output_count, "%zu", udfkit_rows_output_count(e));
+}
+
+static void doc_texts_free(doc_texts *d)
+{
+    udfkit_buf *bufs[] = {&d->suffix, &d->c_inputs, &d->elements, &d->c_outputs, &d->c_filter_outputs, &d->c_t, &d->c_k};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        udfkit_buf_free(bufs[i]);
+}
+
+/* The launcher's prototype (SPEC.md's signature, without the ';'; a SLOTS library's takes its
+ * instance first) and its documentation, from the row's texts. */
+static udfkit_rc launcher_texts(const render_parts *r, const udfkit_kernel_entry *e, const tile_texts *tile,
+                                udfkit_buf *proto, udfkit_buf *doc)
+{
+    const udfkit_template_row *row = udfkit_kernel_entry_row(e);
+    doc_texts d = {0};
+    doc_texts_fill(e, &d);
+#define TEXT(b) ((b).data ? (b).data : "")
+    const udfkit_template_var vars[] = {
+        {"NAME", r->name}, {"TEMPLATE", row->name}, {"SUFFIX", TEXT(d.suffix)}, {"UDF", e->c_name},
+        {"OP", e->op_name ? e->op_name : ""}, {"K_NAME", udfkit_kind_name(e->key)}, {"TILE_ITEMS", tile->tile_items},
+        {"ELEMENTS", TEXT(d.elements)}, {"C_INPUTS", TEXT(d.c_inputs)}, {"C_OUTPUTS", TEXT(d.c_outputs)},
+        {"C_FILTER_OUTPUTS", TEXT(d.c_filter_outputs)}, {"C_T", TEXT(d.c_t)}, {"C_K", TEXT(d.c_k)},
+        {"OUTPUT_COUNT", d.output_count}, {"OUTPUT_PLURAL", udfkit_rows_output_count(e) > 1 ? "s" : ""},
+        {"NULLIFY", e->nullify ? ", nullify" : ""},
+        {"NULL_RULE", udfkit_signature_nullable(&e->fn->sig) ? "no input without a T? parameter is null"
+                                                             : "every input is valid"},
+    };
+#undef TEXT
+    size_t nvars = sizeof vars / sizeof *vars;
+    udfkit_buf text = UDFKIT_BUF_INIT;
+    udfkit_buf_printf(&text, "udfkit_status @NAME@_@TEMPLATE@_@SUFFIX@(%sudfkit_stream s, size_t %s, %s)",
+                      r->slotted ? "@NAME@_instance *inst, " : "", row->count, row->params);
+    udfkit_rc rc = udfkit_template_render(text.data, vars, nvars, proto);
+    const char *doc_text = e->word && e->word->doc                                        ? e->word->doc
+                           : row->doc_outputs && UDFKIT_MAP_HAS_OUTPUTS(&e->fn->sig) ? row->doc_outputs
+                                                                                     : row->doc;
+    if (!rc)
+        rc = udfkit_template_render(doc_text, vars, nvars, doc);
+    udfkit_buf_free(&text);
+    doc_texts_free(&d);
+    return rc;
+}
+
+/* How many kernels of its own an entry's launcher uses. */
+static size_t kernel_count(const udfkit_template_row *row)
+{
+    size_t n = 0;
+    while (row->kernels[n])
+        n++;
+    return n;
 }
 
 /* One entry's kernels, launcher, name table lines, marker and declaration; `index` is its
  * first kernel's place in the name table. */
 static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, size_t index)
 {
-    const char *tpl_name = udfkit_kernel_template_name(e->tpl);
+    const udfkit_template_row *row = udfkit_kernel_entry_row(e);
     entry_texts t = {0};
-    udfkit_buf proto = UDFKIT_BUF_INIT, sig = UDFKIT_BUF_INIT;
+    udfkit_buf proto = UDFKIT_BUF_INIT, doc = UDFKIT_BUF_INIT, sig = UDFKIT_BUF_INIT, small = UDFKIT_BUF_INIT;
     char index_text[32];
     entry_texts_fill(r, e, &t);
-    launcher_prototype(r->name, r->slotted, e, &proto);
     udfkit_signature_format(&e->fn->sig, &sig);
     snprintf(index_text, sizeof index_text, "%zu", index);
-    scan_texts scan;
-    scan_texts_fill(e, t.ret.data, &scan);
-    filter_texts filter;
-    filter_texts_fill(e, &filter);
-    /* reduce's launcher reduces a few rows in one launch; transform_reduce's rows need f. */
-    udfkit_buf small = UDFKIT_BUF_INIT;
+    tile_texts tile;
+    tile_texts_fill(e, t.ret.data, &tile);
+    udfkit_rc rc = launcher_texts(r, e, &tile, &proto, &doc);
+    /* reduce's launcher reduces a few rows in one launch. */
     const udfkit_template_var small_vars[] = {{"UPPER_NAME", r->upper}};
-    if (e->tpl == UDFKIT_KERNEL_REDUCE)
+    if (row->small_path)
         udfkit_template_render(udfkit_tpl_launcher_reduce_small, small_vars, 1, &small);
 #define TEXT(b) ((b).data ? (b).data : "")
     const udfkit_template_var vars[] = {
         {"NAME", r->name},          {"UPPER_NAME", r->upper},      {"FN", TEXT(t.fn)},
         {"KERNEL", t.kernel.data},  {"PARAMS", TEXT(t.params)},    {"ARGS", TEXT(t.args)},
-        {"RET", t.ret.data},        {"T", t.ret.data},             {"PROTOTYPE", proto.data},
+        {"RET", t.ret.data},        {"T", t.ret.data},             {"PROTOTYPE", TEXT(proto)},
         {"INDEX", index_text},      {"SCAN_INDEX", r->scan_index}, {"ARG_POINTERS", TEXT(t.ptrs)},
         {"SELF", r->slotted ? "inst" : "NULL"},
-        {"TEMPLATE", tpl_name},     {"UDF", e->c_name},            {"PREFIX", TEXT(t.prefix)},
+        {"TEMPLATE", row->name},    {"UDF", e->c_name},            {"PREFIX", TEXT(t.prefix)},
         {"OUT_PARAMS", TEXT(t.outs)}, {"OUTS", TEXT(t.out_vals)}, {"OUTS_AT", TEXT(t.outs_at)},  {"BITS", TEXT(t.bits)},
         {"OUT_POINTERS", TEXT(t.out_ptrs)}, {"K", t.k},    {"DENSE_ARGS", TEXT(t.dense)},
         {"NO_BITMAPS", TEXT(t.no_bits)}, {"ROW_BYTES", t.row_bytes}, {"INPUTS", t.inputs},
-        /* reduce's and transform_reduce's least chunk, in tiles: a round of every warp (reduce:
-         * UDFKIT_LINES = 4 lines of 16 bytes a lane, 64 / sizeof(T) tiles; transform_reduce:
-         * 128 rows a warp, 4 tiles). */
-        {"ROUND_TILES", e->tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE ? "4" : "64 / sizeof init"},
-        {"SCAN_KIND", scan.kind},   {"SCAN_INIT_T", scan.init_t},  {"INIT_PARAM", scan.init_param},
-        {"INIT_VALUE", scan.init_value}, {"INIT_ARG", scan.init_arg}, {"TILE_ITEMS", scan.tile_items},
-        {"ITEMS", scan.items},      {"T_BYTES", scan.t_bytes},     {"KEY_T", scan.key},
-        {"K_NAME", scan.key_name},  {"OP", e->op_name ? e->op_name : ""},
-        {"SMALL_PATH", TEXT(small)}, {"VARIANT", filter.variant}, {"WHAT", filter.what},
-        {"ROW_T", filter.row_t},    {"ROWS_CHECK", filter.rows_check}, {"FILTER_TILE", filter.tile}, {"FILTER_THREADS", filter.threads},
+        {"ROUND_TILES", row->round_tiles ? row->round_tiles : ""},
+        {"SCAN_KIND", tile.kind},   {"SCAN_INIT_T", tile.init_t},  {"INIT_PARAM", tile.init_param},
+        {"INIT_VALUE", tile.init_value}, {"INIT_ARG", tile.init_arg}, {"TILE_ITEMS", tile.tile_items},
+        {"ITEMS", tile.items},      {"T_BYTES", tile.t_bytes},     {"KEY_T", tile.key},
+        {"K_NAME", udfkit_kind_name(e->key)},  {"OP", e->op_name ? e->op_name : ""},
+        {"SMALL_PATH", TEXT(small)}, {"VARIANT", t.variant}, {"WHAT", t.what},
+        {"ROW_T", t.row_t},    {"ROWS_CHECK", t.rows_check}, {"FILTER_TILE", t.filter_tile}, {"FILTER_THREADS", t.filter_threads},
         {"OUT_ITER", TEXT(t.out_iter)}, {"STENCIL", TEXT(t.dense)}, {"SELECT_ITEMS", TEXT(t.items)}, {"SELECT_INIT_INDEX", r->select_index},
     };
 #undef TEXT
     size_t nvars = sizeof vars / sizeof *vars;
-    const char *cuda_tpl = NULL, *c_tpl = NULL;
-    entry_templates(e, &cuda_tpl, &c_tpl);
     udfkit_buf_puts(&r->kernels, t.rows.data ? t.rows.data : "");
-    udfkit_rc rc = udfkit_template_render(cuda_tpl, vars, nvars, &r->kernels);
     if (!rc)
-        rc = udfkit_template_render(c_tpl, vars, nvars, &r->launchers);
+        rc = udfkit_template_render(t.cuda, vars, nvars, &r->kernels);
+    if (!rc)
+        rc = udfkit_template_render(row->c, vars, nvars, &r->launchers);
     if (!rc) {
-        kernel_names(t.kernel.data, e->tpl, &r->names);
-        udfkit_buf_printf(&r->markers, " *   udfkit-kernel %s %s %s %s_%s_", tpl_name, e->c_name, sig.data, r->name,
-                          tpl_name);
+        for (const char *const *k = row->kernels; *k; k++)
+            udfkit_buf_printf(&r->names, "    \"%s%s\",\n", t.kernel.data, *k);
+        udfkit_buf_printf(&r->markers, " *   udfkit-kernel %s %s %s %s_%s_", row->name, e->c_name, sig.data, r->name,
+                          row->name);
         udfkit_kernel_entry_suffix(e, &r->markers);
         udfkit_buf_puts(&r->markers, "\n");
-        udfkit_buf_puts(&r->decls, "\n");
-        launcher_doc(e, &r->decls);
-        udfkit_buf_printf(&r->decls, "%s;\n", proto.data);
+        udfkit_buf_printf(&r->decls, "\n%s%s;\n", doc.data, proto.data);
     }
     udfkit_buf *bufs[] = {&t.kernel, &t.params,   &t.args, &t.dense,    &t.no_bits, &t.ptrs,  &t.ret, &t.fn,
-                          &t.prefix, &t.outs,     &t.out_vals, &t.outs_at, &t.bits, &t.out_ptrs, &t.rows, &proto, &sig, &small,
+                          &t.prefix, &t.outs,     &t.out_vals, &t.outs_at, &t.bits, &t.out_ptrs, &t.rows, &proto, &doc, &sig, &small,
                           &t.out_iter, &t.items};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
@@ -659,21 +415,13 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     /* The name table: each entry's kernels in order, then the scan all nullable filters share
      * and the init all filters share. */
     size_t nkernels = 0;
-    bool blocks = false, chunked = false, tiled = false, filters = false, selects = false, reduces = false;
+    unsigned needs = 0;
     for (size_t i = 0; i < count; i++) {
-        bool filter = entries[i].tpl == UDFKIT_KERNEL_NULLABLE_FILTER;
-        selects |= entries[i].tpl == UDFKIT_KERNEL_FILTER;
-        nkernels += kernel_count(entries[i].tpl);
-        /* udfkit_<name>_blocks: nullable_map's general grid, and the chunks' (maps, the
-         * dense nullable_map and the templates sized by tiles size their grids themselves). */
-        blocks |= entries[i].tpl == UDFKIT_KERNEL_NULLABLE_MAP || chunked_template(entries[i].tpl);
-        chunked |= chunked_template(entries[i].tpl);
-        tiled |= entries[i].tpl == UDFKIT_KERNEL_INCLUSIVE_SCAN || entries[i].tpl == UDFKIT_KERNEL_EXCLUSIVE_SCAN ||
-                 entries[i].tpl == UDFKIT_KERNEL_REDUCE_BY_KEY || entries[i].tpl == UDFKIT_KERNEL_FILTER;
-        filters |= filter;
-        reduces |= entries[i].tpl == UDFKIT_KERNEL_REDUCE || entries[i].tpl == UDFKIT_KERNEL_TRANSFORM_REDUCE ||
-                   entries[i].tpl == UDFKIT_KERNEL_SEGMENTED_REDUCE;
+        const udfkit_template_row *row = udfkit_kernel_entry_row(&entries[i]);
+        needs |= row->helpers;
+        nkernels += kernel_count(row);
     }
+    bool filters = needs & UDFKIT_NEEDS_FILTER_SCAN, selects = needs & UDFKIT_NEEDS_SELECT;
     snprintf(r.scan_index, sizeof r.scan_index, "%zu", nkernels);
     snprintf(r.select_index, sizeof r.select_index, "%zu", nkernels + filters);
     snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters + selects);
@@ -685,7 +433,7 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         if (entries[i].op)
             declare_udf(entries[i].op, &declared, &r.protos);
         rc = render_entry(&r, &entries[i], next);
-        next += kernel_count(entries[i].tpl);
+        next += kernel_count(udfkit_kernel_entry_row(&entries[i]));
     }
     udfkit_strset_free(&declared);
     const udfkit_template_var helper_vars[] = {
@@ -701,11 +449,11 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     if (!rc && count)
         rc = udfkit_template_render(r.slotted ? udfkit_tpl_launcher_common_slots : udfkit_tpl_launcher_common,
                                     helper_vars, nhelper_vars, &common);
-    if (!rc && blocks)
+    if (!rc && (needs & UDFKIT_NEEDS_BLOCKS))
         rc = udfkit_template_render(udfkit_tpl_launcher_blocks, helper_vars, nhelper_vars, &common);
-    if (!rc && chunked)
+    if (!rc && (needs & UDFKIT_NEEDS_CHUNKS))
         rc = udfkit_template_render(udfkit_tpl_launcher_chunks, helper_vars, nhelper_vars, &common);
-    if (!rc && tiled)
+    if (!rc && (needs & UDFKIT_NEEDS_TILES))
         rc = udfkit_template_render(udfkit_tpl_launcher_tiles, helper_vars, nhelper_vars, &common);
     udfkit_buf_puts(&common, r.launchers.data ? r.launchers.data : "");
     /* The template breaks the line after the last marker. */
@@ -732,7 +480,8 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         {"SLOT_MARKERS", slot_markers.data ? slot_markers.data : " *   (no slots)"},
     };
     size_t nvars = sizeof vars / sizeof *vars;
-    if (!rc && !(rc = udfkit_template_render(udfkit_tpl_kernel_prelude, vars, nvars, &out->cuda)) && reduces)
+    if (!rc && !(rc = udfkit_template_render(udfkit_tpl_kernel_prelude, vars, nvars, &out->cuda)) &&
+        (needs & UDFKIT_NEEDS_REDUCE))
         rc = udfkit_template_render(udfkit_tpl_kernel_reduce_helpers, vars, nvars, &out->cuda);
     if (!rc && selects)
         rc = udfkit_template_render(udfkit_tpl_kernel_select_helpers, vars, nvars, &out->cuda);

@@ -5,25 +5,19 @@
 
 bool udfkit_rows_nullable(udfkit_kernel_template tpl)
 {
-    return tpl == UDFKIT_KERNEL_NULLABLE_MAP || tpl == UDFKIT_KERNEL_NULLABLE_FILTER ||
-           tpl == UDFKIT_KERNEL_NULLABLE_REDUCE;
-}
-
-static bool is_map(const udfkit_kernel_entry *e)
-{
-    return e->tpl == UDFKIT_KERNEL_MAP || e->tpl == UDFKIT_KERNEL_NULLABLE_MAP;
+    return udfkit_template_info(tpl)->nullable;
 }
 
 size_t udfkit_rows_input_count(const udfkit_kernel_entry *e)
 {
     const udfkit_signature *s = &e->fn->sig;
-    return is_map(e) && UDFKIT_MAP_HAS_OUTPUTS(s) ? udfkit_kernel_map_inputs(s) : s->nparams;
+    return udfkit_kernel_entry_row(e)->outputs && UDFKIT_MAP_HAS_OUTPUTS(s) ? udfkit_kernel_map_inputs(s) : s->nparams;
 }
 
 /* A column's element type: T of T, T?, T* and T?*, as C or as the C ABI spells it in CUDA. */
 static void column_type(udfkit_type t, bool cuda, udfkit_buf *out)
 {
-    udfkit_type value = {t.scalar, false, false};
+    udfkit_type value = udfkit_type_value(t);
     if (cuda)
         udfkit_exporter_abi_type(value, out);
     else
@@ -433,7 +427,7 @@ void udfkit_rows_map_staged(const char *prefix, const udfkit_kernel_entry *e, ud
     udfkit_rows_inputs(e, true, out);
     udfkit_buf_puts(out, ", bool issue, unsigned long long *bar)\n    {\n        unsigned at = 0, bytes = 0;\n");
     for (size_t i = 0; i < inputs; i++) {
-        size_t size = udfkit_scalar_size(e->fn->sig.params[i].scalar);
+        size_t size = udfkit_kind_size(e->fn->sig.params[i].kind);
         *row_bytes += size;
         udfkit_buf_printf(out,
                           "        bytes += udfkit_detail::stage_column(smem, &at, a%zu + begin, %zuu * stride, issue, bar, "

@@ -1,29 +1,43 @@
 #include "frontend/exporter.h"
 
 #include "base/templates.h"
+#include "base/template.h"
 
 #include <string.h>
 
-/* C++ spellings that need no header under NVRTC; int64 is long, as int64_t is on LP64. */
-static const char *const abi_spelling[UDFKIT_SCALAR_COUNT] = {
-    [UDFKIT_VOID] = "void",          [UDFKIT_BOOL] = "bool",
-    [UDFKIT_INT8] = "signed char",   [UDFKIT_INT16] = "short",
-    [UDFKIT_INT32] = "int",          [UDFKIT_INT64] = "long",
-    [UDFKIT_UINT8] = "unsigned char", [UDFKIT_UINT16] = "unsigned short",
-    [UDFKIT_UINT32] = "unsigned int", [UDFKIT_UINT64] = "unsigned long",
-    [UDFKIT_FLOAT16] = "unsigned short", [UDFKIT_FLOAT32] = "float",
-    [UDFKIT_FLOAT64] = "double",
-};
-
 void udfkit_exporter_abi_type(udfkit_type t, udfkit_buf *out)
 {
-    udfkit_buf_printf(out, "%s%s", abi_spelling[t.scalar], t.pointer ? " *" : "");
+    udfkit_buf_printf(out, "%s%s", udfkit_kind_info(t.kind)->cuda, t.pointer ? " *" : "");
 }
 
-/* Matches enum __udfkit_kind in templates/export_prelude.cuh. */
+/* The prelude's enumerator of t (enum __udfkit_kind in templates/export_prelude.cuh: the kinds
+ * in the table's order after __UDFKIT_K_UNKNOWN, pointers 100 above their kind). */
 static int kind_of(udfkit_type t)
 {
-    return (int)t.scalar + 1 + (t.pointer ? 100 : 0);
+    return (int)t.kind + 1 + (t.pointer ? 100 : 0);
+}
+
+/* The prelude's enumerators, "__UDFKIT_K_UNKNOWN = 0, __UDFKIT_K_VOID, ...", lines filled to
+ * 140 columns; and a __udfkit_traits specialisation per C++ type of each kind. */
+static void prelude_kinds(udfkit_buf *kinds, udfkit_buf *traits)
+{
+    udfkit_buf_puts(kinds, "    __UDFKIT_K_UNKNOWN = 0,");
+    size_t column = kinds->size;
+    for (int k = 0; k < UDFKIT_KIND_COUNT; k++) {
+        const udfkit_kind_row *row = udfkit_kind_info((udfkit_kind)k);
+        size_t word = 1 + strlen(row->cxx_kind) + 1;
+        bool wrap = column + word > 140;
+        udfkit_buf_printf(kinds, "%s%s,", wrap ? "\n    " : " ", row->cxx_kind);
+        column = wrap ? 4 + word - 1 : column + word;
+        for (const udfkit_cxx_form *f = row->cxx; f->type; f++) {
+            if (f->comment)
+                udfkit_buf_printf(traits, "%s\n", f->comment);
+            udfkit_buf_printf(traits, "template <> struct __udfkit_traits<%s> { static constexpr int __udfkit_kind = %s; };\n",
+                              f->type, f->kind ? f->kind : row->cxx_kind);
+        }
+    }
+    /* The template breaks the line after the last. */
+    traits->data[--traits->size] = '\0';
 }
 
 static void emit_call(const udfkit_spec *s, udfkit_buf *out)
@@ -44,12 +58,12 @@ udfkit_signature udfkit_exporter_c_abi(const udfkit_signature *s)
     abi.has_return = true;
     abi.ret = s->ret;
     if (s->has_return && s->ret.nullable) {
-        abi.ret = (udfkit_type){UDFKIT_BOOL, false, false};
-        abi.params[abi.nparams++] = (udfkit_type){s->ret.scalar, true, false};
+        abi.ret = (udfkit_type){.kind = UDFKIT_BOOL};
+        abi.params[abi.nparams++] = (udfkit_type){.kind = s->ret.kind, .pointer = true};
     }
     for (size_t i = 0; i < s->nparams && abi.nparams + 2 <= UDFKIT_MAX_PARAMS; i++) {
         udfkit_type t = s->params[i];
-        abi.params[abi.nparams++] = (udfkit_type){t.scalar, t.pointer, false};
+        abi.params[abi.nparams++] = (udfkit_type){t.kind, t.pointer, false};
         if (t.nullable)
             abi.params[abi.nparams++] = (udfkit_type){UDFKIT_BOOL, t.pointer, false};
     }
@@ -68,7 +82,7 @@ static void emit_optional(const udfkit_export *e, udfkit_buf *out)
     udfkit_buf_printf(&call, "%s%s(", strncmp(name, "::", 2) == 0 ? "" : "::", name);
     for (size_t i = 0; i < s->sig.nparams; i++) {
         udfkit_type t = s->sig.params[i];
-        udfkit_type plain = {t.scalar, t.pointer, false};
+        udfkit_type plain = {t.kind, t.pointer, false};
         udfkit_buf_printf(&call, "%s__udfkit::%s<%d, %zu, ", i ? ", " : "",
                           t.nullable ? "__udfkit_optional_arg" : "__udfkit_plain_arg", kind_of(plain), i);
         udfkit_exporter_abi_type(plain, &call);
@@ -91,7 +105,7 @@ static void emit_optional(const udfkit_export *e, udfkit_buf *out)
     for (size_t i = 0; i < s->sig.nparams; i++, sep = ", ") {
         udfkit_type t = s->sig.params[i];
         udfkit_buf_puts(out, sep);
-        udfkit_exporter_abi_type((udfkit_type){t.scalar, t.pointer, false}, out);
+        udfkit_exporter_abi_type((udfkit_type){t.kind, t.pointer, false}, out);
         udfkit_buf_printf(out, " __udfkit_a%zu", i);
         if (t.nullable) {
             udfkit_buf_puts(out, ", ");
@@ -102,10 +116,10 @@ static void emit_optional(const udfkit_export *e, udfkit_buf *out)
     udfkit_buf_puts(out, ")\n{\n");
     if (nullable_ret) {
         udfkit_buf_printf(out, "    __udfkit::__udfkit_check_optional_return<%d, decltype(%s)>();\n",
-                          kind_of((udfkit_type){s->sig.ret.scalar, false, false}), call.data);
+                          kind_of((udfkit_type){s->sig.ret.kind, false, false}), call.data);
         udfkit_buf_printf(out, "    return __udfkit::__udfkit_optional_result(__udfkit_out, %s);\n}\n", call.data);
     } else {
-        bool is_void = s->sig.ret.scalar == UDFKIT_VOID && !s->sig.ret.pointer;
+        bool is_void = s->sig.ret.kind == UDFKIT_VOID && !s->sig.ret.pointer;
         udfkit_buf_printf(out, "    __udfkit::__udfkit_check_return<%d, decltype(%s)>();\n", kind_of(s->sig.ret),
                           call.data);
         if (is_void) {
@@ -140,7 +154,7 @@ static void emit_one(const udfkit_export *e, udfkit_buf *out)
     emit_call(s, out);
     udfkit_buf_puts(out, ")>();\n");
     if (!e->check_only) {
-        bool is_void = s->sig.ret.scalar == UDFKIT_VOID && !s->sig.ret.pointer;
+        bool is_void = s->sig.ret.kind == UDFKIT_VOID && !s->sig.ret.pointer;
         if (is_void) {
             udfkit_buf_puts(out, "    ");
         } else {
@@ -157,7 +171,12 @@ static void emit_one(const udfkit_export *e, udfkit_buf *out)
 void udfkit_exporter_emit(const udfkit_export *exports, size_t count, udfkit_buf *out)
 {
     udfkit_buf_puts(out, "\n#line 1 \"udfkit-export-prelude\"\n");
-    udfkit_buf_puts(out, udfkit_tpl_export_prelude);
+    udfkit_buf kinds = UDFKIT_BUF_INIT, traits = UDFKIT_BUF_INIT;
+    prelude_kinds(&kinds, &traits);
+    const udfkit_template_var vars[] = {{"KINDS", kinds.data}, {"TRAITS", traits.data}};
+    udfkit_template_render(udfkit_tpl_export_prelude, vars, 2, out);
+    udfkit_buf_free(&kinds);
+    udfkit_buf_free(&traits);
     bool optional = false;
     for (size_t i = 0; i < count; i++)
         optional |= udfkit_signature_nullable(&exports[i].spec->sig) && !exports[i].pair;

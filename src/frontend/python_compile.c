@@ -116,6 +116,11 @@ static json_t *build_request(const udfkit_compile_request *req, const udfkit_spe
     json_object_set_new(r, "outdir", json_string(outdir));
     json_object_set_new(r, "skip_absent", json_boolean(req->skip_absent));
     json_object_set_new(r, "frontend", json_string(udfkit_python_frontend(req->python_frontend)));
+    /* The worker maps the spec's types to numba's by the type table's rows. */
+    json_t *kinds = json_object();
+    for (int k = 0; k < UDFKIT_KIND_COUNT; k++)
+        json_object_set_new(kinds, udfkit_kind_name((udfkit_kind)k), json_string(udfkit_kind_info((udfkit_kind)k)->numba));
+    json_object_set_new(r, "kinds", kinds);
     return r;
 }
 

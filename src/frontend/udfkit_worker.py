@@ -176,27 +176,25 @@ def local_files():
     return sorted(files)
 
 
+# The spec's type names and numba.types' attributes for them (udfkit's type table, sent with
+# each request: base/types.c).
+KINDS = {}
+
+
 def numba_type(name):
     types = FRONTEND.types()
-    scalars = {"bool": types.boolean, "int8": types.int8, "int16": types.int16, "int32": types.int32,
-               "int64": types.int64, "uint8": types.uint8, "uint16": types.uint16, "uint32": types.uint32,
-               "uint64": types.uint64, "float16": types.float16, "float32": types.float32, "float64": types.float64}
-    if name == "void":
-        return types.void
     if name == "void*":
         return types.voidptr
     if name.endswith("*"):
-        return types.CPointer(scalars[name[:-1]])
-    return scalars[name]
+        return types.CPointer(numba_type(name[:-1]))
+    return getattr(types, KINDS[name])
 
 
 def udfkit_type(ty):
     """numba's type back to udfkit's name, or None where it cannot cross the C ABI."""
     types = FRONTEND.types()
-    names = {types.boolean: "bool", types.int8: "int8", types.int16: "int16", types.int32: "int32",
-             types.int64: "int64", types.uint8: "uint8", types.uint16: "uint16", types.uint32: "uint32",
-             types.uint64: "uint64", types.float16: "float16", types.float32: "float32", types.float64: "float64",
-             types.void: "void", types.none: "void", types.voidptr: "void*"}
+    names = {getattr(types, attr): name for name, attr in KINDS.items()}
+    names.update({types.none: "void", types.voidptr: "void*"})
     if ty in names:
         return names[ty]
     if isinstance(ty, types.CPointer) and ty.dtype in names:
@@ -667,6 +665,8 @@ def environment_files():
 def handle(request):
     """The answer to one request, as a dict."""
     try:
+        KINDS.clear()
+        KINDS.update(request["kinds"])
         frontend = choose_frontend(request.get("frontend") or "auto")
         udfkit_module()
         frontend.before_import()

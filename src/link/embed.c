@@ -6,7 +6,7 @@
 #include "base/spec.h"
 #include "base/templates.h"
 #include "codegen/header_gen.h"
-#include "codegen/template.h"
+#include "base/template.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -293,7 +293,7 @@ static void forwarders(const binding_plan *p, udfkit_buf *out)
         }
         udfkit_exporter_abi_type(abi.ret, &ret);
         const char *ps = params.data ? params.data : "void", *as = args.data ? args.data : "";
-        bool is_void = abi.ret.scalar == UDFKIT_VOID && !abi.ret.pointer;
+        bool is_void = abi.ret.kind == UDFKIT_VOID && !abi.ret.pointer;
         udfkit_buf_printf(out, "extern \"C\" __device__ %s %s(%s);\n", ret.data, p->function[k], ps);
         udfkit_buf_printf(out, "extern \"C\" __device__ %s %s(%s)\n{\n    %s%s(%s);\n}\n", ret.data, p->slots[k].name,
                           ps, is_void ? "" : "return ", p->function[k], as);

@@ -13,7 +13,7 @@
 
 #include "base/fs.h"
 #include "codegen/header_gen.h"
-#include "codegen/template.h"
+#include "base/template.h"
 #include "frontend/depfile.h"
 
 static int make_dir(void **state)

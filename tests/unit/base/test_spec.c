@@ -18,7 +18,7 @@ static void parses_full_spec(void **state)
     assert_string_equal(s.source_name, "ops::clamp<int>");
     assert_string_equal(s.file, "blend.cu");
     assert_true(s.sig.has_return);
-    assert_int_equal(s.sig.ret.scalar, UDFKIT_INT32);
+    assert_int_equal(s.sig.ret.kind, UDFKIT_INT32);
     assert_int_equal(s.sig.nparams, 3);
     udfkit_spec_free(&s);
 }
@@ -30,7 +30,7 @@ static void splits_at_last_single_colon(void **state)
     assert_int_equal(udfkit_spec_parse("f=a::b::c:float64(float64*)", &s), UDFKIT_RC_OK);
     assert_string_equal(s.source_name, "a::b::c");
     assert_true(s.sig.params[0].pointer);
-    assert_int_equal(s.sig.params[0].scalar, UDFKIT_FLOAT64);
+    assert_int_equal(s.sig.params[0].kind, UDFKIT_FLOAT64);
     udfkit_spec_free(&s);
 }
 
@@ -49,7 +49,7 @@ static void void_return_and_void_params(void **state)
     (void)state;
     udfkit_spec s;
     assert_int_equal(udfkit_spec_parse("tick:void()", &s), UDFKIT_RC_OK);
-    assert_int_equal(s.sig.ret.scalar, UDFKIT_VOID);
+    assert_int_equal(s.sig.ret.kind, UDFKIT_VOID);
     assert_int_equal(s.sig.nparams, 0);
     udfkit_spec_free(&s);
     assert_int_equal(udfkit_spec_parse("tock:void(void)", &s), UDFKIT_RC_OK);

@@ -1,0 +1,126 @@
+/* The kernel templates of KERNELS entries as data: one row per template holding what the
+ * entry parser, the signature check and the kernel generator ask of it (the entry's form, the
+ * UDF's shape, its kernels and their names, its CUDA and C texts, its launcher's parameters
+ * and documentation, the helpers it needs). Adding a template is adding an enumerator, a row
+ * and its texts (docs/architecture.md). */
+#ifndef UDFKIT_KERNEL_TEMPLATES_H
+#define UDFKIT_KERNEL_TEMPLATES_H
+
+#include "base/buf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The rows of kernel_templates.c, in this order. */
+typedef enum udfkit_kernel_template {
+    UDFKIT_KERNEL_MAP,    /* f: R(A1..An)      out[i] = f(a1[i], ..., an[i]) */
+    UDFKIT_KERNEL_FILTER, /* p: bool(A1..An)   the rows where p holds, ascending */
+    UDFKIT_KERNEL_REDUCE, /* op: T(T, T)       init combined with every element, in order */
+    /* The same over Arrow columns: each input with a validity bitmap (SPEC.md, "Nulls"). */
+    UDFKIT_KERNEL_NULLABLE_MAP,    /* f: R(A1..An), T? allowed; out, out_bits, null_count */
+    UDFKIT_KERNEL_NULLABLE_FILTER, /* p: bool(A1..An) or bool?(..); rows valid and true */
+    UDFKIT_KERNEL_NULLABLE_REDUCE, /* op: T(T, T); nulls skipped, valid rows counted */
+    /* Grouped and ordered operators (SPEC.md, "More kernel templates"). */
+    UDFKIT_KERNEL_INCLUSIVE_SCAN, /* op: T(T, T)   out[i] = in[0] op ... op in[i] */
+    UDFKIT_KERNEL_EXCLUSIVE_SCAN, /* op: T(T, T)   out[i] = init op in[0] op ... op in[i - 1] */
+    UDFKIT_KERNEL_REDUCE_BY_KEY,  /* op: T(T, T), K an integer type: one value per run of equal keys */
+    UDFKIT_KERNEL_TRANSFORM_REDUCE, /* f: T(A1..An), op: T(T, T)   init op f(row 0) op ... op f(row n-1) */
+    UDFKIT_KERNEL_SEGMENTED_REDUCE, /* op: T(T, T)   per segment [offsets[s], offsets[s+1]) as reduce */
+    UDFKIT_KERNEL_SORT,             /* less: bool(T, T)   a stable sort, optionally with the permutation */
+    UDFKIT_KERNEL_TEMPLATE_COUNT
+} udfkit_kernel_template;
+
+/* What may follow the function in an entry: "map(f)", "filter(p, values)",
+ * "reduce_by_key(op, K)", "transform_reduce(f, op)". */
+typedef enum udfkit_entry_extra {
+    UDFKIT_EXTRA_NONE,
+    UDFKIT_EXTRA_WORD,     /* one of the row's words, optional */
+    UDFKIT_EXTRA_KEY,      /* a type, required: the keys' column */
+    UDFKIT_EXTRA_FUNCTION  /* a second function, required: the op */
+} udfkit_entry_extra;
+
+/* What a filter writes: SPEC.md's 64-bit row numbers, 32-bit ones (filter(p, indices32)) or
+ * the kept rows' values of every input (filter(p, values)). */
+typedef enum udfkit_filter_output {
+    UDFKIT_FILTER_INDICES,
+    UDFKIT_FILTER_INDICES32,
+    UDFKIT_FILTER_VALUES
+} udfkit_filter_output;
+
+/* An option word of an entry and what it selects. */
+typedef struct udfkit_template_word {
+    const char *word;   /* "nullify", "indices32", "values" */
+    const char *help;   /* for the message naming the words: "'nullify': rows the UDF fails become nulls" */
+    const char *suffix; /* appended to the launcher's and kernels' names: "_values" */
+    const char *doc;    /* the launcher's documentation where it differs from the row's; NULL: the row's */
+    bool nullify;       /* a row the UDF fails is null, not an error */
+    udfkit_filter_output filter_out;
+} udfkit_template_word;
+
+/* The shape the UDF's signature must have (kernel_entry.c checks each). */
+typedef enum udfkit_template_shape {
+    UDFKIT_SHAPE_MAP,       /* R(A1..An), or void(A1..An, O1*, ..., Ok*) writing outputs */
+    UDFKIT_SHAPE_PREDICATE, /* bool(A1..An) (bool? where the template takes nullable types) */
+    UDFKIT_SHAPE_OP,        /* T(T, T) */
+    UDFKIT_SHAPE_TRANSFORM, /* f: T(A1..An) and op: T(T, T) */
+    UDFKIT_SHAPE_LESS,      /* bool(T, T) */
+    UDFKIT_SHAPE_COUNT
+} udfkit_template_shape;
+
+/* How the generator makes an entry's per-row texts (kernel_gen.c fills each). */
+typedef enum udfkit_template_rows {
+    UDFKIT_ROWS_MAP,             /* row structs, load/compute/store and the staged tile */
+    UDFKIT_ROWS_FILTER,          /* the keep function, the stencil and the outputs */
+    UDFKIT_ROWS_NULLABLE_FILTER, /* the keep function */
+    UDFKIT_ROWS_COLUMN,          /* none: the template takes T, `in` and the UDF */
+    UDFKIT_ROWS_TRANSFORM,       /* f's rows as a map's */
+    UDFKIT_ROWS_COUNT
+} udfkit_template_rows;
+
+/* Helpers of the generated files that a template needs (udfkit_template_row.helpers). */
+enum {
+    UDFKIT_NEEDS_BLOCKS = 1u << 0,      /* udfkit_<name>_blocks: a grid for n threads */
+    UDFKIT_NEEDS_CHUNKS = 1u << 1,      /* udfkit_<name>_chunks: a chunk of rows a block */
+    UDFKIT_NEEDS_TILES = 1u << 2,       /* udfkit_<name>_tile_state: the tiles' state of a pass */
+    UDFKIT_NEEDS_REDUCE = 1u << 3,      /* reduce_helpers.cu.in */
+    UDFKIT_NEEDS_SELECT = 1u << 4,      /* select_helpers.cu.in and the select init kernel */
+    UDFKIT_NEEDS_FILTER_SCAN = 1u << 5, /* filter_scan.cu.in: the nullable filters' shared scan */
+};
+
+typedef struct udfkit_template_row {
+    const char *name;             /* "map" */
+    udfkit_entry_extra extra;
+    const udfkit_template_word *words; /* UDFKIT_EXTRA_WORD: the words; ends with {NULL} */
+    const char *extra_help;       /* UDFKIT_EXTRA_KEY and _FUNCTION: the message where it is left out */
+    unsigned key_flags;           /* UDFKIT_EXTRA_KEY: the kinds it takes (UDFKIT_KIND_*) */
+    udfkit_template_shape shape;
+    const char *predicate;        /* UDFKIT_SHAPE_PREDICATE: "a predicate bool(A1..An)" */
+    /* Why T? types are refused ("takes no nullable (T?) types: ..."); NULL: taken. */
+    const char *refuses_nullable;
+    const char *twin;             /* the template taking the same UDF over nullable columns, or NULL */
+    bool nullable;                /* columns come with validity bitmaps (udfkit_mask) */
+    bool outputs;                 /* the UDF may write several outputs (map's void(A1..An, O1*, ...)) */
+    bool t_is_parameter;          /* T is the first parameter's type (sort), else the return's */
+    udfkit_template_rows rows;
+    const char *const *kernels;   /* the kernels' name suffixes, in launch order; ends with NULL */
+    unsigned helpers;             /* UDFKIT_NEEDS_* */
+    const char *cuda, *c;         /* the kernel's and the launcher's texts (templates/kernels/) */
+    bool small_path;              /* reduce's launcher reduces few rows in one launch */
+    const char *round_tiles;      /* reduce's launcher: its least chunk, in tiles */
+    const char *count;            /* the launcher's count: "n", "segments" */
+    const char *params;           /* the launcher's parameters after the count (a @NAME@ template) */
+    const char *doc;              /* the launcher's documentation (a @NAME@ template) */
+    const char *doc_outputs;      /* the same where the UDF writes several outputs */
+    const char *scan_kind;        /* CUB's scan the kernel runs: "inclusive", "exclusive" */
+    bool scan_init;               /* the scan starts from init (exclusive) */
+    unsigned tile_threads;        /* a tile's threads (scan, reduce_by_key, sort) */
+    size_t (*tile_items)(size_t t_bytes); /* a thread's rows of a tile, by T's size */
+} udfkit_template_row;
+
+const udfkit_template_row *udfkit_template_info(udfkit_kernel_template t);
+/* The template named `name` (n bytes), or false. */
+bool udfkit_template_find(const char *name, size_t n, udfkit_kernel_template *out);
+/* "map, filter, reduce, ..." */
+void udfkit_template_list(udfkit_buf *out);
+
+#endif
