@@ -138,7 +138,7 @@ static void checks_parameters_where_the_return_type_is_unknown(void **state)
 }
 
 typedef struct rendered {
-    udfkit_spec specs[4];
+    udfkit_spec specs[8];
     udfkit_kernel_entry entries[5];
     size_t nentries;
     udfkit_kernels_text text;
@@ -161,7 +161,7 @@ static void rendered_free(rendered *r)
 {
     for (size_t i = 0; i < r->nentries; i++)
         udfkit_kernel_entry_free(&r->entries[i]);
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < sizeof r->specs / sizeof *r->specs; i++)
         udfkit_spec_free(&r->specs[i]);
     udfkit_kernels_text_free(&r->text);
 }
@@ -543,10 +543,63 @@ static void sort_entries(void **state)
     rendered_free(&r);
 }
 
+/* Every row of the template table, and every option word: an entry of it over a function of
+ * its shape renders its launcher (declared in the header and defined in the C source under
+ * the row's name and the entry's suffix), and each kernel the row names, in the name table
+ * and defined in the CUDA source. A row added without its texts fails here. */
+static void renders_every_template_row(void **state)
+{
+    (void)state;
+    /* A function of each shape, and what follows it in an entry. */
+    static const char *const shape_fn[UDFKIT_SHAPE_COUNT] = {
+        [UDFKIT_SHAPE_MAP] = "f", [UDFKIT_SHAPE_PREDICATE] = "p", [UDFKIT_SHAPE_OP] = "op",
+        [UDFKIT_SHAPE_TRANSFORM] = "t", [UDFKIT_SHAPE_LESS] = "less"};
+    const char *specs[] = {"f:float32(float32, int32)", "p:bool(float32)", "op:int64(int64, int64)", "t:int64(int32)",
+                           "less:bool(float64, float64)"};
+    for (int k = 0; k < UDFKIT_KERNEL_TEMPLATE_COUNT; k++) {
+        const udfkit_template_row *row = udfkit_template_info((udfkit_kernel_template)k);
+        udfkit_kernel_template found;
+        assert_true(udfkit_template_find(row->name, strlen(row->name), &found));
+        assert_int_equal(found, k);
+        assert_non_null(row->kernels[0]);
+        assert_non_null(row->cuda);
+        assert_non_null(row->c);
+        size_t variants = 1;
+        while (row->extra == UDFKIT_EXTRA_WORD && row->words[variants - 1].word)
+            variants++;
+        for (size_t w = 0; w < variants; w++) {
+            char entry[128], launcher[128], kernel[192];
+            const char *extra = row->extra == UDFKIT_EXTRA_KEY ? ", int32" : row->extra == UDFKIT_EXTRA_FUNCTION ? ", op" : "";
+            if (w > 0)
+                snprintf(entry, sizeof entry, "%s(%s, %s)", row->name, shape_fn[row->shape], row->words[w - 1].word);
+            else
+                snprintf(entry, sizeof entry, "%s(%s%s)", row->name, shape_fn[row->shape], extra);
+            const char *entries[] = {entry};
+            rendered r;
+            render(&r, specs, 5, entries, 1);
+            udfkit_buf suffix = UDFKIT_BUF_INIT;
+            udfkit_kernel_entry_suffix(&r.entries[0], &suffix);
+            snprintf(launcher, sizeof launcher, "lib_%s_%s(", row->name, suffix.data);
+            assert_non_null(strstr(r.text.header.data, launcher));
+            assert_non_null(strstr(r.text.c.data, launcher));
+            for (const char *const *kn = row->kernels; *kn; kn++) {
+                snprintf(kernel, sizeof kernel, "\"udfkit_lib_%s_%s%s\"", row->name, suffix.data, *kn);
+                assert_non_null(strstr(r.text.c.data, kernel)); /* the name table */
+                snprintf(kernel, sizeof kernel, "udfkit_lib_%s_%s%s(", row->name, suffix.data, *kn);
+                assert_non_null(strstr(r.text.cuda.data, kernel));
+            }
+            assert_null(strchr(r.text.header.data, '@'));
+            udfkit_buf_free(&suffix);
+            rendered_free(&r);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parses_entries),
+        cmocka_unit_test(renders_every_template_row),
         cmocka_unit_test(checks_signatures),
         cmocka_unit_test(checks_parameters_where_the_return_type_is_unknown),
         cmocka_unit_test(renders_launchers_and_kernels),
