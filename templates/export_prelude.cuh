@@ -6,6 +6,10 @@
  * spelling (__udfkit_...), so no macro a user may define can change what it means. */
 struct __half;
 struct __nv_bfloat16;
+namespace udfkit {
+class string_view;
+}
+struct udfkit_string_out;
 
 namespace __udfkit {
 

@@ -19,6 +19,10 @@ extern const char udfkit_tpl_kernel_filter_scan[];
 extern const char udfkit_tpl_kernel_reduce[];
 /* <udfkit/udf.h>, pre-included in every CUDA C/C++ UDF compile */
 extern const char udfkit_tpl_udf_device_h[];
+/* <udfkit/string.cuh>, given to every CUDA C/C++ UDF compile to include */
+extern const char udfkit_tpl_string_cuh[];
+/* the exporter's checks of string parameters and results (templates/export_strings.cuh) */
+extern const char udfkit_tpl_export_strings[];
 extern const char udfkit_tpl_kernel_nullable_map[];
 extern const char udfkit_tpl_kernel_nullable_reduce[];
 extern const char udfkit_tpl_launcher_nullable_map[];

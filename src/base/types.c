@@ -19,6 +19,13 @@ static const udfkit_cxx_form uint64_cxx[] = {
     {"unsigned long", "sizeof(long) == 8 ? __UDFKIT_K_UINT64 : __UDFKIT_K_UINT32"}, {"unsigned long long"}, {NULL}};
 static const udfkit_cxx_form float16_cxx[] = {{"__half"}, {NULL}}, float32_cxx[] = {{"float"}, {NULL}};
 static const udfkit_cxx_form float64_cxx[] = {{"double"}, {NULL}};
+/* A string is what a UDF takes (udfkit::string_view) and the builder of a result. */
+static const udfkit_cxx_form string_cxx[] = {{"udfkit::string_view"}, {"udfkit_string_out"}, {NULL}};
+/* SPEC.md, "Strings": a string parameter aN is `const char *aN, int64_t aN_size`. */
+static const udfkit_abi_part string_parts[] = {
+    {"", "const char *", "const char *", UDFKIT_INT8, true, "%s.data()"},
+    {"_size", "int64_t", "long", UDFKIT_INT64, false, "%s.size()"},
+};
 
 /* The names C and numpy give the kinds, which a spec must spell the numba way. */
 static const char *const bool_c[] = {"_Bool", NULL};
@@ -33,6 +40,7 @@ static const char *const uint64_c[] = {"unsigned long", "unsigned long long", "s
 static const char *const float16_c[] = {"half", "__half", NULL};
 static const char *const float32_c[] = {"float", "f4", NULL};
 static const char *const float64_c[] = {"double", "f8", NULL};
+static const char *const string_c[] = {"str", "text", "utf8", "char *", "const char *", NULL};
 static const char *const no_c_names[] = {NULL};
 
 #define INT (UDFKIT_KIND_VALUE | UDFKIT_KIND_INTEGER | UDFKIT_KIND_SIGNED)
@@ -63,6 +71,11 @@ static const udfkit_kind_row kind_rows[UDFKIT_KIND_COUNT] = {
                         float32_c},
     [UDFKIT_FLOAT64] = {"float64", FLOAT, 8, "double", "double", 1, "float64", "g", "__UDFKIT_K_FLOAT64", float64_cxx,
                         float64_c},
+    /* UTF-8 text: two C parameters, a result through its builder (udfkit_string_out *, which is
+     * what string* spells), columns of Arrow's three layouts (docs/strings.md). */
+    [UDFKIT_STRING] = {"string", UDFKIT_KIND_VALUE | UDFKIT_KIND_TEXT, 0, "udfkit_string_out", "udfkit_string_out", 2,
+                       "udfkit_string", "u", "__UDFKIT_K_STRING", string_cxx, string_c, NULL, NULL, NULL,
+                       string_parts, true, "udfkit::string_view", "udfkit_strings", "udfkit::strings_column"},
 };
 
 #undef INT
@@ -107,12 +120,34 @@ bool udfkit_signature_nullable(const udfkit_signature *s)
     return any;
 }
 
+/* Whether t is a result written through its kind's builder (a string result). */
+static bool result_out(udfkit_type t)
+{
+    return kind_rows[t.kind].result_out && !t.pointer;
+}
+
 size_t udfkit_signature_c_arity(const udfkit_signature *s)
 {
-    size_t n = s->has_return && s->ret.nullable;
+    size_t n = s->has_return && (s->ret.nullable || result_out(s->ret));
     for (size_t i = 0; i < s->nparams; i++)
         n += (s->params[i].pointer ? 1 : kind_rows[s->params[i].kind].c_params) + s->params[i].nullable;
     return n;
+}
+
+bool udfkit_signature_has(const udfkit_signature *s, unsigned flags)
+{
+    bool any = s->has_return && (kind_rows[s->ret.kind].flags & flags) == flags;
+    for (size_t i = 0; i < s->nparams; i++)
+        any |= (kind_rows[s->params[i].kind].flags & flags) == flags;
+    return any;
+}
+
+bool udfkit_signature_expanded(const udfkit_signature *s)
+{
+    bool any = udfkit_signature_nullable(s) || (s->has_return && result_out(s->ret));
+    for (size_t i = 0; i < s->nparams; i++)
+        any |= !s->params[i].pointer && kind_rows[s->params[i].kind].parts;
+    return any;
 }
 
 static void trim(const char **begin, const char **end)
@@ -339,25 +374,44 @@ void udfkit_type_c(udfkit_type t, udfkit_buf *out)
     udfkit_buf_printf(out, "%s%s", kind_rows[t.kind].c, t.pointer ? " *" : "");
 }
 
+/* "T name", or "T *name" where T ends with '*'. */
+static void c_param(udfkit_buf *out, const char *type, const char *name, size_t i, const char *suffix)
+{
+    size_t n = strlen(type);
+    udfkit_buf_printf(out, "%s%s%s%zu%s", type, n && type[n - 1] == '*' ? "" : " ", name, i, suffix);
+}
+
 void udfkit_signature_c_prototype(const udfkit_signature *s, const char *name, udfkit_buf *out)
 {
-    bool nullable_ret = s->has_return && s->ret.nullable;
-    if (nullable_ret) {
+    bool nullable_ret = s->has_return && s->ret.nullable, built = s->has_return && result_out(s->ret);
+    if (built) {
+        /* A string result: void f(udfkit_string_out *out, ...), bool under string? (valid). */
+        udfkit_buf_printf(out, "%s %s(%s *out", nullable_ret ? "bool" : "void", name, kind_rows[s->ret.kind].c);
+    } else if (nullable_ret) {
         /* A T? return: bool f(T *out, ...), true where the result is valid. */
         udfkit_buf_printf(out, "bool %s(%s *out", name, kind_rows[s->ret.kind].c);
     } else {
         udfkit_type_c(s->ret, out);
         udfkit_buf_printf(out, "%s%s(", s->ret.pointer ? "" : " ", name);
     }
-    if (s->nparams == 0 && !nullable_ret)
+    bool leading = built || nullable_ret;
+    if (s->nparams == 0 && !leading)
         udfkit_buf_puts(out, "void");
     for (size_t i = 0; i < s->nparams; i++) {
-        if (i || nullable_ret)
+        const udfkit_type t = s->params[i];
+        const udfkit_abi_part *parts = t.pointer ? NULL : kind_rows[t.kind].parts;
+        if (i || leading)
             udfkit_buf_puts(out, ", ");
-        udfkit_type_c(s->params[i], out);
-        udfkit_buf_printf(out, "%sa%zu", s->params[i].pointer ? "" : " ", i);
-        if (s->params[i].nullable)
-            udfkit_buf_printf(out, ", bool %sa%zu_valid", s->params[i].pointer ? "*" : "", i);
+        for (unsigned p = 0; parts && p < kind_rows[t.kind].c_params; p++) {
+            udfkit_buf_puts(out, p ? ", " : "");
+            c_param(out, parts[p].c, "a", i, parts[p].suffix);
+        }
+        if (!parts) {
+            udfkit_type_c(t, out);
+            udfkit_buf_printf(out, "%sa%zu", t.pointer ? "" : " ", i);
+        }
+        if (t.nullable)
+            udfkit_buf_printf(out, ", bool %sa%zu_valid", t.pointer ? "*" : "", i);
     }
     udfkit_buf_puts(out, ")");
 }

@@ -26,6 +26,7 @@ typedef enum udfkit_kind {
     UDFKIT_FLOAT16,
     UDFKIT_FLOAT32,
     UDFKIT_FLOAT64,
+    UDFKIT_STRING,
     UDFKIT_KIND_COUNT
 } udfkit_kind;
 
@@ -35,7 +36,19 @@ enum {
     UDFKIT_KIND_INTEGER = 1u << 1, /* an integer type (reduce_by_key's keys) */
     UDFKIT_KIND_SIGNED = 1u << 2,
     UDFKIT_KIND_FLOAT = 1u << 3,
+    UDFKIT_KIND_TEXT = 1u << 4,    /* text of any length: a string column, results built in two launches */
 };
+
+/* One of the C parameters a value of a kind is, where it is more than one (a string is its
+ * bytes and their size). The exporter checks each part as a value of `kind`. */
+typedef struct udfkit_abi_part {
+    const char *suffix; /* appended to the parameter's name: "", "_size" */
+    const char *c;      /* its C type: "const char *", "int64_t" */
+    const char *cuda;   /* the same in CUDA C++ without headers: "const char *", "long" */
+    udfkit_kind kind;   /* the kind it is to the exporter's check, */
+    bool pointer;       /*   and whether a pointer to it */
+    const char *arg;    /* how a kernel passes it from a row's value x: "%s.data()" (printf, x's name) */
+} udfkit_abi_part;
 
 /* One C++ type that the exporter's check takes as a kind (the __udfkit_traits
  * specialisations of templates/export_prelude.cuh), with the line of comment before it. */
@@ -62,6 +75,14 @@ typedef struct udfkit_kind_row {
     /* A kind crossing the C ABI as another's bits (float16 as uint16_t): the type CUDA C callers
      * get in the header's wrappers, and its conversions from and to the bits. */
     const char *bits_type, *from_bits, *to_bits;
+    /* A value that is several C parameters: its parts (c_params of them); NULL: one, `c`. */
+    const udfkit_abi_part *parts;
+    /* A result of the kind is written through a leading out-parameter of `c` * (a string's
+     * builder): the function returns void, or bool under `?`. T* of the kind is that builder. */
+    bool result_out;
+    /* In kernels: a row's value (a string: udfkit::string_view) and a column (a string:
+     * udfkit_strings in launchers, udfkit::strings_column in kernels), where not T and T *. */
+    const char *element_cuda, *column_c, *column_cuda;
 } udfkit_kind_row;
 
 const udfkit_kind_row *udfkit_kind_info(udfkit_kind k);
@@ -107,6 +128,11 @@ bool udfkit_type_is(udfkit_type t, udfkit_kind k);
 bool udfkit_type_equal(udfkit_type a, udfkit_type b);
 /* Whether any parameter or the return is nullable. */
 bool udfkit_signature_nullable(const udfkit_signature *s);
+/* Whether the signature's C ABI is other than its declared parameters and return: nullable
+ * types (pairs), kinds of several C parameters (a string), results through a builder. */
+bool udfkit_signature_expanded(const udfkit_signature *s);
+/* Whether any parameter or the return is of a kind with `flags` (UDFKIT_KIND_*). */
+bool udfkit_signature_has(const udfkit_signature *s, unsigned flags);
 /* The number of C parameters (a nullable parameter is two, a nullable return adds `out`). */
 size_t udfkit_signature_c_arity(const udfkit_signature *s);
 

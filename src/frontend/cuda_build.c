@@ -30,6 +30,11 @@ static void unit_key(source_unit *u)
     udfkit_hasher_finish(h, u->key);
 }
 
+/* The headers udfkit gives every CUDA C/C++ compile, in memory: <udfkit/udf.h> (udfkit_row_error,
+ * pre-included) and <udfkit/string.cuh> (strings, docs/strings.md). */
+static const char *const udfkit_header_names[] = {"udfkit/udf.h", "udfkit/string.cuh"};
+#define UDFKIT_HEADER_COUNT (sizeof udfkit_header_names / sizeof *udfkit_header_names)
+
 static void job_key(const compile_job *j, char key[UDFKIT_CACHE_KEY_SIZE])
 {
     udfkit_hasher *h = udfkit_hasher_new("nvrtc-compile");
@@ -38,7 +43,9 @@ static void job_key(const compile_job *j, char key[UDFKIT_CACHE_KEY_SIZE])
     for (size_t i = 0; i < j->noptions; i++)
         udfkit_hasher_add_str(h, j->options[i]);
     udfkit_hasher_add(h, &j->kind, sizeof j->kind);
-    udfkit_hasher_add_str(h, udfkit_tpl_udf_device_h);
+    const char *const texts[] = {udfkit_tpl_udf_device_h, udfkit_tpl_string_cuh};
+    for (size_t i = 0; i < UDFKIT_HEADER_COUNT; i++)
+        udfkit_hasher_add_str(h, texts[i]);
     udfkit_hasher_finish(h, key);
 }
 
@@ -85,15 +92,14 @@ static void *worker(void *arg)
             }
             udfkit_cache_record(q->cache, &hit, false);
         }
-        /* <udfkit/udf.h> (udfkit_row_error) is there to include, and pre-included. */
-        const char *header_texts[] = {udfkit_tpl_udf_device_h}, *header_names[] = {"udfkit/udf.h"};
+        const char *header_texts[] = {udfkit_tpl_udf_device_h, udfkit_tpl_string_cuh};
         udfkit_nvrtc_job nj = {j->unit->text.data,
                                j->unit->path,
                                j->options,
                                j->noptions,
                                header_texts,
-                               header_names,
-                               1,
+                               udfkit_header_names,
+                               UDFKIT_HEADER_COUNT,
                                j->kind};
         j->rc = udfkit_nvrtc_compile(&nj, &j->code, &j->log);
         char took[64];
@@ -189,13 +195,22 @@ static void free_unit(source_unit *u)
     free(u->log_exports);
 }
 
-/* A definition of spec's function in `defs`: with the spec's parameters, or, for a spec
- * with nullable types, with the C ABI pairs themselves (the pair form). */
+/* Whether the signature's result is a string, written through the kernel's builder. */
+static bool built_result(const udfkit_signature *sig)
+{
+    return sig->has_return && !sig->ret.pointer && udfkit_kind_info(sig->ret.kind)->result_out;
+}
+
+/* A definition of spec's function in `defs`: with the spec's parameters, with a string
+ * result's builder first (the builder form), or, for a spec whose C ABI is expanded (T?,
+ * strings), with the C ABI itself (the pair form). */
 static size_t find_def(const udfkit_cxx_defs *defs, const char *base, const udfkit_spec *spec,
                        const udfkit_cxx_def **def)
 {
     size_t n = udfkit_cxx_find(defs, base, spec->sig.nparams, def);
-    if (!n && udfkit_signature_nullable(&spec->sig))
+    if (!n && built_result(&spec->sig))
+        n = udfkit_cxx_find(defs, base, spec->sig.nparams + 1, def);
+    if (!n && udfkit_signature_expanded(&spec->sig))
         n = udfkit_cxx_find(defs, base, udfkit_signature_c_arity(&spec->sig), def);
     return n;
 }
@@ -351,8 +366,11 @@ static udfkit_rc place_specs(cuda_build *b)
         bool check_only = def && def->c_linkage && strcmp(base, b->specs[i].c_name) == 0;
         free(base);
         const udfkit_signature *sig = &b->specs[i].sig;
-        bool pair = udfkit_signature_nullable(sig) && def && def->nparams == udfkit_signature_c_arity(sig) &&
-                    def->nparams != sig->nparams;
+        /* Where only a string result expands the C ABI, the builder form and the pair form have
+         * one arity: the builder converts to the pointer and the reference alike. */
+        bool builder = built_result(sig) && def && def->nparams == sig->nparams + 1;
+        bool pair = udfkit_signature_expanded(sig) && !builder && def &&
+                    def->nparams == udfkit_signature_c_arity(sig) && def->nparams != sig->nparams;
         for (size_t k = 0; udfkit_signature_nullable(sig) && !pair && k < sig->nparams; k++)
             if (sig->params[k].nullable && sig->params[k].pointer)
                 return udfkit_fail(UDFKIT_RC_INPUT, file, line,
@@ -360,7 +378,7 @@ static udfkit_rc place_specs(cuda_build *b)
                                    "'%s' must take the C ABI pairs itself (T *x, bool *x_valid), as the header "
                                    "declares them",
                                    b->specs[i].text, k + 1, b->specs[i].source_name);
-        u->exports[u->nexports] = (udfkit_export){&b->specs[i], check_only, pair};
+        u->exports[u->nexports] = (udfkit_export){&b->specs[i], check_only, pair, builder};
         u->log_exports[u->nexports] = (udfkit_log_export){&b->specs[i], file, line, pair};
         u->nexports++;
     }

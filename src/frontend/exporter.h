@@ -15,14 +15,20 @@ typedef struct udfkit_export {
     const udfkit_spec *spec;
     /* The source function already has C linkage under c_name: only the check is emitted. */
     bool check_only;
-    /* A spec with nullable (T?) types whose source function takes the C ABI pairs itself
-     * (bool f(T *out, T a, bool a_valid, ...)); otherwise it takes and returns
-     * cuda::std::optional<T>. */
+    /* A spec with nullable (T?) types or strings whose source function takes the C ABI
+     * itself (bool f(T *out, T a, bool a_valid, ...), void f(udfkit_string_out *out, const
+     * char *a, long long a_size)); otherwise it takes and returns cuda::std::optional<T> and
+     * udfkit::string_view. */
     bool pair;
+    /* A string result that the source builds through the builder it takes first
+     * (udfkit::string_out &, or udfkit_string_out *), where it does not return a view. */
+    bool builder;
 } udfkit_export;
 
-/* The C ABI of a signature with nullable types, as plain types: a T? return becomes a
- * leading T* and a bool return, a T? parameter T and bool, a T?* parameter T* and bool*. */
+/* The C ABI of a signature with nullable types or strings, as plain types: a T? return becomes
+ * a leading T* and a bool return, a T? parameter T and bool, a T?* parameter T* and bool*; a
+ * string parameter its parts (int8* and int64, as the exporter checks them), a string result a
+ * leading string* (the builder) and a void or bool return. */
 udfkit_signature udfkit_exporter_c_abi(const udfkit_signature *s);
 
 /* Appends the prelude and one forwarder per export to `out`. */

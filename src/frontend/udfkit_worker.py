@@ -187,13 +187,16 @@ def numba_type(name):
         return types.voidptr
     if name.endswith("*"):
         return types.CPointer(numba_type(name[:-1]))
-    return getattr(types, KINDS[name])
+    ty = getattr(types, KINDS[name], None)
+    if ty is None:
+        raise UdfError(f"type {name} is not supported in Python UDFs by the {FRONTEND.name} frontend")
+    return ty
 
 
 def udfkit_type(ty):
     """numba's type back to udfkit's name, or None where it cannot cross the C ABI."""
     types = FRONTEND.types()
-    names = {getattr(types, attr): name for name, attr in KINDS.items()}
+    names = {getattr(types, attr): name for name, attr in KINDS.items() if hasattr(types, attr)}
     names.update({types.none: "void", types.voidptr: "void*"})
     if ty in names:
         return names[ty]

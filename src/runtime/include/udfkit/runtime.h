@@ -57,6 +57,21 @@ typedef struct udfkit_mask {
     uint64_t offset; /* in bits */
 } udfkit_mask;
 
+/* A string column as Arrow holds it (docs/strings.md), every pointer device memory: row i is
+ * the array's row offset + i. Launchers take one where a numeric column is `const T *`. */
+typedef enum udfkit_string_layout {
+    UDFKIT_STRINGS_UTF8,       /* Arrow utf8: int32 offsets[n + 1] into chars */
+    UDFKIT_STRINGS_LARGE_UTF8, /* Arrow large_utf8: int64 offsets[n + 1] */
+    UDFKIT_STRINGS_UTF8_VIEW   /* Arrow utf8_view: 16-byte views + data buffers */
+} udfkit_string_layout;
+typedef struct udfkit_strings {
+    udfkit_string_layout layout;
+    const void *offsets;        /* utf8, large_utf8: the offsets; utf8_view: the views */
+    const char *chars;          /* utf8, large_utf8: the bytes */
+    const char *const *buffers; /* utf8_view: the data buffers (a device array of pointers) */
+    uint64_t offset;            /* the column's first row, as an Arrow array's offset */
+} udfkit_strings;
+
 typedef struct udfkit_dim3 {
     unsigned int x, y, z;
 } udfkit_dim3;
