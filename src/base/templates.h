@@ -13,6 +13,7 @@ extern const char udfkit_tpl_kernel_prelude[];
 extern const char udfkit_tpl_kernel_map[];
 extern const char udfkit_tpl_kernel_filter[];
 extern const char udfkit_tpl_kernel_select_helpers[];
+extern const char udfkit_tpl_kernel_string_helpers[];
 extern const char udfkit_tpl_kernel_filter_values[];
 extern const char udfkit_tpl_kernel_nullable_filter[];
 extern const char udfkit_tpl_kernel_filter_scan[];

@@ -40,7 +40,7 @@ static const char *const uint64_c[] = {"unsigned long", "unsigned long long", "s
 static const char *const float16_c[] = {"half", "__half", NULL};
 static const char *const float32_c[] = {"float", "f4", NULL};
 static const char *const float64_c[] = {"double", "f8", NULL};
-static const char *const string_c[] = {"str", "text", "utf8", "char *", "const char *", NULL};
+static const char *const string_c[] = {"str", "text", "utf8", NULL};
 static const char *const no_c_names[] = {NULL};
 
 #define INT (UDFKIT_KIND_VALUE | UDFKIT_KIND_INTEGER | UDFKIT_KIND_SIGNED)

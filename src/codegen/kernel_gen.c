@@ -44,23 +44,15 @@ typedef struct render_parts {
     udfkit_buf launchers;   /* launcher definitions */
 } render_parts;
 
-/* The UDF's C-ABI prototype for device code (T? as its pair), once per function. */
+/* The UDF's C-ABI prototype for device code (T? as its pair, a string as its parts), once per
+ * function. */
 static void declare_udf(const udfkit_spec *fn, udfkit_strset *declared, udfkit_buf *protos)
 {
     if (!udfkit_strset_add(declared, fn->c_name))
         return;
-    const udfkit_signature abi = udfkit_exporter_c_abi(&fn->sig);
-    const udfkit_signature *s = &abi;
     udfkit_buf_puts(protos, "__device__ ");
-    udfkit_exporter_abi_type(s->ret, protos);
-    udfkit_buf_printf(protos, " %s(", fn->c_name);
-    for (size_t p = 0; p < s->nparams; p++) {
-        udfkit_buf_puts(protos, p ? ", " : "");
-        udfkit_exporter_abi_type(s->params[p], protos);
-        udfkit_buf_printf(protos, protos->data[protos->size - 1] == '*' ? "a%zu" : " a%zu", p);
-    }
-    /* Every template passes at least one argument. */
-    udfkit_buf_puts(protos, ");\n");
+    udfkit_exporter_declaration(&fn->sig, fn->c_name, protos);
+    udfkit_buf_puts(protos, ";\n");
 }
 
 /* The texts an entry's templates fill in. */
@@ -119,7 +111,8 @@ static void map_rows(const udfkit_kernel_entry *e, entry_texts *t)
     size_t row_bytes = 0;
     udfkit_rows_map_staged(t->prefix.data, e, &t->rows, &row_bytes);
     snprintf(t->row_bytes, sizeof t->row_bytes, "%zu", row_bytes);
-    snprintf(t->inputs, sizeof t->inputs, "%zu", udfkit_rows_input_count(e));
+    /* The staged columns' number (none where they cannot be staged: strings). */
+    snprintf(t->inputs, sizeof t->inputs, "%zu", row_bytes ? udfkit_rows_input_count(e) : (size_t)0);
 }
 
 /* UDFKIT_ROWS_NULLABLE_FILTER: the template calls <kernel>_load(i, a1, ..., &x) and
@@ -419,6 +412,9 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     for (size_t i = 0; i < count; i++) {
         const udfkit_template_row *row = udfkit_kernel_entry_row(&entries[i]);
         needs |= row->helpers;
+        if (udfkit_signature_has(&entries[i].fn->sig, UDFKIT_KIND_TEXT) ||
+            (entries[i].op && udfkit_signature_has(&entries[i].op->sig, UDFKIT_KIND_TEXT)))
+            needs |= UDFKIT_NEEDS_STRINGS;
         nkernels += kernel_count(row);
     }
     bool filters = needs & UDFKIT_NEEDS_FILTER_SCAN, selects = needs & UDFKIT_NEEDS_SELECT;
@@ -480,8 +476,11 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         {"SLOT_MARKERS", slot_markers.data ? slot_markers.data : " *   (no slots)"},
     };
     size_t nvars = sizeof vars / sizeof *vars;
-    if (!rc && !(rc = udfkit_template_render(udfkit_tpl_kernel_prelude, vars, nvars, &out->cuda)) &&
-        (needs & UDFKIT_NEEDS_REDUCE))
+    if (!rc)
+        rc = udfkit_template_render(udfkit_tpl_kernel_prelude, vars, nvars, &out->cuda);
+    if (!rc && (needs & UDFKIT_NEEDS_STRINGS))
+        rc = udfkit_template_render(udfkit_tpl_kernel_string_helpers, vars, nvars, &out->cuda);
+    if (!rc && (needs & UDFKIT_NEEDS_REDUCE))
         rc = udfkit_template_render(udfkit_tpl_kernel_reduce_helpers, vars, nvars, &out->cuda);
     if (!rc && selects)
         rc = udfkit_template_render(udfkit_tpl_kernel_select_helpers, vars, nvars, &out->cuda);

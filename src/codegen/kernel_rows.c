@@ -3,6 +3,8 @@
 #include "base/types.h"
 #include "frontend/exporter.h"
 
+#include <stdio.h>
+
 bool udfkit_rows_nullable(udfkit_kernel_template tpl)
 {
     return udfkit_template_info(tpl)->nullable;
@@ -14,23 +16,46 @@ size_t udfkit_rows_input_count(const udfkit_kernel_entry *e)
     return udfkit_kernel_entry_row(e)->outputs && UDFKIT_MAP_HAS_OUTPUTS(s) ? udfkit_kernel_map_inputs(s) : s->nparams;
 }
 
-/* A column's element type: T of T, T?, T* and T?*, as C or as the C ABI spells it in CUDA. */
+/* A column's element type: T of T, T?, T* and T?*, as C or as the C ABI spells it in CUDA
+ * (a row's string in CUDA: udfkit::string_view). */
 static void column_type(udfkit_type t, bool cuda, udfkit_buf *out)
 {
     udfkit_type value = udfkit_type_value(t);
-    if (cuda)
+    const char *element = udfkit_kind_info(t.kind)->element_cuda;
+    if (cuda && element)
+        udfkit_buf_puts(out, element);
+    else if (cuda)
         udfkit_exporter_abi_type(value, out);
     else
         udfkit_type_c(value, out);
+}
+
+/* An input column "[const] T *<name><i>", or the kind's own column ("udfkit_strings a1" in C,
+ * "udfkit::strings_column a1" in CUDA). */
+static void column_param(udfkit_type t, bool cuda, bool is_const, const char *name, size_t i, udfkit_buf *out)
+{
+    const udfkit_kind_row *row = udfkit_kind_info(t.kind);
+    if (row->column_c) {
+        udfkit_buf_printf(out, "%s %s%zu", cuda ? row->column_cuda : row->column_c, name, i);
+        return;
+    }
+    udfkit_buf_puts(out, is_const ? "const " : "");
+    column_type(t, cuda, out);
+    udfkit_buf_printf(out, " *%s%zu", name, i);
+}
+
+/* Whether a column's rows are values of one size, which can be staged and vector-loaded. */
+static bool fixed_size(udfkit_type t)
+{
+    return udfkit_kind_size(t.kind) > 0;
 }
 
 void udfkit_rows_inputs(const udfkit_kernel_entry *e, bool cuda, udfkit_buf *out)
 {
     bool masks = udfkit_rows_nullable(e->tpl);
     for (size_t i = 0; i < udfkit_rows_input_count(e); i++) {
-        udfkit_buf_puts(out, i ? ", const " : "const ");
-        column_type(e->fn->sig.params[i], cuda, out);
-        udfkit_buf_printf(out, " *a%zu", i + 1);
+        udfkit_buf_puts(out, i ? ", " : "");
+        column_param(e->fn->sig.params[i], cuda, true, "a", i + 1, out);
         if (masks)
             udfkit_buf_printf(out, ", %s m%zu", cuda ? "udfkit_detail::mask" : "udfkit_mask", i + 1);
     }
@@ -194,11 +219,21 @@ static void validity(const udfkit_kernel_entry *e, const char *skip, udfkit_buf 
         udfkit_buf_printf(out, "))\n        %s\n", skip);
 }
 
-/* The UDF's arguments: "x.a1, x.a2, x.v2" (a T? parameter passes its validity). */
+/* The UDF's arguments: "x.a1, x.a2, x.v2" (a T? parameter passes its validity, a string its
+ * parts: "x.a1.data(), x.a1.size()"). */
 static void call_args(const udfkit_kernel_entry *e, udfkit_buf *out)
 {
     for (size_t i = 0; i < udfkit_rows_input_count(e); i++) {
-        udfkit_buf_printf(out, "%sx.a%zu", i ? ", " : "", i + 1);
+        const udfkit_kind_row *row = udfkit_kind_info(e->fn->sig.params[i].kind);
+        char x[32];
+        snprintf(x, sizeof x, "x.a%zu", i + 1);
+        udfkit_buf_puts(out, i ? ", " : "");
+        for (unsigned p = 0; row->parts && p < row->c_params; p++) {
+            udfkit_buf_puts(out, p ? ", " : "");
+            udfkit_buf_printf(out, row->parts[p].arg, x);
+        }
+        if (!row->parts)
+            udfkit_buf_puts(out, x);
         if (e->fn->sig.params[i].nullable)
             udfkit_buf_printf(out, ", x.v%zu", i + 1);
     }
@@ -340,9 +375,9 @@ void udfkit_rows_filter_output_args(const udfkit_kernel_entry *e, udfkit_buf *ou
 static void column_members(const udfkit_kernel_entry *e, bool is_const, const char *name, udfkit_buf *out)
 {
     for (size_t i = 0; i < udfkit_rows_input_count(e); i++) {
-        udfkit_buf_puts(out, is_const ? "    const " : "    ");
-        column_type(e->fn->sig.params[i], true, out);
-        udfkit_buf_printf(out, " *%s%zu;\n", name, i + 1);
+        udfkit_buf_puts(out, "    ");
+        column_param(e->fn->sig.params[i], true, is_const, name, i + 1, out);
+        udfkit_buf_puts(out, ";\n");
     }
 }
 
@@ -419,14 +454,20 @@ void udfkit_rows_stencil_init(const char *prefix, const udfkit_kernel_entry *e, 
 void udfkit_rows_map_staged(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out, size_t *row_bytes)
 {
     size_t inputs = udfkit_rows_input_count(e);
+    bool ok = true;
+    for (size_t i = 0; i < inputs; i++)
+        ok &= fixed_size(e->fn->sig.params[i]);
     *row_bytes = 0;
+    /* Columns of values of any size (strings) are read from global memory, never staged: ok
+     * says so to the kernel, which then takes the direct path for every tile. */
     udfkit_buf_printf(out, "/* %s(%s): a tile of its inputs' values in shared memory. */\nstruct %s_staged {\n",
                       udfkit_kernel_template_name(e->tpl), e->c_name, prefix);
-    udfkit_buf_printf(out, "    const char *base[%zu];\n\n", inputs);
+    udfkit_buf_printf(out, "    static constexpr bool ok = %s;\n    const char *base[%zu];\n\n", ok ? "true" : "false", inputs);
     udfkit_buf_puts(out, "    __device__ __forceinline__ unsigned stage(char *smem, unsigned long long begin, unsigned stride, ");
     udfkit_rows_inputs(e, true, out);
-    udfkit_buf_puts(out, ", bool issue, unsigned long long *bar)\n    {\n        unsigned at = 0, bytes = 0;\n");
-    for (size_t i = 0; i < inputs; i++) {
+    udfkit_buf_puts(out, ok ? ", bool issue, unsigned long long *bar)\n    {\n        unsigned at = 0, bytes = 0;\n"
+                            : ", bool issue, unsigned long long *bar)\n    {\n        unsigned bytes = 0;\n");
+    for (size_t i = 0; ok && i < inputs; i++) {
         size_t size = udfkit_kind_size(e->fn->sig.params[i].kind);
         *row_bytes += size;
         udfkit_buf_printf(out,
@@ -434,13 +475,17 @@ void udfkit_rows_map_staged(const char *prefix, const udfkit_kernel_entry *e, ud
                           "&base[%zu]);\n",
                           i + 1, size, i);
     }
+    if (!ok)
+        udfkit_buf_puts(out, "        (void)smem, (void)begin, (void)stride, (void)issue, (void)bar;\n");
     udfkit_buf_printf(out, "        return bytes;\n    }\n\n    __device__ __forceinline__ void load(unsigned t, %s_in *x) const\n    {\n",
                       prefix);
-    for (size_t i = 0; i < inputs; i++) {
+    for (size_t i = 0; ok && i < inputs; i++) {
         udfkit_buf_printf(out, "        x->a%zu = reinterpret_cast<const ", i + 1);
         column_type(e->fn->sig.params[i], true, out);
         udfkit_buf_printf(out, " *>(base[%zu])[t];\n", i);
     }
+    if (!ok)
+        udfkit_buf_puts(out, "        (void)t, (void)x;\n");
     udfkit_buf_puts(out, "    }\n");
     udfkit_buf_puts(out, "};\n\n");
 }

@@ -85,6 +85,7 @@ enum {
     UDFKIT_NEEDS_REDUCE = 1u << 3,      /* reduce_helpers.cu.in */
     UDFKIT_NEEDS_SELECT = 1u << 4,      /* select_helpers.cu.in and the select init kernel */
     UDFKIT_NEEDS_FILTER_SCAN = 1u << 5, /* filter_scan.cu.in: the nullable filters' shared scan */
+    UDFKIT_NEEDS_STRINGS = 1u << 6,     /* string_helpers.cu.in: string columns (an entry's types say so) */
 };
 
 typedef struct udfkit_template_row {

@@ -79,17 +79,25 @@ udfkit_signature udfkit_exporter_c_abi(const udfkit_signature *s)
     return abi;
 }
 
-/* The forwarder's parameter list, the C ABI of SPEC.md with reserved names: __udfkit_out, then
- * __udfkit_a<i> (and _size for a string's, _valid for a T?'s). */
-static void forwarder_params(const udfkit_signature *sig, udfkit_buf *out)
+/* "float " or "float *": a type as a name follows it. */
+static void abi_type_then_name(udfkit_type t, udfkit_buf *out)
+{
+    udfkit_exporter_abi_type(t, out);
+    if (!t.pointer)
+        udfkit_buf_puts(out, " ");
+}
+
+void udfkit_exporter_abi_params(const udfkit_signature *sig, const char *prefix, bool types, udfkit_buf *out)
 {
     udfkit_signature abi = udfkit_exporter_c_abi(sig);
     size_t k = 0;
     bool leading = sig->has_return && (sig->ret.nullable || (udfkit_kind_info(sig->ret.kind)->result_out &&
                                                               !sig->ret.pointer));
     if (leading) {
-        udfkit_exporter_abi_type(abi.params[k++], out);
-        udfkit_buf_puts(out, " __udfkit_out");
+        if (types)
+            abi_type_then_name(abi.params[k], out);
+        udfkit_buf_printf(out, "%sout", prefix);
+        k++;
     }
     for (size_t i = 0; i < sig->nparams; i++) {
         udfkit_type t = sig->params[i];
@@ -98,21 +106,30 @@ static void forwarder_params(const udfkit_signature *sig, udfkit_buf *out)
         for (unsigned p = 0; p < parts; p++) {
             udfkit_buf_puts(out, k ? ", " : "");
             /* A string's parts as udfkit::string_view takes them ("const char *", not int8's). */
-            if (row->parts && !t.pointer) {
-                udfkit_buf_printf(out, "%s%s__udfkit_a%zu%s", row->parts[p].cuda, row->parts[p].pointer ? "" : " ", i,
-                                  row->parts[p].suffix);
-            } else {
-                udfkit_exporter_abi_type(abi.params[k], out);
-                udfkit_buf_printf(out, " __udfkit_a%zu", i);
-            }
+            if (types && row->parts && !t.pointer)
+                udfkit_buf_printf(out, "%s%s", row->parts[p].cuda, row->parts[p].pointer ? "" : " ");
+            else if (types)
+                abi_type_then_name(abi.params[k], out);
+            udfkit_buf_printf(out, "%sa%zu%s", prefix, i, row->parts && !t.pointer ? row->parts[p].suffix : "");
             k++;
         }
         if (t.nullable) {
             udfkit_buf_puts(out, ", ");
-            udfkit_exporter_abi_type(abi.params[k++], out);
-            udfkit_buf_printf(out, " __udfkit_a%zu_valid", i);
+            if (types)
+                abi_type_then_name(abi.params[k], out);
+            udfkit_buf_printf(out, "%sa%zu_valid", prefix, i);
+            k++;
         }
     }
+}
+
+void udfkit_exporter_declaration(const udfkit_signature *sig, const char *name, udfkit_buf *out)
+{
+    udfkit_signature abi = udfkit_exporter_c_abi(sig);
+    udfkit_exporter_abi_type(abi.ret, out);
+    udfkit_buf_printf(out, " %s(", name);
+    udfkit_exporter_abi_params(sig, "", true, out);
+    udfkit_buf_puts(out, ")");
 }
 
 /* The call of the source's function in its own form: a T? argument as cuda::std::optional<T>,
@@ -201,7 +218,7 @@ static void emit_own_form(const udfkit_export *e, udfkit_buf *out)
     udfkit_buf_puts(out, "extern \"C\" __device__ ");
     udfkit_exporter_abi_type(abi.ret, out);
     udfkit_buf_printf(out, " %s(", s->c_name);
-    forwarder_params(&s->sig, out);
+    udfkit_exporter_abi_params(&s->sig, "__udfkit_", true, out);
     udfkit_buf_puts(out, ")\n{\n");
     own_form_result(e, call.data, out);
     udfkit_buf_free(&call);

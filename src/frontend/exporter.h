@@ -31,6 +31,13 @@ typedef struct udfkit_export {
  * leading string* (the builder) and a void or bool return. */
 udfkit_signature udfkit_exporter_c_abi(const udfkit_signature *s);
 
+/* The C ABI's parameters in CUDA C++ ("const char *a0, long a0_size, bool a0_valid", a leading
+ * "T *out" or "udfkit_string_out *out"), their names prefixed; with `types` false, the names
+ * alone, as a call passes them on. */
+void udfkit_exporter_abi_params(const udfkit_signature *sig, const char *prefix, bool types, udfkit_buf *out);
+/* "RET name(<the C ABI's parameters>)": the function's device declaration. */
+void udfkit_exporter_declaration(const udfkit_signature *sig, const char *name, udfkit_buf *out);
+
 /* Appends the prelude and one forwarder per export to `out`. */
 void udfkit_exporter_emit(const udfkit_export *exports, size_t count, udfkit_buf *out);
 

@@ -280,26 +280,20 @@ static void forwarders(const binding_plan *p, udfkit_buf *out)
     for (size_t k = 0; k < p->nslots; k++) {
         if (strcmp(p->slots[k].name, p->function[k]) == 0)
             continue;
-        udfkit_signature sig, abi;
+        udfkit_signature sig;
         char why[256];
         udfkit_signature_parse(p->slot_sigs[k], &sig, why, sizeof why);
-        abi = udfkit_exporter_c_abi(&sig);
-        udfkit_buf params = UDFKIT_BUF_INIT, args = UDFKIT_BUF_INIT, ret = UDFKIT_BUF_INIT;
-        for (size_t i = 0; i < abi.nparams; i++) {
-            udfkit_buf_puts(&params, i ? ", " : "");
-            udfkit_exporter_abi_type(abi.params[i], &params);
-            udfkit_buf_printf(&params, " a%zu", i);
-            udfkit_buf_printf(&args, "%sa%zu", i ? ", " : "", i);
-        }
-        udfkit_exporter_abi_type(abi.ret, &ret);
-        const char *ps = params.data ? params.data : "void", *as = args.data ? args.data : "";
-        bool is_void = abi.ret.kind == UDFKIT_VOID && !abi.ret.pointer;
-        udfkit_buf_printf(out, "extern \"C\" __device__ %s %s(%s);\n", ret.data, p->function[k], ps);
-        udfkit_buf_printf(out, "extern \"C\" __device__ %s %s(%s)\n{\n    %s%s(%s);\n}\n", ret.data, p->slots[k].name,
-                          ps, is_void ? "" : "return ", p->function[k], as);
-        udfkit_buf_free(&params);
+        udfkit_buf decl = UDFKIT_BUF_INIT, slot = UDFKIT_BUF_INIT, args = UDFKIT_BUF_INIT;
+        udfkit_exporter_declaration(&sig, p->function[k], &decl);
+        udfkit_exporter_declaration(&sig, p->slots[k].name, &slot);
+        udfkit_exporter_abi_params(&sig, "", false, &args);
+        bool is_void = udfkit_type_is(udfkit_exporter_c_abi(&sig).ret, UDFKIT_VOID);
+        udfkit_buf_printf(out, "extern \"C\" __device__ %s;\n", decl.data);
+        udfkit_buf_printf(out, "extern \"C\" __device__ %s\n{\n    %s%s(%s);\n}\n", slot.data, is_void ? "" : "return ",
+                          p->function[k], args.data ? args.data : "");
+        udfkit_buf_free(&decl);
+        udfkit_buf_free(&slot);
         udfkit_buf_free(&args);
-        udfkit_buf_free(&ret);
     }
 }
 

@@ -205,7 +205,7 @@ def test_nullable_launchers(work):
         assert line in header, (line, header)
     kernels = open(os.path.join(work, "out", "lib_kernels.cu")).read()
     # The C ABI pairs: a T? parameter passes its validity, a T? return comes back as bool.
-    assert "__device__ bool nsum(float *a0, float a1, bool a2, float a3);" in kernels, kernels
+    assert "__device__ bool nsum(float *out, float a0, bool a0_valid, float a1);" in kernels, kernels
     assert "r->valid = ::nsum(&r->r1, x.a1, x.v1, x.a2) ? 1u : 0u;" in kernels, kernels
     # nsum's second parameter takes no null: a null there skips the call.
     assert "    if (!(x.v2))\n        return;\n" in kernels, kernels
@@ -449,7 +449,7 @@ def test_slots_library(work):
          "-o", os.path.join(work, "lib.o")])
     kernels = open(os.path.join(work, "out", "lib_kernels.cu")).read()
     assert "__device__ float price(float a0, float a1);" in kernels, kernels
-    assert "__device__ bool maybe(float *a0, float a1, bool a2, float a3);" in kernels, kernels
+    assert "__device__ bool maybe(float *out, float a0, bool a0_valid, float a1);" in kernels, kernels
     # A slot without a return type cannot be bound to anything: refused, nothing written.
     shutil.rmtree(os.path.join(work, "out"))
     r = udfkit("kernels", "--slot", "price:(float32, float32)", "--kernel", "map(price)", "--name", "eng",

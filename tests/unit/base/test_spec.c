@@ -93,7 +93,7 @@ static void rejects_bad_specs(void **state)
     /* A near miss: did you mean. */
     expect_error("f:float32(flaot32)", "unknown type 'flaot32' (did you mean float32?");
     expect_error("f:float32(uint6*)", "did you mean uint8*?");
-    expect_error("f:float32(string)", "unknown type 'string' (types: bool");
+    expect_error("f:float32(strng)", "unknown type 'strng' (did you mean string? types: bool");
     /* Nullable types: void? and a nullable pointer are not types; a return is no output. */
     expect_error("f:void?(float32)", "'void?' is not a type: void cannot be null");
     expect_error("f:float32(float32*?)", "'float32*?' is not a type: a pointer cannot be null");

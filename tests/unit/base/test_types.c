@@ -39,7 +39,7 @@ static size_t c_size(udfkit_kind k)
         return sizeof(float);
     case UDFKIT_FLOAT64:
         return sizeof(double);
-    default:
+    default: /* void, and string, which has no size of its own */
         return 0;
     }
 }
@@ -60,7 +60,17 @@ static void every_row_is_complete(void **state)
         assert_non_null(row->c_names);
         bool value = row->flags & UDFKIT_KIND_VALUE;
         assert_int_equal(row->size, c_size((udfkit_kind)k));
-        assert_int_equal(row->c_params, value ? 1 : 0);
+        /* A value is one C parameter, or as many as its parts (a string: bytes and size). */
+        size_t parts = 0;
+        while (row->parts && parts < row->c_params && row->parts[parts].c)
+            parts++;
+        assert_int_equal(row->c_params, !value ? 0 : row->parts ? parts : 1);
+        /* A value of no fixed size (text) has its own column types in launchers and kernels. */
+        if (value && row->size == 0) {
+            assert_non_null(row->column_c);
+            assert_non_null(row->column_cuda);
+            assert_non_null(row->element_cuda);
+        }
         /* Arrow has a format for every value kind, one letter for the primitive ones. */
         if (value) {
             assert_non_null(row->arrow);
@@ -127,10 +137,10 @@ static void messages_list_the_kinds(void **state)
     char why[512];
     assert_false(udfkit_signature_parse("float33(int32)", &s, why, sizeof why));
     assert_string_equal(why, "unknown type 'float33' (did you mean float32? types: bool, int8..int64, uint8..uint64, "
-                             "float16, float32, float64, T*, void*)");
+                             "float16, float32, float64, string, T*, void*)");
     assert_false(udfkit_signature_parse("int32(quaternion)", &s, why, sizeof why));
     assert_string_equal(why, "unknown type 'quaternion' (types: bool, int8..int64, uint8..uint64, float16, float32, "
-                             "float64, T*, void*)");
+                             "float64, string, T*, void*)");
 }
 
 /* The exporter's prelude lists every kind's enumerator, in the table's order (kind_of in
