@@ -13,7 +13,7 @@ const char *udfkit_kernel_template_name(udfkit_kernel_template t)
 
 const udfkit_template_row *udfkit_kernel_entry_row(const udfkit_kernel_entry *e)
 {
-    return udfkit_template_info(e->tpl);
+    return e->row ? e->row : udfkit_template_info(e->tpl);
 }
 
 void udfkit_kernel_entry_suffix(const udfkit_kernel_entry *e, udfkit_buf *out)
@@ -325,6 +325,15 @@ static udfkit_rc check_less_shape(udfkit_kernel_entry *e, const udfkit_spec *fns
     return check_less(e, &e->fn->sig);
 }
 
+/* Whether a map's result, or one of its outputs, is a string. */
+static bool text_results(const udfkit_signature *s)
+{
+    bool any = !UDFKIT_MAP_HAS_OUTPUTS(s) && s->has_return && (udfkit_kind_info(s->ret.kind)->flags & UDFKIT_KIND_TEXT);
+    for (size_t i = udfkit_kernel_map_inputs(s); UDFKIT_MAP_HAS_OUTPUTS(s) && i < s->nparams; i++)
+        any |= (udfkit_kind_info(s->params[i].kind)->flags & UDFKIT_KIND_TEXT) != 0;
+    return any;
+}
+
 typedef udfkit_rc (*shape_check)(udfkit_kernel_entry *e, const udfkit_spec *fns, size_t count,
                                  bool return_may_be_unknown);
 static const shape_check shape_checks[UDFKIT_SHAPE_COUNT] = {
@@ -355,7 +364,16 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
         udfkit_buf_free(&why);
         return rc;
     }
-    return shape_checks[row->shape](e, fns, count, return_may_be_unknown);
+    if ((rc = shape_checks[row->shape](e, fns, count, return_may_be_unknown)))
+        return rc;
+    /* The variant of the template for this UDF. */
+    unsigned is = row->outputs && text_results(s) ? UDFKIT_WHEN_TEXT_RESULTS : 0;
+    for (const udfkit_template_variant *v = row->variants; v && v->row; v++)
+        if ((v->when & is) == v->when) {
+            e->row = v->row;
+            break;
+        }
+    return UDFKIT_RC_OK;
 }
 
 void udfkit_kernel_entry_free(udfkit_kernel_entry *e)

@@ -13,6 +13,7 @@
 typedef struct udfkit_kernel_entry {
     char *text;   /* as given, for messages */
     udfkit_kernel_template tpl;
+    const udfkit_template_row *row; /* the template's row, or the variant bind chose for the UDF */
     char *c_name; /* the UDF */
     const udfkit_template_word *word; /* the option word given, or NULL */
     bool nullify; /* nullable_map(f, nullify): a row the UDF fails is null, not an error */
@@ -48,7 +49,7 @@ void udfkit_kernel_entry_suffix(const udfkit_kernel_entry *e, udfkit_buf *out);
 
 /* "map", "filter", "reduce", "nullable_map", ... */
 const char *udfkit_kernel_template_name(udfkit_kernel_template t);
-/* The entry's template row. */
+/* The entry's template row (the variant of its template that its UDF takes, once bound). */
 const udfkit_template_row *udfkit_kernel_entry_row(const udfkit_kernel_entry *e);
 
 #endif

@@ -83,12 +83,48 @@ typedef struct entry_texts {
      * row numbers, of one column the values themselves). */
     const char *variant, *what, *row_t, *rows_check;
     char filter_tile[16], filter_threads[16];
+    /* String results (the two launches): the sizes' parameters in CUDA (OFF, long long, int)
+     * and C (void *), their names and arguments, the offsets scans; the write launches'
+     * outputs likewise, the strings' places and the stored values. */
+    udfkit_buf sizes, sizes64, sizes32, size_args, size_ptrs, c_sizes_any, scans;
+    udfkit_buf text_outs, text_outs64, text_outs32, text_out_args, text_out_ptrs, c_text_outs_any, places, stored;
+    udfkit_buf c_inputs; /* the launcher's input columns in C */
 } entry_texts;
 
+/* The texts of string results, where the entry's map has any. */
+static void text_rows(const render_parts *r, const udfkit_kernel_entry *e, entry_texts *t)
+{
+    if (!udfkit_rows_text_results(e))
+        return;
+    udfkit_rows_inputs(e, false, &t->c_inputs);
+    udfkit_rows_text_sizes(e, "OFF", false, &t->sizes);
+    udfkit_rows_text_sizes(e, "long long", false, &t->sizes64);
+    udfkit_rows_text_sizes(e, "int", false, &t->sizes32);
+    udfkit_rows_text_sizes(e, NULL, false, &t->size_args);
+    udfkit_rows_text_sizes(e, NULL, true, &t->size_ptrs);
+    udfkit_rows_text_sizes(e, "void", false, &t->c_sizes_any);
+    /* Each string result's offsets, scanned ("out_offsets, out2_offsets": the names, in order). */
+    for (const char *name = t->size_args.data; name && *name;) {
+        size_t len = strcspn(name, ",");
+        udfkit_buf_printf(&t->scans, "    if (!st)\n        st = udfkit_%s_offsets(self, s, n, %.*s, !narrow);\n", r->name,
+                          (int)len, name);
+        name += len + (name[len] == ',' ? 2 : 0);
+    }
+    udfkit_rows_text_outputs(e, true, "OFF", &t->text_outs);
+    udfkit_rows_text_outputs(e, true, "long long", &t->text_outs64);
+    udfkit_rows_text_outputs(e, true, "int", &t->text_outs32);
+    udfkit_rows_text_outputs(e, false, "void", &t->c_text_outs_any);
+    udfkit_rows_text_output_args(e, UDFKIT_ROWS_PLAIN, &t->text_out_args);
+    udfkit_rows_text_output_args(e, UDFKIT_ROWS_POINTERS, &t->text_out_ptrs);
+    udfkit_rows_text_output_args(e, UDFKIT_ROWS_PLACES, &t->places);
+    udfkit_rows_text_output_args(e, UDFKIT_ROWS_STORED, &t->stored);
+}
+
 /* UDFKIT_ROWS_MAP: a map's row functions and its tile of inputs. */
-static void map_rows(const udfkit_kernel_entry *e, entry_texts *t)
+static void map_rows(const render_parts *r, const udfkit_kernel_entry *e, entry_texts *t)
 {
     const udfkit_template_row *row = udfkit_kernel_entry_row(e);
+    text_rows(r, e, t);
     udfkit_rows_inputs(e, true, &t->params);
     udfkit_rows_input_args(e, false, &t->args);
     udfkit_rows_input_args(e, true, &t->ptrs);
@@ -117,8 +153,9 @@ static void map_rows(const udfkit_kernel_entry *e, entry_texts *t)
 
 /* UDFKIT_ROWS_NULLABLE_FILTER: the template calls <kernel>_load(i, a1, ..., &x) and
  * <kernel>_keep(i, x). */
-static void nullable_filter_rows(const udfkit_kernel_entry *e, entry_texts *t)
+static void nullable_filter_rows(const render_parts *r, const udfkit_kernel_entry *e, entry_texts *t)
 {
+    (void)r;
     udfkit_rows_inputs(e, true, &t->params);
     udfkit_rows_input_args(e, false, &t->args);
     udfkit_rows_input_args(e, true, &t->ptrs);
@@ -129,9 +166,9 @@ static void nullable_filter_rows(const udfkit_kernel_entry *e, entry_texts *t)
 /* UDFKIT_ROWS_FILTER: the same, and what it writes. filter(p, values) of one column has its
  * own kernel (filter_values.cu.in: the agent selects the column's values); filter.cu.in's
  * agent selects row numbers, by the predicate over the stencil. */
-static void filter_rows(const udfkit_kernel_entry *e, entry_texts *t)
+static void filter_rows(const render_parts *r, const udfkit_kernel_entry *e, entry_texts *t)
 {
-    nullable_filter_rows(e, t);
+    nullable_filter_rows(r, e, t);
     udfkit_rows_filter_outputs(e, true, &t->outs);
     udfkit_rows_filter_output_args(e, &t->out_ptrs);
     bool narrow = e->filter_out == UDFKIT_FILTER_INDICES32, values = e->filter_out == UDFKIT_FILTER_VALUES;
@@ -165,16 +202,18 @@ static void filter_rows(const udfkit_kernel_entry *e, entry_texts *t)
 }
 
 /* UDFKIT_ROWS_COLUMN: the templates take T, the kernel and the UDF's name; the columns are fixed. */
-static void column_rows(const udfkit_kernel_entry *e, entry_texts *t)
+static void column_rows(const render_parts *r, const udfkit_kernel_entry *e, entry_texts *t)
 {
+    (void)r;
     udfkit_buf_puts(&t->fn, e->c_name);
     udfkit_buf_puts(&t->ptrs, "&in");
 }
 
 /* UDFKIT_ROWS_TRANSFORM: f's rows as a map's (its inputs loaded 4 rows at a time, its result
  * computed), as map's row functions make them. */
-static void transform_rows(const udfkit_kernel_entry *e, entry_texts *t)
+static void transform_rows(const render_parts *r, const udfkit_kernel_entry *e, entry_texts *t)
 {
+    (void)r;
     udfkit_kernel_entry as_map = *e;
     as_map.tpl = UDFKIT_KERNEL_MAP;
     udfkit_rows_inputs(e, true, &t->params);
@@ -185,7 +224,8 @@ static void transform_rows(const udfkit_kernel_entry *e, entry_texts *t)
     udfkit_rows_map_functions(t->prefix.data, &as_map, &t->rows);
 }
 
-static void (*const fill_rows[UDFKIT_ROWS_COUNT])(const udfkit_kernel_entry *e, entry_texts *t) = {
+static void (*const fill_rows[UDFKIT_ROWS_COUNT])(const render_parts *r, const udfkit_kernel_entry *e,
+                                                   entry_texts *t) = {
     [UDFKIT_ROWS_MAP] = map_rows,
     [UDFKIT_ROWS_FILTER] = filter_rows,
     [UDFKIT_ROWS_NULLABLE_FILTER] = nullable_filter_rows,
@@ -211,7 +251,7 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
     udfkit_exporter_abi_type(value_type(e), &t->ret);
     t->cuda = row->cuda;
     t->variant = t->what = t->row_t = t->rows_check = "";
-    fill_rows[row->rows](e, t);
+    fill_rows[row->rows](r, e, t);
 }
 
 /* The texts of the templates that run CUB's tiles (scans, reduce_by_key, sort): the scan's
@@ -245,6 +285,7 @@ static void tile_texts_fill(const udfkit_kernel_entry *e, const char *type, tile
 /* The texts of the launcher's prototype and documentation. */
 typedef struct doc_texts {
     udfkit_buf suffix, elements, c_inputs, c_outputs, c_filter_outputs, c_t, c_k;
+    udfkit_buf c_sizes64, c_sizes32, c_text_outputs64, c_text_outputs32; /* string results' launchers */
     char output_count[16];
 } doc_texts;
 
@@ -258,19 +299,33 @@ static void doc_texts_fill(const udfkit_kernel_entry *e, doc_texts *d)
     udfkit_type_c(value_type(e), &d->c_t);
     udfkit_type_c((udfkit_type){.kind = e->key}, &d->c_k);
     snprintf(d->output_count, sizeof d->output_count, "%zu", udfkit_rows_output_count(e));
+    if (udfkit_rows_text_results(e)) {
+        udfkit_rows_text_sizes(e, "int64_t", false, &d->c_sizes64);
+        udfkit_rows_text_sizes(e, "int32_t", false, &d->c_sizes32);
+        udfkit_rows_text_outputs(e, false, "int64_t", &d->c_text_outputs64);
+        udfkit_rows_text_outputs(e, false, "int32_t", &d->c_text_outputs32);
+    }
 }
 
 static void doc_texts_free(doc_texts *d)
 {
-    udfkit_buf *bufs[] = {&d->suffix, &d->c_inputs, &d->elements, &d->c_outputs, &d->c_filter_outputs, &d->c_t, &d->c_k};
+    udfkit_buf *bufs[] = {&d->suffix, &d->c_inputs,  &d->elements,  &d->c_outputs,        &d->c_filter_outputs,
+                          &d->c_t,    &d->c_k,       &d->c_sizes64, &d->c_sizes32, &d->c_text_outputs64,
+                          &d->c_text_outputs32};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
 }
 
-/* The launcher's prototype (SPEC.md's signature, without the ';'; a SLOTS library's takes its
- * instance first) and its documentation, from the row's texts. */
+/* The placeholders of an entry's launchers' prototypes in its C text: one launcher's, or
+ * those of the two launches of string results. */
+static const char *const prototype_vars[] = {"PROTOTYPE", "PROTOTYPE_SIZES", "PROTOTYPE_SIZES32", "PROTOTYPE32"};
+#define PROTOTYPES (sizeof prototype_vars / sizeof *prototype_vars)
+
+/* The launchers' prototypes (SPEC.md's signatures, without the ';'; a SLOTS library's take
+ * its instance first), by prototype_vars, and their declarations with their documentation
+ * appended to decls, from the row's texts. */
 static udfkit_rc launcher_texts(const render_parts *r, const udfkit_kernel_entry *e, const tile_texts *tile,
-                                udfkit_buf *proto, udfkit_buf *doc)
+                                udfkit_buf protos[PROTOTYPES], udfkit_buf *decls)
 {
     const udfkit_template_row *row = udfkit_kernel_entry_row(e);
     doc_texts d = {0};
@@ -285,19 +340,32 @@ static udfkit_rc launcher_texts(const render_parts *r, const udfkit_kernel_entry
         {"NULLIFY", e->nullify ? ", nullify" : ""},
         {"NULL_RULE", udfkit_signature_nullable(&e->fn->sig) ? "no input without a T? parameter is null"
                                                              : "every input is valid"},
+        {"C_SIZES64", TEXT(d.c_sizes64)}, {"C_SIZES32", TEXT(d.c_sizes32)},
+        {"C_TEXT_OUTPUTS64", TEXT(d.c_text_outputs64)}, {"C_TEXT_OUTPUTS32", TEXT(d.c_text_outputs32)},
+        {"TEXT_PLURAL", strchr(TEXT(d.c_sizes64), ',') ? "s" : ""},
     };
 #undef TEXT
     size_t nvars = sizeof vars / sizeof *vars;
-    udfkit_buf text = UDFKIT_BUF_INIT;
-    udfkit_buf_printf(&text, "udfkit_status @NAME@_@TEMPLATE@_@SUFFIX@(%sudfkit_stream s, size_t %s, %s)",
-                      r->slotted ? "@NAME@_instance *inst, " : "", row->count, row->params);
-    udfkit_rc rc = udfkit_template_render(text.data, vars, nvars, proto);
+    /* One launcher (params, doc), or several (launchers). */
     const char *doc_text = e->word && e->word->doc                                        ? e->word->doc
                            : row->doc_outputs && UDFKIT_MAP_HAS_OUTPUTS(&e->fn->sig) ? row->doc_outputs
                                                                                      : row->doc;
-    if (!rc)
-        rc = udfkit_template_render(doc_text, vars, nvars, doc);
-    udfkit_buf_free(&text);
+    const udfkit_launcher_text one[] = {{"PROTOTYPE", "", row->params, doc_text}, {NULL}};
+    udfkit_rc rc = UDFKIT_RC_OK;
+    for (const udfkit_launcher_text *l = row->launchers ? row->launchers : one; l->var && !rc; l++) {
+        size_t p = 0;
+        while (p + 1 < PROTOTYPES && strcmp(prototype_vars[p], l->var) != 0)
+            p++;
+        udfkit_buf text = UDFKIT_BUF_INIT;
+        udfkit_buf_printf(&text, "udfkit_status @NAME@_@TEMPLATE@_@SUFFIX@%s(%sudfkit_stream s, size_t %s, %s)", l->suffix,
+                          r->slotted ? "@NAME@_instance *inst, " : "", row->count, l->params);
+        rc = udfkit_template_render(text.data, vars, nvars, &protos[p]);
+        udfkit_buf_puts(decls, "\n");
+        if (!rc)
+            rc = udfkit_template_render(l->doc, vars, nvars, decls);
+        udfkit_buf_printf(decls, "%s;\n", protos[p].data ? protos[p].data : "");
+        udfkit_buf_free(&text);
+    }
     doc_texts_free(&d);
     return rc;
 }
@@ -317,14 +385,15 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
 {
     const udfkit_template_row *row = udfkit_kernel_entry_row(e);
     entry_texts t = {0};
-    udfkit_buf proto = UDFKIT_BUF_INIT, doc = UDFKIT_BUF_INIT, sig = UDFKIT_BUF_INIT, small = UDFKIT_BUF_INIT;
+    udfkit_buf protos[PROTOTYPES] = {UDFKIT_BUF_INIT}, decls = UDFKIT_BUF_INIT, sig = UDFKIT_BUF_INIT,
+               small = UDFKIT_BUF_INIT;
     char index_text[32];
     entry_texts_fill(r, e, &t);
     udfkit_signature_format(&e->fn->sig, &sig);
     snprintf(index_text, sizeof index_text, "%zu", index);
     tile_texts tile;
     tile_texts_fill(e, t.ret.data, &tile);
-    udfkit_rc rc = launcher_texts(r, e, &tile, &proto, &doc);
+    udfkit_rc rc = launcher_texts(r, e, &tile, protos, &decls);
     /* reduce's launcher reduces a few rows in one launch. */
     const udfkit_template_var small_vars[] = {{"UPPER_NAME", r->upper}};
     if (row->small_path)
@@ -333,7 +402,8 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     const udfkit_template_var vars[] = {
         {"NAME", r->name},          {"UPPER_NAME", r->upper},      {"FN", TEXT(t.fn)},
         {"KERNEL", t.kernel.data},  {"PARAMS", TEXT(t.params)},    {"ARGS", TEXT(t.args)},
-        {"RET", t.ret.data},        {"T", t.ret.data},             {"PROTOTYPE", TEXT(proto)},
+        {"RET", t.ret.data},        {"T", t.ret.data},             {"PROTOTYPE", TEXT(protos[0])},
+        {"PROTOTYPE_SIZES", TEXT(protos[1])}, {"PROTOTYPE_SIZES32", TEXT(protos[2])}, {"PROTOTYPE32", TEXT(protos[3])},
         {"INDEX", index_text},      {"SCAN_INDEX", r->scan_index}, {"ARG_POINTERS", TEXT(t.ptrs)},
         {"SELF", r->slotted ? "inst" : "NULL"},
         {"TEMPLATE", row->name},    {"UDF", e->c_name},            {"PREFIX", TEXT(t.prefix)},
@@ -348,14 +418,27 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"SMALL_PATH", TEXT(small)}, {"VARIANT", t.variant}, {"WHAT", t.what},
         {"ROW_T", t.row_t},    {"ROWS_CHECK", t.rows_check}, {"FILTER_TILE", t.filter_tile}, {"FILTER_THREADS", t.filter_threads},
         {"OUT_ITER", TEXT(t.out_iter)}, {"STENCIL", TEXT(t.dense)}, {"SELECT_ITEMS", TEXT(t.items)}, {"SELECT_INIT_INDEX", r->select_index},
+        /* String results (the two launches). */
+        {"SIZE_PARAMS", TEXT(t.sizes)}, {"SIZE_PARAMS64", TEXT(t.sizes64)}, {"SIZE_PARAMS32", TEXT(t.sizes32)},
+        {"SIZE_ARGS", TEXT(t.size_args)}, {"SIZE_NAMES", TEXT(t.size_args)}, {"SIZE_POINTERS", TEXT(t.size_ptrs)},
+        {"C_SIZES_ANY", TEXT(t.c_sizes_any)}, {"SCANS", TEXT(t.scans)},
+        {"TEXT_OUT_PARAMS", TEXT(t.text_outs)}, {"TEXT_OUT_PARAMS64", TEXT(t.text_outs64)},
+        {"TEXT_OUT_PARAMS32", TEXT(t.text_outs32)}, {"TEXT_OUT_ARGS", TEXT(t.text_out_args)},
+        {"TEXT_OUT_NAMES", TEXT(t.text_out_args)}, {"TEXT_OUT_POINTERS", TEXT(t.text_out_ptrs)},
+        {"C_TEXT_OUTPUTS_ANY", TEXT(t.c_text_outs_any)}, {"PLACE_ARGS", TEXT(t.places)}, {"STORE_OUTS", TEXT(t.stored)},
+        {"C_INPUTS", TEXT(t.c_inputs)},
     };
 #undef TEXT
     size_t nvars = sizeof vars / sizeof *vars;
     udfkit_buf_puts(&r->kernels, t.rows.data ? t.rows.data : "");
     if (!rc)
         rc = udfkit_template_render(t.cuda, vars, nvars, &r->kernels);
+    if (!rc && row->cuda_more)
+        rc = udfkit_template_render(row->cuda_more, vars, nvars, &r->kernels);
     if (!rc)
         rc = udfkit_template_render(row->c, vars, nvars, &r->launchers);
+    if (!rc && row->c_more)
+        rc = udfkit_template_render(row->c_more, vars, nvars, &r->launchers);
     if (!rc) {
         for (const char *const *k = row->kernels; *k; k++)
             udfkit_buf_printf(&r->names, "    \"%s%s\",\n", t.kernel.data, *k);
@@ -363,13 +446,18 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
                           row->name);
         udfkit_kernel_entry_suffix(e, &r->markers);
         udfkit_buf_puts(&r->markers, "\n");
-        udfkit_buf_printf(&r->decls, "\n%s%s;\n", doc.data, proto.data);
+        udfkit_buf_puts(&r->decls, decls.data);
     }
-    udfkit_buf *bufs[] = {&t.kernel, &t.params,   &t.args, &t.dense,    &t.no_bits, &t.ptrs,  &t.ret, &t.fn,
-                          &t.prefix, &t.outs,     &t.out_vals, &t.outs_at, &t.bits, &t.out_ptrs, &t.rows, &proto, &doc, &sig, &small,
-                          &t.out_iter, &t.items};
+    udfkit_buf *bufs[] = {&t.kernel,   &t.params,    &t.args,      &t.dense,         &t.no_bits,   &t.ptrs,
+                          &t.ret,      &t.fn,        &t.prefix,    &t.outs,          &t.out_vals,  &t.outs_at,
+                          &t.bits,     &t.out_ptrs,  &t.rows,      &decls,           &sig,         &small,
+                          &t.out_iter, &t.items,     &t.sizes,     &t.sizes64,       &t.sizes32,   &t.size_args,
+                          &t.size_ptrs, &t.c_sizes_any, &t.scans,  &t.text_outs,     &t.text_outs64, &t.text_outs32,
+                          &t.text_out_args, &t.text_out_ptrs, &t.c_text_outs_any, &t.places, &t.stored, &t.c_inputs};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
+    for (size_t i = 0; i < PROTOTYPES; i++)
+        udfkit_buf_free(&protos[i]);
     return rc;
 }
 
@@ -418,9 +506,12 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         nkernels += kernel_count(row);
     }
     bool filters = needs & UDFKIT_NEEDS_FILTER_SCAN, selects = needs & UDFKIT_NEEDS_SELECT;
+    bool offsets = needs & UDFKIT_NEEDS_OFFSETS;
+    char offsets_index[32];
     snprintf(r.scan_index, sizeof r.scan_index, "%zu", nkernels);
     snprintf(r.select_index, sizeof r.select_index, "%zu", nkernels + filters);
-    snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters + selects);
+    snprintf(offsets_index, sizeof offsets_index, "%zu", nkernels + filters + selects);
+    snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters + selects + 3 * offsets);
 
     size_t next = 0;
     udfkit_strset declared = UDFKIT_STRSET_INIT;
@@ -432,8 +523,11 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         next += kernel_count(udfkit_kernel_entry_row(&entries[i]));
     }
     udfkit_strset_free(&declared);
-    const udfkit_template_var helper_vars[] = {
-        {"NAME", name}, {"UPPER_NAME", upper}, {"BLOCK", block}, {"FILTER_ROUNDS", rounds}};
+    const udfkit_template_var helper_vars[] = {{"NAME", name},
+                                               {"UPPER_NAME", upper},
+                                               {"BLOCK", block},
+                                               {"FILTER_ROUNDS", rounds},
+                                               {"OFFSETS_INDEX", offsets_index}};
     size_t nhelper_vars = sizeof helper_vars / sizeof *helper_vars;
     if (!rc && filters) {
         rc = udfkit_template_render(udfkit_tpl_kernel_filter_scan, helper_vars, nhelper_vars, &r.kernels);
@@ -441,6 +535,11 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     }
     if (!rc && selects)
         udfkit_buf_printf(&r.names, "    \"udfkit_%s_select_init\",\n", name);
+    if (!rc && offsets) {
+        rc = udfkit_template_render(udfkit_tpl_kernel_offsets_scan, helper_vars, nhelper_vars, &r.kernels);
+        udfkit_buf_printf(&r.names, "    \"udfkit_%s_offsets_init\",\n    \"udfkit_%s_offsets_scan\",\n"
+                                    "    \"udfkit_%s_offsets_scan32\",\n", name, name, name);
+    }
     /* Helpers only where a launcher uses them: an unused static function is a warning. */
     if (!rc && count)
         rc = udfkit_template_render(r.slotted ? udfkit_tpl_launcher_common_slots : udfkit_tpl_launcher_common,
@@ -451,6 +550,8 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         rc = udfkit_template_render(udfkit_tpl_launcher_chunks, helper_vars, nhelper_vars, &common);
     if (!rc && (needs & UDFKIT_NEEDS_TILES))
         rc = udfkit_template_render(udfkit_tpl_launcher_tiles, helper_vars, nhelper_vars, &common);
+    if (!rc && offsets)
+        rc = udfkit_template_render(udfkit_tpl_launcher_offsets, helper_vars, nhelper_vars, &common);
     udfkit_buf_puts(&common, r.launchers.data ? r.launchers.data : "");
     /* The template breaks the line after the last marker. */
     while (r.markers.size && r.markers.data[r.markers.size - 1] == '\n')
@@ -466,6 +567,8 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         {"HEADER_INCLUDE", header_include},
         {"GUARD", guard.data},
         {"PROTOTYPES", r.protos.data ? r.protos.data : ""},
+        /* String results take a builder (udfkit_string_out *). */
+        {"UDF_TYPES", needs & UDFKIT_NEEDS_STRINGS ? "#include <udfkit/string.cuh>\n\n" : ""},
         {"KERNEL_NAMES", r.names.data ? r.names.data : ""},
         {"KERNEL_COUNT", nkernels_text},
         {"MARKERS", r.markers.data ? r.markers.data : " *   (none)"},

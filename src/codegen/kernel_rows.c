@@ -96,6 +96,19 @@ static udfkit_type output_type(const udfkit_kernel_entry *e, size_t j)
     return UDFKIT_MAP_HAS_OUTPUTS(s) ? s->params[udfkit_kernel_map_inputs(s) + j] : s->ret;
 }
 
+bool udfkit_rows_output_text(const udfkit_kernel_entry *e, size_t j)
+{
+    return udfkit_kind_info(output_type(e, j).kind)->flags & UDFKIT_KIND_TEXT;
+}
+
+bool udfkit_rows_text_results(const udfkit_kernel_entry *e)
+{
+    bool any = false;
+    for (size_t j = 0; udfkit_kernel_entry_row(e)->outputs && j < udfkit_rows_output_count(e); j++)
+        any |= udfkit_rows_output_text(e, j);
+    return any;
+}
+
 static void output_name(const udfkit_kernel_entry *e, size_t j, udfkit_buf *out)
 {
     if (UDFKIT_MAP_HAS_OUTPUTS(&e->fn->sig))
@@ -267,7 +280,12 @@ static void map_call(const udfkit_kernel_entry *e, udfkit_buf *out)
 {
     const udfkit_signature *s = &e->fn->sig;
     if (!UDFKIT_MAP_HAS_OUTPUTS(s)) {
-        if (s->ret.nullable) {
+        if (udfkit_rows_output_text(e, 0)) {
+            /* A string result: built through r1, the function returns void (bool: valid). */
+            udfkit_buf_printf(out, s->ret.nullable ? "    r->valid = ::%s(&r->r1, " : "    ::%s(&r->r1, ", e->c_name);
+            call_args(e, out);
+            udfkit_buf_puts(out, s->ret.nullable ? ") ? 1u : 0u;\n" : ");\n    r->valid = 1u;\n");
+        } else if (s->ret.nullable) {
             udfkit_buf_printf(out, "    r->valid = ::%s(&r->r1, ", e->c_name);
             call_args(e, out);
             udfkit_buf_puts(out, ") ? 1u : 0u;\n");
@@ -295,6 +313,124 @@ static void map_call(const udfkit_kernel_entry *e, udfkit_buf *out)
     udfkit_buf_puts(out, ";\n");
 }
 
+/* The names of a string output's columns: "out_offsets" ("out<j>_offsets"), ... */
+static void text_column(const udfkit_kernel_entry *e, size_t j, const char *what, udfkit_buf *out)
+{
+    output_name(e, j, out);
+    udfkit_buf_printf(out, "_%s", what);
+}
+
+void udfkit_rows_text_sizes(const udfkit_kernel_entry *e, const char *off, bool pointers, udfkit_buf *out)
+{
+    for (size_t j = 0; j < udfkit_rows_output_count(e); j++) {
+        if (!udfkit_rows_output_text(e, j))
+            continue;
+        udfkit_buf_printf(out, "%s%s%s", out->size ? ", " : "", off ? off : "", off ? " *" : pointers ? "&" : "");
+        text_column(e, j, "offsets", out);
+    }
+}
+
+void udfkit_rows_text_outputs(const udfkit_kernel_entry *e, bool cuda, const char *off, udfkit_buf *out)
+{
+    bool bits = udfkit_rows_nullable(e->tpl);
+    for (size_t j = 0; j < udfkit_rows_output_count(e); j++) {
+        udfkit_buf_puts(out, j ? ", " : "");
+        if (udfkit_rows_output_text(e, j)) {
+            udfkit_buf_printf(out, "const %s *", off);
+            text_column(e, j, "offsets", out);
+            udfkit_buf_puts(out, ", char *");
+            text_column(e, j, "chars", out);
+        } else {
+            column_type(output_type(e, j), cuda, out);
+            udfkit_buf_puts(out, " *");
+            output_name(e, j, out);
+        }
+        if (bits) {
+            udfkit_buf_printf(out, ", %s *", cuda ? "unsigned char" : "uint8_t");
+            output_name(e, j, out);
+            udfkit_buf_puts(out, "_bits");
+        }
+    }
+}
+
+void udfkit_rows_text_output_args(const udfkit_kernel_entry *e, int which, udfkit_buf *out)
+{
+    bool bits = udfkit_rows_nullable(e->tpl);
+    const char *amp = which == UDFKIT_ROWS_POINTERS ? "&" : "";
+    for (size_t j = 0; j < udfkit_rows_output_count(e); j++) {
+        bool text = udfkit_rows_output_text(e, j);
+        if (which == UDFKIT_ROWS_STORED && text)
+            continue;
+        if (which == UDFKIT_ROWS_PLACES && !text)
+            continue;
+        if (which == UDFKIT_ROWS_STORED) {
+            output_name(e, j, out);
+            udfkit_buf_puts(out, ", ");
+            continue;
+        }
+        udfkit_buf_printf(out, "%s%s", out->size ? ", " : "", amp);
+        if (text) {
+            text_column(e, j, "offsets", out);
+            udfkit_buf_printf(out, ", %s", amp);
+            text_column(e, j, "chars", out);
+        } else {
+            output_name(e, j, out);
+        }
+        if (bits && which != UDFKIT_ROWS_PLACES) {
+            udfkit_buf_printf(out, ", %s", amp);
+            output_name(e, j, out);
+            udfkit_buf_puts(out, "_bits");
+        }
+    }
+}
+
+/* The row functions of string results (the two launches): _measure (pass 1's builders, which
+ * count bytes), _sizes (a row's result sizes, 0 where null, into the offsets), _sizes_end
+ * (0 after the last row), _place (pass 2's builders, each at its row's place), _check (a
+ * result that does not fill its place fails the row). OFF: the offsets' type. */
+static void text_functions(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    size_t k = udfkit_rows_output_count(e);
+    udfkit_buf sizes = UDFKIT_BUF_INIT, places = UDFKIT_BUF_INIT;
+    for (size_t j = 0; j < k; j++)
+        if (udfkit_rows_output_text(e, j)) {
+            udfkit_buf_printf(&sizes, "%sOFF *o%zu", sizes.size ? ", " : "", j + 1);
+            udfkit_buf_printf(&places, "%sconst OFF *o%zu, char *c%zu", places.size ? ", " : "", j + 1, j + 1);
+        }
+    udfkit_buf_printf(out, "__device__ __forceinline__ void %s_measure(%s_row *r)\n{\n", prefix, prefix);
+    for (size_t j = 0; j < k; j++)
+        if (udfkit_rows_output_text(e, j))
+            udfkit_buf_printf(out, "    r->r%zu = udfkit_string_out{nullptr, 0, 0, 0};\n", j + 1);
+    udfkit_buf_printf(out, "}\n\ntemplate <class OFF>\n__device__ __forceinline__ void %s_sizes(unsigned long long i, %s, "
+                           "const %s_row *r)\n{\n", prefix, sizes.data, prefix);
+    for (size_t j = 0; j < k; j++)
+        if (udfkit_rows_output_text(e, j))
+            udfkit_buf_printf(out, "    o%zu[i] = (r->valid >> %zuu) & 1u ? udfkit_detail::text_size<OFF>(r->r%zu.size) : 0;\n",
+                              j + 1, j, j + 1);
+    udfkit_buf_printf(out, "}\n\ntemplate <class OFF>\n__device__ __forceinline__ void %s_sizes_end(unsigned long long n, %s)\n{\n",
+                      prefix, sizes.data);
+    for (size_t j = 0; j < k; j++)
+        if (udfkit_rows_output_text(e, j))
+            udfkit_buf_printf(out, "    o%zu[n] = 0;\n", j + 1);
+    udfkit_buf_printf(out, "}\n\ntemplate <class OFF>\n__device__ __forceinline__ void %s_place(unsigned long long i, %s, "
+                           "%s_row *r)\n{\n", prefix, places.data, prefix);
+    for (size_t j = 0; j < k; j++)
+        if (udfkit_rows_output_text(e, j))
+            udfkit_buf_printf(out, "    r->r%zu = udfkit_string_out{c%zu + o%zu[i], 0, (long long)o%zu[i + 1] - o%zu[i], 0};\n",
+                              j + 1, j + 1, j + 1, j + 1, j + 1);
+    udfkit_buf_printf(out, "}\n\n__device__ __forceinline__ void %s_check(unsigned long long i, const %s_row *r)\n{\n", prefix,
+                      prefix);
+    for (size_t j = 0; j < k; j++)
+        if (udfkit_rows_output_text(e, j))
+            udfkit_buf_printf(out,
+                              "    if (((r->valid >> %zuu) & 1u) && (r->r%zu.overflowed || r->r%zu.size != r->r%zu.capacity))\n"
+                              "        udfkit_detail::record_error(i, UDFKIT_ROW_ERROR_STRING_CHANGED);\n",
+                              j, j + 1, j + 1, j + 1);
+    udfkit_buf_puts(out, "}\n\n");
+    udfkit_buf_free(&sizes);
+    udfkit_buf_free(&places);
+}
+
 void udfkit_rows_map_functions(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out)
 {
     size_t k = udfkit_rows_output_count(e);
@@ -303,7 +439,11 @@ void udfkit_rows_map_functions(const char *prefix, const udfkit_kernel_entry *e,
     udfkit_buf_printf(out, "struct %s_row {\n", prefix);
     for (size_t j = 0; j < k; j++) {
         udfkit_buf_puts(out, "    ");
-        column_type(output_type(e, j), true, out);
+        /* A string result's builder, placed by the kernel before each call. */
+        if (udfkit_rows_output_text(e, j))
+            udfkit_buf_puts(out, "udfkit_string_out");
+        else
+            column_type(output_type(e, j), true, out);
         udfkit_buf_printf(out, " r%zu;\n", j + 1);
     }
     udfkit_buf_puts(out, "    unsigned valid;\n};\n\n");
@@ -316,23 +456,28 @@ void udfkit_rows_map_functions(const char *prefix, const udfkit_kernel_entry *e,
                       "bool check = true)\n{\n",
                       prefix, prefix, prefix);
     for (size_t j = 0; j < k; j++)
-        udfkit_buf_printf(out, "    r->r%zu = 0;\n", j + 1);
+        if (!udfkit_rows_output_text(e, j))
+            udfkit_buf_printf(out, "    r->r%zu = 0;\n", j + 1);
     udfkit_buf_puts(out, "    r->valid = 0u;\n");
     if (udfkit_rows_nullable(e->tpl))
         validity(e, "return;", out);
     map_call(e, out);
     udfkit_buf_printf(out, "    if (check && udfkit_detail::row_failed(i, %s))\n        r->valid = 0u;\n}\n\n",
                       e->nullify ? "true" : "false");
-    /* _store (one row) and _store4 (rows i..i+3, a vector store per column where aligned). */
+    /* _store (one row) and _store4 (rows i..i+3, a vector store per column where aligned), of
+     * the outputs that are values (a string result is built in place). */
     for (int four = 0; four < 2; four++) {
         udfkit_buf_printf(out, "__device__ __forceinline__ void %s_store%s(unsigned long long i, ", prefix, four ? "4" : "");
         for (size_t j = 0; j < k; j++) {
-            udfkit_buf_puts(out, j ? ", " : "");
+            if (udfkit_rows_output_text(e, j))
+                continue;
             column_type(output_type(e, j), true, out);
-            udfkit_buf_printf(out, " *o%zu", j + 1);
+            udfkit_buf_printf(out, " *o%zu, ", j + 1);
         }
-        udfkit_buf_printf(out, ", const %s_row *r)\n{\n", prefix);
+        udfkit_buf_printf(out, "const %s_row *r)\n{\n", prefix);
         for (size_t j = 0; j < k; j++) {
+            if (udfkit_rows_output_text(e, j))
+                continue;
             if (!four) {
                 udfkit_buf_printf(out, "    o%zu[i] = r->r%zu;\n", j + 1, j + 1);
                 continue;
@@ -342,8 +487,10 @@ void udfkit_rows_map_functions(const char *prefix, const udfkit_kernel_entry *e,
             udfkit_buf_printf(out, " v[4] = {r[0].r%zu, r[1].r%zu, r[2].r%zu, r[3].r%zu};\n", j + 1, j + 1, j + 1, j + 1);
             udfkit_buf_printf(out, "        udfkit_detail::store4(o%zu, i, v);\n    }\n", j + 1);
         }
-        udfkit_buf_puts(out, "}\n\n");
+        udfkit_buf_puts(out, udfkit_rows_text_results(e) ? "    (void)i, (void)r;\n}\n\n" : "}\n\n");
     }
+    if (udfkit_rows_text_results(e))
+        text_functions(prefix, e, out);
 }
 
 void udfkit_rows_filter_outputs(const udfkit_kernel_entry *e, bool cuda, udfkit_buf *out)

@@ -52,6 +52,21 @@ void udfkit_rows_map_functions(const char *prefix, const udfkit_kernel_entry *e,
  * load(t, &x) reading tile row t. *row_bytes: the inputs' bytes a row. */
 void udfkit_rows_map_staged(const char *prefix, const udfkit_kernel_entry *e, udfkit_buf *out, size_t *row_bytes);
 
+/* String results (docs/strings.md, the two launches), for map and nullable_map: whether output
+ * j is a string (written through a builder), and whether any is. */
+bool udfkit_rows_output_text(const udfkit_kernel_entry *e, size_t j);
+bool udfkit_rows_text_results(const udfkit_kernel_entry *e);
+/* The string outputs' offsets as the sizes launches write them: "<off> *out_offsets, ..." (off
+ * "int64_t", "OFF", ...), or, with off NULL, "out_offsets, ..." ("&out_offsets" with pointers). */
+void udfkit_rows_text_sizes(const udfkit_kernel_entry *e, const char *off, bool pointers, udfkit_buf *out);
+/* The outputs as the write launches take them: a string's "const <off> *out_offsets, char
+ * *out_chars", a value's "T *out<j>", each with its bitmap under nullable_map. */
+void udfkit_rows_text_outputs(const udfkit_kernel_entry *e, bool cuda, const char *off, udfkit_buf *out);
+/* Their arguments: every output's (plain, or &-pointers for a launch), the strings' places
+ * ("out_offsets, out_chars"), or the stored values' followed each by ", ". */
+enum { UDFKIT_ROWS_PLAIN, UDFKIT_ROWS_POINTERS, UDFKIT_ROWS_PLACES, UDFKIT_ROWS_STORED };
+void udfkit_rows_text_output_args(const udfkit_kernel_entry *e, int which, udfkit_buf *out);
+
 /* filter's outputs by what it writes (udfkit_filter_output): "uint64_t *indices",
  * "uint32_t *indices" or each input's "T *out<i>" (C, or as CUDA spells them), the launcher's
  * kernel arguments for them, and for filter(p, values) `struct <prefix>_gather`, the output

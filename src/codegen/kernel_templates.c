@@ -36,6 +36,40 @@ static const char *const by_key_kernels[] = {"_init", "_reduce", NULL};
 static const char *const sort_kernels[] = {"_block_keys", "_block_pairs", "_partition", "_merge_keys", "_merge_pairs",
                                            NULL};
 
+static const char *const text_kernels[] = {"_sizes", "_sizes32", "_write", "_write32", NULL};
+
+/* map's and nullable_map's string results, in two launches (docs/strings.md). */
+#define TEXT_SIZES_DOC(first, width)                                                                                  \
+    "/* @TEMPLATE@(@UDF@" first "), strings in two launches (docs/strings.md), 1 of 2: the " width " offsets of\n"       \
+    " * its string result@TEXT_PLURAL@ for the rows i < n, n + 1 of each from 0 (exclusive sums of the results'\n"       \
+    " * sizes, null rows empty), the last the bytes of characters to allocate. */\n"
+static const udfkit_launcher_text map_text_launchers[] = {
+    {"PROTOTYPE_SIZES", "_sizes", "@C_INPUTS@, @C_SIZES64@", TEXT_SIZES_DOC("", "int64")},
+    {"PROTOTYPE", "", "@C_INPUTS@, @C_TEXT_OUTPUTS64@",
+     "/* map(@UDF@), 2 of 2: @UDF@(@ELEMENTS@) for i < n, each string result's bytes at its\n"
+     " * characters + its offsets[i] (the offsets of the _sizes launch); the other results stored. */\n"},
+    {"PROTOTYPE_SIZES32", "_sizes32", "@C_INPUTS@, @C_SIZES32@",
+     TEXT_SIZES_DOC("", "int32") " /* A total of 2^31 - 1 bytes or more: the offsets from there on, the last\n"
+                                 " * included, are -1, and the write launch must not run. */\n"},
+    {"PROTOTYPE32", "32", "@C_INPUTS@, @C_TEXT_OUTPUTS32@",
+     "/* map(@UDF@), 2 of 2, over the int32 offsets of the _sizes32 launch. */\n"},
+    {NULL},
+};
+static const udfkit_launcher_text nullable_map_text_launchers[] = {
+    {"PROTOTYPE_SIZES", "_sizes", "@C_INPUTS@, @C_SIZES64@", TEXT_SIZES_DOC("@NULLIFY@", "int64")},
+    {"PROTOTYPE", "", "@C_INPUTS@, @C_TEXT_OUTPUTS64@, uint64_t *null_count",
+     "/* nullable_map(@UDF@@NULLIFY@), 2 of 2: @UDF@ over rows i < n where @NULL_RULE@, each string result's\n"
+     " * bytes at its characters + its offsets[i] (the offsets of the _sizes launch), the other results\n"
+     " * stored; validity bitmaps (ceil(n / 8) bytes each, from bit 0) and, where null_count is not NULL,\n"
+     " * each output's number of nulls into null_count[j] (device memory). */\n"},
+    {"PROTOTYPE_SIZES32", "_sizes32", "@C_INPUTS@, @C_SIZES32@",
+     TEXT_SIZES_DOC("@NULLIFY@", "int32") " /* A total of 2^31 - 1 bytes or more: the offsets from there on, the\n"
+                                          " * last included, are -1, and the write launch must not run. */\n"},
+    {"PROTOTYPE32", "32", "@C_INPUTS@, @C_TEXT_OUTPUTS32@, uint64_t *null_count",
+     "/* nullable_map(@UDF@@NULLIFY@), 2 of 2, over the int32 offsets of the _sizes32 launch. */\n"},
+    {NULL},
+};
+
 static const udfkit_template_word nullable_map_words[] = {
     {"nullify", "'nullify': rows the UDF fails become nulls", "", NULL, true, UDFKIT_FILTER_INDICES},
     {NULL},
@@ -58,10 +92,29 @@ static const udfkit_template_word filter_words[] = {
 /* Where a function combines rows in order. */
 #define IN_ORDER "must be associative; it need not commute"
 
+static const udfkit_template_row map_text_row = {
+    .name = "map", .shape = UDFKIT_SHAPE_MAP, .refuses_nullable = DENSE, .twin = "nullable_map", .outputs = true,
+    .rows = UDFKIT_ROWS_MAP, .kernels = text_kernels,
+    .helpers = UDFKIT_NEEDS_BLOCKS | UDFKIT_NEEDS_TILES | UDFKIT_NEEDS_OFFSETS,
+    .cuda = udfkit_tpl_kernel_text_sizes, .cuda_more = udfkit_tpl_kernel_map_text,
+    .c = udfkit_tpl_launcher_text_sizes, .c_more = udfkit_tpl_launcher_map_text,
+    .count = "n", .launchers = map_text_launchers,
+};
+static const udfkit_template_row nullable_map_text_row = {
+    .name = "nullable_map", .extra = UDFKIT_EXTRA_WORD, .words = nullable_map_words, .shape = UDFKIT_SHAPE_MAP,
+    .nullable = true, .outputs = true, .rows = UDFKIT_ROWS_MAP, .kernels = text_kernels,
+    .helpers = UDFKIT_NEEDS_BLOCKS | UDFKIT_NEEDS_TILES | UDFKIT_NEEDS_OFFSETS,
+    .cuda = udfkit_tpl_kernel_text_sizes, .cuda_more = udfkit_tpl_kernel_nullable_map_text,
+    .c = udfkit_tpl_launcher_text_sizes, .c_more = udfkit_tpl_launcher_nullable_map_text,
+    .count = "n", .launchers = nullable_map_text_launchers,
+};
+static const udfkit_template_variant map_variants[] = {{UDFKIT_WHEN_TEXT_RESULTS, &map_text_row}, {0}};
+static const udfkit_template_variant nullable_map_variants[] = {{UDFKIT_WHEN_TEXT_RESULTS, &nullable_map_text_row}, {0}};
+
 static const udfkit_template_row rows[UDFKIT_KERNEL_TEMPLATE_COUNT] = {
     [UDFKIT_KERNEL_MAP] = {
         .name = "map", .shape = UDFKIT_SHAPE_MAP, .refuses_nullable = DENSE, .twin = "nullable_map", .outputs = true,
-        .rows = UDFKIT_ROWS_MAP, .kernels = one_kernel,
+        .rows = UDFKIT_ROWS_MAP, .kernels = one_kernel, .variants = map_variants,
         .cuda = udfkit_tpl_kernel_map, .c = udfkit_tpl_launcher_map,
         .count = "n", .params = "@C_INPUTS@, @C_OUTPUTS@",
         .doc = "/* map(@UDF@): out[i] = @UDF@(@ELEMENTS@) for i < n. */\n",
@@ -90,7 +143,7 @@ static const udfkit_template_row rows[UDFKIT_KERNEL_TEMPLATE_COUNT] = {
     [UDFKIT_KERNEL_NULLABLE_MAP] = {
         .name = "nullable_map", .extra = UDFKIT_EXTRA_WORD, .words = nullable_map_words, .shape = UDFKIT_SHAPE_MAP,
         .nullable = true, .outputs = true, .rows = UDFKIT_ROWS_MAP, .kernels = nullable_map_kernels,
-        .helpers = UDFKIT_NEEDS_BLOCKS,
+        .helpers = UDFKIT_NEEDS_BLOCKS, .variants = nullable_map_variants,
         .cuda = udfkit_tpl_kernel_nullable_map, .c = udfkit_tpl_launcher_nullable_map,
         .count = "n", .params = "@C_INPUTS@, @C_OUTPUTS@, uint64_t *null_count",
         .doc = "/* nullable_map(@UDF@@NULLIFY@): @UDF@ over rows i < n where @NULL_RULE@, writing @OUTPUT_COUNT@ output "

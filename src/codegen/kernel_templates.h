@@ -86,7 +86,29 @@ enum {
     UDFKIT_NEEDS_SELECT = 1u << 4,      /* select_helpers.cu.in and the select init kernel */
     UDFKIT_NEEDS_FILTER_SCAN = 1u << 5, /* filter_scan.cu.in: the nullable filters' shared scan */
     UDFKIT_NEEDS_STRINGS = 1u << 6,     /* string_helpers.cu.in: string columns (an entry's types say so) */
+    UDFKIT_NEEDS_OFFSETS = 1u << 7,     /* offsets_scan.cu.in: string results' offsets */
 };
+
+/* One of an entry's launchers where it has several (the two launches of string results). */
+typedef struct udfkit_launcher_text {
+    const char *var;    /* the placeholder of its prototype in the C text: "PROTOTYPE_SIZES" */
+    const char *suffix; /* after the entry's name: "_sizes" */
+    const char *params; /* after the count (a @NAME@ text) */
+    const char *doc;    /* its documentation (a @NAME@ text) */
+} udfkit_launcher_text;
+
+/* When a row's variant takes an entry's place (udfkit_template_variant.when). */
+enum {
+    UDFKIT_WHEN_TEXT_RESULTS = 1u << 0, /* the UDF's result or one of its outputs is a string */
+};
+
+struct udfkit_template_row;
+/* Another row for entries of the template whose UDF is of another kind (its kernels and
+ * launchers differ; its name, entry form and check are the template's). */
+typedef struct udfkit_template_variant {
+    unsigned when;
+    const struct udfkit_template_row *row;
+} udfkit_template_variant;
 
 typedef struct udfkit_template_row {
     const char *name;             /* "map" */
@@ -106,6 +128,9 @@ typedef struct udfkit_template_row {
     const char *const *kernels;   /* the kernels' name suffixes, in launch order; ends with NULL */
     unsigned helpers;             /* UDFKIT_NEEDS_* */
     const char *cuda, *c;         /* the kernel's and the launcher's texts (templates/kernels/) */
+    const char *cuda_more, *c_more; /* texts that follow them, or NULL */
+    const udfkit_template_variant *variants; /* ends with {0} */
+    const udfkit_launcher_text *launchers;   /* several launchers (ends with {NULL}), or NULL: one, of params and doc */
     bool small_path;              /* reduce's launcher reduces few rows in one launch */
     const char *round_tiles;      /* reduce's launcher: its least chunk, in tiles */
     const char *count;            /* the launcher's count: "n", "segments" */

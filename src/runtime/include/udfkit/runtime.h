@@ -72,6 +72,12 @@ typedef struct udfkit_strings {
     uint64_t offset;            /* the column's first row, as an Arrow array's offset */
 } udfkit_strings;
 
+/* Row error codes udfkit records itself (<library>_udf_error gives them as a UDF's own): a
+ * string result that a UDF built with another size the second time (docs/strings.md). */
+#ifndef UDFKIT_ROW_ERROR_STRING_CHANGED
+#define UDFKIT_ROW_ERROR_STRING_CHANGED (-2147483647)
+#endif
+
 typedef struct udfkit_dim3 {
     unsigned int x, y, z;
 } udfkit_dim3;

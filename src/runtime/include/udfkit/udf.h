@@ -13,4 +13,11 @@
 extern "C" __device__ void udfkit_row_error(int code);
 #endif
 
+/* Row error codes udfkit records itself (a UDF's own codes are any other int), also in
+ * <udfkit/runtime.h>: a string result that was built with another size the second time
+ * (docs/strings.md, the two launches). */
+#ifndef UDFKIT_ROW_ERROR_STRING_CHANGED
+#define UDFKIT_ROW_ERROR_STRING_CHANGED (-2147483647)
+#endif
+
 #endif /* UDFKIT_UDF_H */

@@ -1,0 +1,587 @@
+/* Strings through the launchers `udfkit kernels` generates (library sk, built at build time from
+ * tests/data/strings/plumbing.cu): map with numeric and string results (the two launches, int64
+ * and int32 offsets), several outputs, nullable_map (string? in and out; a numeric result of a
+ * string, through its dense kernel and its general one), filter (indices, indices32),
+ * nullable_filter and transform_reduce over string columns in Arrow's three layouts (utf8,
+ * large_utf8, utf8_view with inline and buffer views over two data buffers), at Arrow offsets 0
+ * and 5, over 0, 1, 7 and 2^20 + 7 rows of text (ASCII, 2- 3- and 4-byte UTF-8, invalid bytes,
+ * empty rows, rows up to 10 KB), with and without nulls; every result against the same byte
+ * operations on the host; a UDF error in a string result's row.
+ * usage: test_strings; exit 77 (skipped) without a GPU. */
+#include "sk.h"
+#include "gpu_test.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char current[160];
+
+static void expect(bool ok, const char *what)
+{
+    if (!ok) {
+        if (failures < 40)
+            fprintf(stderr, "FAIL %s: %s\n", current, what);
+        failures++;
+    } else {
+        passes++;
+    }
+}
+
+static void *host_copy(const void *device, size_t bytes)
+{
+    void *h = calloc(bytes ? bytes : 1, 1);
+    if (bytes)
+        check(udfkit_copy_to_host(h, device, bytes), "udfkit_copy_to_host");
+    return h;
+}
+
+/* Rows of text on the host. */
+typedef struct text {
+    size_t n;
+    char **row;
+    size_t *len;
+} text;
+
+/* A row of random text: mostly short, some up to 10 KB; ASCII letters (never '!'), 2-, 3- and
+ * 4-byte UTF-8 sequences and bytes that are no UTF-8 at all. */
+static void random_row(char **row, size_t *len)
+{
+    uint64_t r = next_random() % 100;
+    size_t want = r < 10 ? 0 : r < 70 ? 1 + next_random() % 16 : r < 97 ? 17 + next_random() % 64 : 81 + next_random() % 10160;
+    char *s = malloc(want + 4);
+    size_t at = 0;
+    static const char *const seqs[] = {"\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80", "\xff", "\xc0"};
+    while (at < want) {
+        uint64_t k = next_random() % 10;
+        if (k < 6) {
+            s[at++] = (char)('a' + next_random() % 26);
+        } else {
+            const char *q = seqs[k - 6 < 5 ? k - 6 : 4];
+            size_t m = strlen(q);
+            if (at + m > want)
+                m = want - at;
+            memcpy(s + at, q, m);
+            at += m;
+        }
+    }
+    *row = s;
+    *len = at;
+}
+
+static text random_text(size_t n)
+{
+    text t = {n, calloc(n + 1, sizeof(char *)), calloc(n + 1, sizeof(size_t))};
+    for (size_t i = 0; i < n; i++)
+        random_row(&t.row[i], &t.len[i]);
+    return t;
+}
+
+static void text_free(text *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->row[i]);
+    free(t->row);
+    free(t->len);
+}
+
+/* A column on the device: rows [offset, offset + n) of `t` as Arrow holds them, the rows before
+ * the offset junk of their own, so that a wrong offset shows. */
+typedef struct column {
+    udfkit_strings s;
+    void *offsets, *chars, *data[2], *buffers;
+} column;
+
+static column make_column(const text *t, size_t first, size_t n, uint64_t offset, udfkit_string_layout layout)
+{
+    column c = {{layout, NULL, NULL, NULL, offset}, NULL, NULL, {NULL, NULL}, NULL};
+    size_t rows = offset + n, total = 0;
+    const char **row = calloc(rows + 1, sizeof *row);
+    size_t *len = calloc(rows + 1, sizeof *len);
+    static const char junk[] = "junk row, not to be read";
+    for (size_t i = 0; i < rows; i++) {
+        row[i] = i < offset ? junk : t->row[first + i - offset];
+        len[i] = i < offset ? sizeof junk - 1 - i : t->len[first + i - offset];
+        total += len[i];
+    }
+    if (layout != UDFKIT_STRINGS_UTF8_VIEW) {
+        bool large = layout == UDFKIT_STRINGS_LARGE_UTF8;
+        size_t width = large ? 8 : 4;
+        unsigned char *off = malloc((rows + 1) * width);
+        char *chars = malloc(total + 1);
+        size_t at = 0;
+        for (size_t i = 0; i <= rows; i++) {
+            int64_t v64 = (int64_t)at;
+            int32_t v32 = (int32_t)at;
+            memcpy(off + i * width, large ? (void *)&v64 : (void *)&v32, width);
+            if (i < rows) {
+                memcpy(chars + at, row[i], len[i]);
+                at += len[i];
+            }
+        }
+        c.offsets = device_copy(off, (rows + 1) * width);
+        c.chars = device_copy(chars, total);
+        c.s.offsets = c.offsets;
+        c.s.chars = c.chars;
+        free(off);
+        free(chars);
+    } else {
+        /* Views: inline up to 12 bytes, else in data buffer 0 or 1 (alternating rows). */
+        unsigned char *views = calloc(rows + 1, 16);
+        char *data[2] = {malloc(total + 1), malloc(total + 1)};
+        size_t used[2] = {0, 0};
+        for (size_t i = 0; i < rows; i++) {
+            int32_t size = (int32_t)len[i];
+            memcpy(views + 16 * i, &size, 4);
+            if (len[i] <= 12) {
+                memcpy(views + 16 * i + 4, row[i], len[i]);
+                continue;
+            }
+            int32_t b = (int32_t)(i % 2), o = (int32_t)used[b];
+            memcpy(views + 16 * i + 4, row[i], 4);
+            memcpy(views + 16 * i + 8, &b, 4);
+            memcpy(views + 16 * i + 12, &o, 4);
+            memcpy(data[b] + used[b], row[i], len[i]);
+            used[b] += len[i];
+        }
+        c.offsets = device_copy(views, (rows + 1) * 16);
+        c.data[0] = device_copy(data[0], used[0]);
+        c.data[1] = device_copy(data[1], used[1]);
+        c.buffers = device_copy(c.data, sizeof c.data);
+        c.s.offsets = c.offsets;
+        c.s.buffers = c.buffers;
+        free(views);
+        free(data[0]);
+        free(data[1]);
+    }
+    free(row);
+    free(len);
+    return c;
+}
+
+static void column_free(column *c)
+{
+    udfkit_device_free(c->offsets);
+    udfkit_device_free(c->chars);
+    udfkit_device_free(c->data[0]);
+    udfkit_device_free(c->data[1]);
+    udfkit_device_free(c->buffers);
+}
+
+/* A string result read back: its offsets (int64 or int32), and its characters. */
+typedef struct result {
+    int64_t *off;
+    char *chars;
+} result;
+
+/* One string result's expected rows (NULL row: null, which must be empty). */
+typedef struct expected {
+    const char **row;
+    size_t *len;
+} expected;
+
+/* Checks a string result's offsets and characters (and that null rows are empty). */
+static void check_strings(const char *what, size_t n, const int64_t *off, const char *chars, const expected *e,
+                          const bool *valid)
+{
+    char msg[200];
+    bool ok = off[0] == 0;
+    size_t bad = SIZE_MAX;
+    for (size_t i = 0; i < n && ok; i++) {
+        bool v = valid ? valid[i] : true;
+        size_t want = v ? e->len[i] : 0;
+        if ((size_t)(off[i + 1] - off[i]) != want || (v && memcmp(chars + off[i], e->row[i], want) != 0)) {
+            ok = false;
+            bad = i;
+        }
+    }
+    snprintf(msg, sizeof msg, "%s: offsets and characters as on the host (first wrong row %zu)", what, bad);
+    expect(ok, msg);
+}
+
+/* Runs a map's two launches at int64 and at int32 offsets and checks the result. */
+typedef udfkit_status (*sizes64_fn)(const column *a, const column *b, size_t n, int64_t *off);
+typedef udfkit_status (*sizes32_fn)(const column *a, const column *b, size_t n, int32_t *off);
+typedef udfkit_status (*write64_fn)(const column *a, const column *b, size_t n, const int64_t *off, char *chars);
+typedef udfkit_status (*write32_fn)(const column *a, const column *b, size_t n, const int32_t *off, char *chars);
+
+static void two_launches(const char *what, const column *a, const column *b, size_t n, sizes64_fn s64, write64_fn w64,
+                         sizes32_fn s32, write32_fn w32, const expected *e)
+{
+    for (int narrow = 0; narrow < 2; narrow++) {
+        size_t width = narrow ? 4 : 8;
+        void *off = device_copy(NULL, (n + 1) * width);
+        udfkit_status st = narrow ? s32(a, b, n, off) : s64(a, b, n, off);
+        if (check(st, what))
+            return;
+        unsigned char *h = host_copy(off, (n + 1) * width);
+        int64_t *off64 = calloc(n + 1, 8);
+        for (size_t i = 0; i <= n; i++) {
+            int32_t v32;
+            memcpy(narrow ? (void *)&v32 : (void *)&off64[i], h + i * width, width);
+            if (narrow)
+                off64[i] = v32;
+        }
+        size_t total = (size_t)off64[n];
+        char *chars = device_copy(NULL, total);
+        st = narrow ? w32(a, b, n, off, chars) : w64(a, b, n, off, chars);
+        if (!check(st, what)) {
+            char *hc = host_copy(chars, total);
+            char name[120];
+            snprintf(name, sizeof name, "%s (%s offsets)", what, narrow ? "int32" : "int64");
+            check_strings(name, n, off64, hc, e, NULL);
+            free(hc);
+        }
+        udfkit_device_free(off);
+        udfkit_device_free(chars);
+        free(h);
+        free(off64);
+    }
+}
+
+static udfkit_status head2_sizes(const column *a, const column *b, size_t n, int64_t *off)
+{
+    (void)b;
+    return sk_map_head2_sizes(NULL, n, a->s, off);
+}
+static udfkit_status head2_sizes32(const column *a, const column *b, size_t n, int32_t *off)
+{
+    (void)b;
+    return sk_map_head2_sizes32(NULL, n, a->s, off);
+}
+static udfkit_status head2_write(const column *a, const column *b, size_t n, const int64_t *off, char *chars)
+{
+    (void)b;
+    return sk_map_head2(NULL, n, a->s, off, chars);
+}
+static udfkit_status head2_write32(const column *a, const column *b, size_t n, const int32_t *off, char *chars)
+{
+    (void)b;
+    return sk_map_head232(NULL, n, a->s, off, chars);
+}
+static udfkit_status twice_sizes(const column *a, const column *b, size_t n, int64_t *off)
+{
+    (void)b;
+    return sk_map_twice_sizes(NULL, n, a->s, off);
+}
+static udfkit_status twice_sizes32(const column *a, const column *b, size_t n, int32_t *off)
+{
+    (void)b;
+    return sk_map_twice_sizes32(NULL, n, a->s, off);
+}
+static udfkit_status twice_write(const column *a, const column *b, size_t n, const int64_t *off, char *chars)
+{
+    (void)b;
+    return sk_map_twice(NULL, n, a->s, off, chars);
+}
+static udfkit_status twice_write32(const column *a, const column *b, size_t n, const int32_t *off, char *chars)
+{
+    (void)b;
+    return sk_map_twice32(NULL, n, a->s, off, chars);
+}
+static udfkit_status cat_sizes(const column *a, const column *b, size_t n, int64_t *off)
+{
+    return sk_map_cat_sizes(NULL, n, a->s, b->s, off);
+}
+static udfkit_status cat_sizes32(const column *a, const column *b, size_t n, int32_t *off)
+{
+    return sk_map_cat_sizes32(NULL, n, a->s, b->s, off);
+}
+static udfkit_status cat_write(const column *a, const column *b, size_t n, const int64_t *off, char *chars)
+{
+    return sk_map_cat(NULL, n, a->s, b->s, off, chars);
+}
+static udfkit_status cat_write32(const column *a, const column *b, size_t n, const int32_t *off, char *chars)
+{
+    return sk_map_cat32(NULL, n, a->s, b->s, off, chars);
+}
+
+/* Rows of the expected results, built on the host. */
+static expected expect_rows(size_t n)
+{
+    return (expected){calloc(n + 1, sizeof(char *)), calloc(n + 1, sizeof(size_t))};
+}
+
+static void expected_free(expected *e, size_t n, bool owned)
+{
+    for (size_t i = 0; owned && i < n; i++)
+        free((void *)e->row[i]);
+    free(e->row);
+    free(e->len);
+}
+
+/* map over one layout: blen, head2, twice, cat (with b in another layout), parts. */
+static void maps(const text *t, size_t n, const column *a, const column *b)
+{
+    int64_t *out = device_copy(NULL, n * 8);
+    if (!check(sk_map_blen(NULL, n, a->s, out), "sk_map_blen")) {
+        int64_t *h = host_copy(out, n * 8);
+        bool ok = true;
+        for (size_t i = 0; i < n; i++)
+            ok &= h[i] == (int64_t)t->len[i];
+        expect(ok, "map(blen): every row's size");
+        free(h);
+    }
+    expected head = expect_rows(n), tw = expect_rows(n), cat = expect_rows(n);
+    for (size_t i = 0; i < n; i++) {
+        head.row[i] = t->row[i];
+        head.len[i] = t->len[i] < 2 ? t->len[i] : 2;
+        char *two = malloc(2 * t->len[i] + 1);
+        memcpy(two, t->row[i], t->len[i]);
+        memcpy(two + t->len[i], t->row[i], t->len[i]);
+        tw.row[i] = two;
+        tw.len[i] = 2 * t->len[i];
+        size_t j = (i + 1) % (t->n ? t->n : 1);
+        char *c = malloc(t->len[i] + t->len[j] + 1);
+        memcpy(c, t->row[i], t->len[i]);
+        memcpy(c + t->len[i], t->row[j], t->len[j]);
+        cat.row[i] = c;
+        cat.len[i] = t->len[i] + t->len[j];
+    }
+    two_launches("map(head2)", a, b, n, head2_sizes, head2_write, head2_sizes32, head2_write32, &head);
+    two_launches("map(twice)", a, b, n, twice_sizes, twice_write, twice_sizes32, twice_write32, &tw);
+    two_launches("map(cat)", a, b, n, cat_sizes, cat_write, cat_sizes32, cat_write32, &cat);
+    /* parts: a string output and a numeric one. */
+    int64_t *off = device_copy(NULL, (n + 1) * 8);
+    if (!check(sk_map_parts_sizes(NULL, n, a->s, off), "sk_map_parts_sizes")) {
+        int64_t *ho = host_copy(off, (n + 1) * 8);
+        char *chars = device_copy(NULL, (size_t)ho[n]);
+        if (!check(sk_map_parts(NULL, n, a->s, off, chars, out), "sk_map_parts")) {
+            char *hc = host_copy(chars, (size_t)ho[n]);
+            int64_t *sizes = host_copy(out, n * 8);
+            const expected whole = {(const char **)t->row, t->len};
+            check_strings("map(parts) copy", n, ho, hc, &whole, NULL);
+            bool ok = true;
+            for (size_t i = 0; i < n; i++)
+                ok &= sizes[i] == (int64_t)t->len[i];
+            expect(ok, "map(parts): the numeric output");
+            free(hc);
+            free(sizes);
+        }
+        udfkit_device_free(chars);
+        free(ho);
+    }
+    udfkit_device_free(off);
+    expected_free(&head, n, false);
+    expected_free(&tw, n, true);
+    expected_free(&cat, n, true);
+    udfkit_device_free(out);
+}
+
+/* A validity bitmap for n rows at bit `offset` with about 10% nulls (random bits around them). */
+static void *make_bits(size_t n, uint64_t offset, bool *valid)
+{
+    size_t bytes = (n + offset + 7) / 8 + 1;
+    uint8_t *bits = malloc(bytes);
+    for (size_t i = 0; i < bytes; i++)
+        bits[i] = (uint8_t)next_random();
+    for (size_t i = 0; i < n; i++) {
+        valid[i] = next_random() % 10 != 0;
+        uint64_t b = offset + i;
+        bits[b / 8] = (uint8_t)(valid[i] ? bits[b / 8] | (1u << (b % 8)) : bits[b / 8] & ~(1u << (b % 8)));
+    }
+    void *d = device_copy(bits, bytes);
+    free(bits);
+    return d;
+}
+
+static bool bit(const uint8_t *bits, size_t i)
+{
+    return (bits[i / 8] >> (i % 8)) & 1u;
+}
+
+/* nullable_map(maybe_head) (string? in and out) and nullable_map(blen), with a bitmap and
+ * without; nullable_filter(nonempty). */
+static void nullables(const text *t, size_t n, const column *a, bool with_bits)
+{
+    bool *valid = calloc(n + 1, 1);
+    void *bits = NULL;
+    for (size_t i = 0; i < n; i++)
+        valid[i] = true;
+    if (with_bits)
+        bits = make_bits(n, 3, valid);
+    udfkit_mask m = {bits, with_bits ? 3 : 0};
+    size_t nbytes = (n + 7) / 8;
+    uint8_t *out_bits = device_copy(NULL, nbytes);
+    uint64_t *nulls = device_copy(NULL, 8);
+    int64_t *off = device_copy(NULL, (n + 1) * 8);
+    /* maybe_head: null where the input is null or empty. */
+    if (!check(sk_nullable_map_maybe_head_sizes(NULL, n, a->s, m, off), "sk_nullable_map_maybe_head_sizes")) {
+        int64_t *ho = host_copy(off, (n + 1) * 8);
+        char *chars = device_copy(NULL, (size_t)ho[n]);
+        if (!check(sk_nullable_map_maybe_head(NULL, n, a->s, m, off, chars, out_bits, nulls),
+                   "sk_nullable_map_maybe_head")) {
+            char *hc = host_copy(chars, (size_t)ho[n]);
+            uint8_t *hb = host_copy(out_bits, nbytes);
+            uint64_t *hn = host_copy(nulls, 8);
+            bool *rv = calloc(n + 1, 1);
+            expected e = expect_rows(n);
+            uint64_t want_nulls = 0;
+            bool bits_ok = true;
+            for (size_t i = 0; i < n; i++) {
+                rv[i] = valid[i] && t->len[i] > 0;
+                want_nulls += !rv[i];
+                e.row[i] = t->row[i];
+                e.len[i] = t->len[i] < 2 ? t->len[i] : 2;
+                bits_ok &= bit(hb, i) == rv[i];
+            }
+            check_strings("nullable_map(maybe_head)", n, ho, hc, &e, rv);
+            expect(bits_ok, "nullable_map(maybe_head): validity bits");
+            expect(*hn == want_nulls, "nullable_map(maybe_head): null count");
+            expected_free(&e, n, false);
+            free(rv);
+            free(hc);
+            free(hb);
+            free(hn);
+        }
+        udfkit_device_free(chars);
+        free(ho);
+    }
+    /* blen over nullable strings: a numeric result (the dense kernel without a bitmap). */
+    int64_t *lens = device_copy(NULL, n * 8);
+    if (!check(sk_nullable_map_blen(NULL, n, a->s, m, lens, out_bits, nulls), "sk_nullable_map_blen")) {
+        int64_t *hl = host_copy(lens, n * 8);
+        uint8_t *hb = host_copy(out_bits, nbytes);
+        bool ok = true;
+        for (size_t i = 0; i < n; i++)
+            ok &= bit(hb, i) == valid[i] && (!valid[i] || hl[i] == (int64_t)t->len[i]);
+        expect(ok, "nullable_map(blen): sizes and validity");
+        free(hl);
+        free(hb);
+    }
+    uint64_t *idx = device_copy(NULL, n * 8), *count = device_copy(NULL, 8);
+    if (!check(sk_nullable_filter_nonempty(NULL, n, a->s, m, idx, count), "sk_nullable_filter_nonempty")) {
+        uint64_t *hc = host_copy(count, 8), *hi = host_copy(idx, n * 8), k = 0;
+        bool ok = true;
+        for (size_t i = 0; i < n; i++)
+            if (valid[i] && t->len[i] > 0)
+                ok &= k < *hc && hi[k++] == i;
+        expect(ok && k == *hc, "nullable_filter(nonempty): the valid non-empty rows");
+        free(hc);
+        free(hi);
+    }
+    udfkit_device_free(idx);
+    udfkit_device_free(count);
+    udfkit_device_free(lens);
+    udfkit_device_free(off);
+    udfkit_device_free(out_bits);
+    udfkit_device_free(nulls);
+    udfkit_device_free(bits);
+    free(valid);
+}
+
+/* filter(nonempty) and filter(nonempty, indices32); transform_reduce(blen, add). */
+static void filters(const text *t, size_t n, const column *a)
+{
+    uint64_t *idx = device_copy(NULL, n * 8), *count = device_copy(NULL, 8);
+    uint32_t *idx32 = device_copy(NULL, n * 4);
+    if (!check(sk_filter_nonempty(NULL, n, a->s, idx, count), "sk_filter_nonempty")) {
+        uint64_t *hc = host_copy(count, 8), *hi = host_copy(idx, n * 8), k = 0;
+        bool ok = true;
+        for (size_t i = 0; i < n; i++)
+            if (t->len[i] > 0)
+                ok &= k < *hc && hi[k++] == i;
+        expect(ok && k == *hc, "filter(nonempty): the non-empty rows");
+        free(hc);
+        free(hi);
+    }
+    if (!check(sk_filter_nonempty_indices32(NULL, n, a->s, idx32, count), "sk_filter_nonempty_indices32")) {
+        uint64_t *hc = host_copy(count, 8), k = 0;
+        uint32_t *hi = host_copy(idx32, n * 4);
+        bool ok = true;
+        for (size_t i = 0; i < n; i++)
+            if (t->len[i] > 0)
+                ok &= k < *hc && hi[k++] == (uint32_t)i;
+        expect(ok && k == *hc, "filter(nonempty, indices32): the non-empty rows");
+        free(hc);
+        free(hi);
+    }
+    int64_t *sum = device_copy(NULL, 8);
+    if (!check(sk_transform_reduce_blen_add(NULL, n, a->s, 5, sum), "sk_transform_reduce_blen_add")) {
+        int64_t *h = host_copy(sum, 8), want = 5;
+        for (size_t i = 0; i < n; i++)
+            want += (int64_t)t->len[i];
+        expect(*h == want, "transform_reduce(blen, add): 5 + every row's size");
+        free(h);
+    }
+    udfkit_device_free(sum);
+    udfkit_device_free(idx);
+    udfkit_device_free(idx32);
+    udfkit_device_free(count);
+}
+
+/* A row starting with '!' fails maybe_head with code 7, in both launches: the lowest such
+ * row is reported. */
+static void errors(size_t n)
+{
+    text t = random_text(n);
+    size_t at[] = {n / 2, n - 1, n / 3};
+    for (size_t k = 0; k < 3; k++) {
+        free(t.row[at[k]]);
+        t.row[at[k]] = strdup("!failing row");
+        t.len[at[k]] = strlen(t.row[at[k]]);
+    }
+    column a = make_column(&t, 0, n, 2, UDFKIT_STRINGS_UTF8);
+    udfkit_mask m = {NULL, 0};
+    int64_t *off = device_copy(NULL, (n + 1) * 8);
+    uint8_t *bits = device_copy(NULL, (n + 7) / 8);
+    uint64_t row = 0;
+    int code = 0;
+    check(sk_udf_error(NULL, &row, &code), "sk_udf_error (clear)");
+    if (!check(sk_nullable_map_maybe_head_sizes(NULL, n, a.s, m, off), "sizes with failing rows")) {
+        udfkit_status st = sk_udf_error(NULL, &row, &code);
+        expect(st == UDFKIT_ERROR_UDF && row == n / 3 && code == 7, "the sizes launch records the lowest failing row");
+        int64_t total = 0;
+        check(udfkit_copy_to_host(&total, off + n, 8), "copy");
+        char *chars = device_copy(NULL, (size_t)total);
+        check(sk_nullable_map_maybe_head(NULL, n, a.s, m, off, chars, bits, NULL), "write with failing rows");
+        st = sk_udf_error(NULL, &row, &code);
+        expect(st == UDFKIT_ERROR_UDF && row == n / 3 && code == 7, "the write launch records the lowest failing row");
+        udfkit_device_free(chars);
+    }
+    udfkit_device_free(off);
+    udfkit_device_free(bits);
+    column_free(&a);
+    text_free(&t);
+}
+
+int main(void)
+{
+    udfkit_status st = sk_load();
+    if (st == UDFKIT_ERROR_NO_DRIVER || st == UDFKIT_ERROR_NO_DEVICE) {
+        printf("skipped: %s\n", udfkit_last_error());
+        return 77;
+    }
+    if (check(st, "sk_load"))
+        return 1;
+    const size_t sizes[] = {0, 1, 7, (1u << 20) + 7};
+    static const char *const layouts[] = {"utf8", "large_utf8", "utf8_view"};
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        size_t n = sizes[z];
+        text t = random_text(n + 1);
+        /* b's row i is t's row i + 1 (cat's second input). */
+        for (int l = 0; l < 3; l++)
+            for (uint64_t offset = 0; offset <= 5; offset += 5) {
+                snprintf(current, sizeof current, "n=%zu layout=%s offset=%llu", n, layouts[l], (unsigned long long)offset);
+                column a = make_column(&t, 0, n, offset, (udfkit_string_layout)l);
+                column b = make_column(&t, 1, n, offset + 2, (udfkit_string_layout)((l + 1) % 3));
+                text tn = {n, t.row, t.len};
+                /* cat's expected second input is row i + 1 of t: as tn wraps at n, give it t's n + 1 rows. */
+                tn.n = n + 1;
+                maps(&tn, n, &a, &b);
+                nullables(&tn, n, &a, false);
+                nullables(&tn, n, &a, true);
+                filters(&tn, n, &a);
+                column_free(&a);
+                column_free(&b);
+            }
+        text_free(&t);
+    }
+    snprintf(current, sizeof current, "errors");
+    errors(1000);
+    check(udfkit_synchronize(), "udfkit_synchronize");
+    printf("%d passed, %d failed\n", passes, failures);
+    return failures ? 1 : 0;
+}
