@@ -473,6 +473,39 @@ static void slot_texts(const udfkit_spec *slots, size_t nslots, udfkit_buf *tabl
     }
 }
 
+/* What the entries share: the kernels every filter, nullable filter or string result uses (after
+ * the entries' in the name table: the nullable filters' scan, the filters' init, the offsets
+ * scans), and the launchers' helpers, each only where a launcher uses it (an unused static
+ * function is a warning). */
+static udfkit_rc render_shared(render_parts *r, unsigned needs, bool any, const udfkit_template_var *vars, size_t nvars,
+                               udfkit_buf *common)
+{
+    udfkit_rc rc = UDFKIT_RC_OK;
+    if (needs & UDFKIT_NEEDS_FILTER_SCAN) {
+        rc = udfkit_template_render(udfkit_tpl_kernel_filter_scan, vars, nvars, &r->kernels);
+        udfkit_buf_printf(&r->names, "    \"udfkit_%s_filter_scan\",\n", r->name);
+    }
+    if (needs & UDFKIT_NEEDS_SELECT)
+        udfkit_buf_printf(&r->names, "    \"udfkit_%s_select_init\",\n", r->name);
+    if (!rc && (needs & UDFKIT_NEEDS_OFFSETS)) {
+        rc = udfkit_template_render(udfkit_tpl_kernel_offsets_scan, vars, nvars, &r->kernels);
+        udfkit_buf_printf(&r->names, "    \"udfkit_%s_offsets_init\",\n    \"udfkit_%s_offsets_scan\",\n"
+                                     "    \"udfkit_%s_offsets_scan32\",\n", r->name, r->name, r->name);
+    }
+    if (!rc && any)
+        rc = udfkit_template_render(r->slotted ? udfkit_tpl_launcher_common_slots : udfkit_tpl_launcher_common, vars,
+                                    nvars, common);
+    if (!rc && (needs & UDFKIT_NEEDS_BLOCKS))
+        rc = udfkit_template_render(udfkit_tpl_launcher_blocks, vars, nvars, common);
+    if (!rc && (needs & UDFKIT_NEEDS_CHUNKS))
+        rc = udfkit_template_render(udfkit_tpl_launcher_chunks, vars, nvars, common);
+    if (!rc && (needs & UDFKIT_NEEDS_TILES))
+        rc = udfkit_template_render(udfkit_tpl_launcher_tiles, vars, nvars, common);
+    if (!rc && (needs & UDFKIT_NEEDS_OFFSETS))
+        rc = udfkit_template_render(udfkit_tpl_launcher_offsets, vars, nvars, common);
+    return rc;
+}
+
 udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, const char *header_include,
                                 const udfkit_kernel_entry *entries, size_t count, const udfkit_spec *slots,
                                 size_t nslots, udfkit_kernels_text *out)
@@ -505,8 +538,8 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
             needs |= UDFKIT_NEEDS_STRINGS;
         nkernels += kernel_count(row);
     }
-    bool filters = needs & UDFKIT_NEEDS_FILTER_SCAN, selects = needs & UDFKIT_NEEDS_SELECT;
-    bool offsets = needs & UDFKIT_NEEDS_OFFSETS;
+    bool filters = needs & UDFKIT_NEEDS_FILTER_SCAN, selects = needs & UDFKIT_NEEDS_SELECT,
+         offsets = needs & UDFKIT_NEEDS_OFFSETS;
     char offsets_index[32];
     snprintf(r.scan_index, sizeof r.scan_index, "%zu", nkernels);
     snprintf(r.select_index, sizeof r.select_index, "%zu", nkernels + filters);
@@ -529,29 +562,8 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
                                                {"FILTER_ROUNDS", rounds},
                                                {"OFFSETS_INDEX", offsets_index}};
     size_t nhelper_vars = sizeof helper_vars / sizeof *helper_vars;
-    if (!rc && filters) {
-        rc = udfkit_template_render(udfkit_tpl_kernel_filter_scan, helper_vars, nhelper_vars, &r.kernels);
-        udfkit_buf_printf(&r.names, "    \"udfkit_%s_filter_scan\",\n", name);
-    }
-    if (!rc && selects)
-        udfkit_buf_printf(&r.names, "    \"udfkit_%s_select_init\",\n", name);
-    if (!rc && offsets) {
-        rc = udfkit_template_render(udfkit_tpl_kernel_offsets_scan, helper_vars, nhelper_vars, &r.kernels);
-        udfkit_buf_printf(&r.names, "    \"udfkit_%s_offsets_init\",\n    \"udfkit_%s_offsets_scan\",\n"
-                                    "    \"udfkit_%s_offsets_scan32\",\n", name, name, name);
-    }
-    /* Helpers only where a launcher uses them: an unused static function is a warning. */
-    if (!rc && count)
-        rc = udfkit_template_render(r.slotted ? udfkit_tpl_launcher_common_slots : udfkit_tpl_launcher_common,
-                                    helper_vars, nhelper_vars, &common);
-    if (!rc && (needs & UDFKIT_NEEDS_BLOCKS))
-        rc = udfkit_template_render(udfkit_tpl_launcher_blocks, helper_vars, nhelper_vars, &common);
-    if (!rc && (needs & UDFKIT_NEEDS_CHUNKS))
-        rc = udfkit_template_render(udfkit_tpl_launcher_chunks, helper_vars, nhelper_vars, &common);
-    if (!rc && (needs & UDFKIT_NEEDS_TILES))
-        rc = udfkit_template_render(udfkit_tpl_launcher_tiles, helper_vars, nhelper_vars, &common);
-    if (!rc && offsets)
-        rc = udfkit_template_render(udfkit_tpl_launcher_offsets, helper_vars, nhelper_vars, &common);
+    if (!rc)
+        rc = render_shared(&r, needs, count > 0, helper_vars, nhelper_vars, &common);
     udfkit_buf_puts(&common, r.launchers.data ? r.launchers.data : "");
     /* The template breaks the line after the last marker. */
     while (r.markers.size && r.markers.data[r.markers.size - 1] == '\n')
