@@ -368,6 +368,11 @@ udfkit_rc udfkit_kernel_entry_bind(udfkit_kernel_entry *e, const udfkit_spec *fn
         return rc;
     /* The variant of the template for this UDF. */
     unsigned is = row->outputs && text_results(s) ? UDFKIT_WHEN_TEXT_RESULTS : 0;
+    for (size_t i = 0; i < s->nparams; i++)
+        if (!s->params[i].pointer && (udfkit_kind_info(s->params[i].kind)->flags & UDFKIT_KIND_TEXT))
+            is |= UDFKIT_WHEN_TEXT_INPUTS;
+    if (e->filter_out == UDFKIT_FILTER_VALUES)
+        is |= UDFKIT_WHEN_VALUES;
     for (const udfkit_template_variant *v = row->variants; v && v->row; v++)
         if ((v->when & is) == v->when) {
             e->row = v->row;

@@ -89,6 +89,9 @@ typedef struct entry_texts {
     udfkit_buf sizes, sizes64, sizes32, size_args, size_ptrs, c_sizes_any, scans;
     udfkit_buf text_outs, text_outs64, text_outs32, text_out_args, text_out_ptrs, c_text_outs_any, places, stored;
     udfkit_buf c_inputs; /* the launcher's input columns in C */
+    /* filter: what its selection writes (C parameters and names), and over string columns the
+     * kept rows' gathering: the sizes kernel's outputs and body, the copy kernel's. */
+    udfkit_buf selected, selected_names, gather, gather_ptrs, copies, copy_ptrs, sizes_body, copy_body;
 } entry_texts;
 
 /* The texts of string results, where the entry's map has any. */
@@ -96,7 +99,6 @@ static void text_rows(const render_parts *r, const udfkit_kernel_entry *e, entry
 {
     if (!udfkit_rows_text_results(e))
         return;
-    udfkit_rows_inputs(e, false, &t->c_inputs);
     udfkit_rows_text_sizes(e, "OFF", false, &t->sizes);
     udfkit_rows_text_sizes(e, "long long", false, &t->sizes64);
     udfkit_rows_text_sizes(e, "int", false, &t->sizes32);
@@ -171,6 +173,10 @@ static void filter_rows(const render_parts *r, const udfkit_kernel_entry *e, ent
     nullable_filter_rows(r, e, t);
     udfkit_rows_filter_outputs(e, true, &t->outs);
     udfkit_rows_filter_output_args(e, &t->out_ptrs);
+    udfkit_rows_filter_outputs(e, false, &t->selected);
+    for (const char *p = t->out_ptrs.data; *p; p++)
+        if (*p != '&')
+            udfkit_buf_append(&t->selected_names, p, 1);
     bool narrow = e->filter_out == UDFKIT_FILTER_INDICES32, values = e->filter_out == UDFKIT_FILTER_VALUES;
     t->variant = narrow ? ", indices32" : values ? ", values" : "";
     t->what = narrow ? "rows' 32-bit numbers" : values ? "rows' values" : "rows' numbers";
@@ -201,6 +207,70 @@ static void filter_rows(const render_parts *r, const udfkit_kernel_entry *e, ent
     snprintf(t->filter_threads, sizeof t->filter_threads, "%d", threads);
 }
 
+/* filter(p, values)'s new columns as its launcher takes them in C: a string column's
+ * "int64_t *out<j>_offsets, char *out<j>_chars", a value column's "T *out<j>". */
+static void gathered_columns(const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    for (size_t i = 0; i < udfkit_rows_input_count(e); i++) {
+        udfkit_type c = udfkit_type_value(e->fn->sig.params[i]);
+        udfkit_buf_puts(out, i ? ", " : "");
+        if (udfkit_kind_info(c.kind)->flags & UDFKIT_KIND_TEXT) {
+            udfkit_buf_printf(out, "int64_t *out%zu_offsets, char *out%zu_chars", i + 1, i + 1);
+        } else {
+            udfkit_type_c(c, out);
+            udfkit_buf_printf(out, " *out%zu", i + 1);
+        }
+    }
+}
+
+/* UDFKIT_ROWS_FILTER_TEXT: filter(p, values) over string columns. The selection writes the kept
+ * rows' numbers (filter.cu.in, as filter(p) does), then each input column is gathered at
+ * them: a string column's sizes into its offsets, then its bytes; a value column's values. */
+static void filter_text_rows(const render_parts *r, const udfkit_kernel_entry *e, entry_texts *t)
+{
+    nullable_filter_rows(r, e, t);
+    udfkit_buf_puts(&t->outs, "unsigned long long *indices");
+    udfkit_buf_puts(&t->out_ptrs, "&indices");
+    udfkit_buf_puts(&t->selected, "uint64_t *indices");
+    udfkit_buf_puts(&t->selected_names, "indices");
+    t->variant = ", values";
+    t->what = "rows' numbers";
+    t->row_t = "unsigned long long";
+    udfkit_rows_stencil(t->fn.data, t->row_t, e, &t->rows);
+    udfkit_rows_stencil_init(t->fn.data, e, &t->dense);
+    udfkit_buf_printf(&t->items, "udfkit_detail::row_iterator<%s>{0}", t->row_t);
+    udfkit_buf_puts(&t->out_iter, "indices");
+    snprintf(t->filter_tile, sizeof t->filter_tile, "%d", 384 * 11);
+    snprintf(t->filter_threads, sizeof t->filter_threads, "%d", 384);
+    for (size_t i = 0; i < udfkit_rows_input_count(e); i++) {
+        udfkit_type c = udfkit_type_value(e->fn->sig.params[i]);
+        size_t j = i + 1;
+        const char *sep = i ? ", " : "";
+        if (udfkit_kind_info(c.kind)->flags & UDFKIT_KIND_TEXT) {
+            udfkit_buf_printf(&t->gather, "%slong long *out%zu_offsets", sep, j);
+            udfkit_buf_printf(&t->gather_ptrs, "%s&out%zu_offsets", sep, j);
+            udfkit_buf_printf(&t->copies, "%sconst long long *out%zu_offsets, char *out%zu_chars", t->copies.size ? ", " : "",
+                              j, j);
+            udfkit_buf_printf(&t->copy_ptrs, "%s&out%zu_offsets, &out%zu_chars", t->copy_ptrs.size ? ", " : "", j, j);
+            udfkit_buf_printf(&t->sizes_body, "        out%zu_offsets[pos] = here ? a%zu[r].size() : 0;\n", j, j);
+            udfkit_buf_printf(&t->copy_body,
+                              "        {\n            const udfkit::string_view v = a%zu[r];\n"
+                              "            char *to = out%zu_chars + out%zu_offsets[pos];\n"
+                              "            for (long long k = 0; k < v.size(); k++)\n                to[k] = v.data()[k];\n"
+                              "        }\n",
+                              j, j, j);
+            udfkit_buf_printf(&t->scans, "    if (!st)\n        st = udfkit_%s_offsets(self, s, n, out%zu_offsets, !narrow);\n",
+                              r->name, j);
+            continue;
+        }
+        udfkit_buf_printf(&t->gather, "%s", sep);
+        udfkit_exporter_abi_type(c, &t->gather);
+        udfkit_buf_printf(&t->gather, " *out%zu", j);
+        udfkit_buf_printf(&t->gather_ptrs, "%s&out%zu", sep, j);
+        udfkit_buf_printf(&t->sizes_body, "        if (here)\n            out%zu[pos] = a%zu[r];\n", j, j);
+    }
+}
+
 /* UDFKIT_ROWS_COLUMN: the templates take T, the kernel and the UDF's name; the columns are fixed. */
 static void column_rows(const render_parts *r, const udfkit_kernel_entry *e, entry_texts *t)
 {
@@ -228,6 +298,7 @@ static void (*const fill_rows[UDFKIT_ROWS_COUNT])(const render_parts *r, const u
                                                    entry_texts *t) = {
     [UDFKIT_ROWS_MAP] = map_rows,
     [UDFKIT_ROWS_FILTER] = filter_rows,
+    [UDFKIT_ROWS_FILTER_TEXT] = filter_text_rows,
     [UDFKIT_ROWS_NULLABLE_FILTER] = nullable_filter_rows,
     [UDFKIT_ROWS_COLUMN] = column_rows,
     [UDFKIT_ROWS_TRANSFORM] = transform_rows,
@@ -251,6 +322,7 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
     udfkit_exporter_abi_type(value_type(e), &t->ret);
     t->cuda = row->cuda;
     t->variant = t->what = t->row_t = t->rows_check = "";
+    udfkit_rows_inputs(e, false, &t->c_inputs);
     fill_rows[row->rows](r, e, t);
 }
 
@@ -271,7 +343,8 @@ static void tile_texts_fill(const udfkit_kernel_entry *e, const char *type, tile
              row->scan_init ? " init" : "");
     t->init_value = row->scan_init ? "init" : "cub::NullType()";
     t->init_arg = row->scan_init ? ", &init" : "";
-    size_t size = udfkit_kind_size(value_type(e).kind);
+    /* T's size, or that of the row numbers a row sorts (index_keys). */
+    size_t size = row->index_keys ? 8 : udfkit_kind_size(value_type(e).kind);
     snprintf(t->t_bytes, sizeof t->t_bytes, "%zu", size);
     if (row->tile_items) {
         size_t items = row->tile_items(size);
@@ -286,6 +359,7 @@ static void tile_texts_fill(const udfkit_kernel_entry *e, const char *type, tile
 typedef struct doc_texts {
     udfkit_buf suffix, elements, c_inputs, c_outputs, c_filter_outputs, c_t, c_k;
     udfkit_buf c_sizes64, c_sizes32, c_text_outputs64, c_text_outputs32; /* string results' launchers */
+    udfkit_buf c_gather; /* filter(p, values) over strings */
     char output_count[16];
 } doc_texts;
 
@@ -299,6 +373,7 @@ static void doc_texts_fill(const udfkit_kernel_entry *e, doc_texts *d)
     udfkit_type_c(value_type(e), &d->c_t);
     udfkit_type_c((udfkit_type){.kind = e->key}, &d->c_k);
     snprintf(d->output_count, sizeof d->output_count, "%zu", udfkit_rows_output_count(e));
+    gathered_columns(e, &d->c_gather);
     if (udfkit_rows_text_results(e)) {
         udfkit_rows_text_sizes(e, "int64_t", false, &d->c_sizes64);
         udfkit_rows_text_sizes(e, "int32_t", false, &d->c_sizes32);
@@ -311,7 +386,7 @@ static void doc_texts_free(doc_texts *d)
 {
     udfkit_buf *bufs[] = {&d->suffix, &d->c_inputs,  &d->elements,  &d->c_outputs,        &d->c_filter_outputs,
                           &d->c_t,    &d->c_k,       &d->c_sizes64, &d->c_sizes32, &d->c_text_outputs64,
-                          &d->c_text_outputs32};
+                          &d->c_text_outputs32, &d->c_gather};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
 }
@@ -342,7 +417,7 @@ static udfkit_rc launcher_texts(const render_parts *r, const udfkit_kernel_entry
                                                              : "every input is valid"},
         {"C_SIZES64", TEXT(d.c_sizes64)}, {"C_SIZES32", TEXT(d.c_sizes32)},
         {"C_TEXT_OUTPUTS64", TEXT(d.c_text_outputs64)}, {"C_TEXT_OUTPUTS32", TEXT(d.c_text_outputs32)},
-        {"TEXT_PLURAL", strchr(TEXT(d.c_sizes64), ',') ? "s" : ""},
+        {"TEXT_PLURAL", strchr(TEXT(d.c_sizes64), ',') ? "s" : ""}, {"C_TEXT_GATHER", TEXT(d.c_gather)},
     };
 #undef TEXT
     size_t nvars = sizeof vars / sizeof *vars;
@@ -427,6 +502,9 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"TEXT_OUT_NAMES", TEXT(t.text_out_args)}, {"TEXT_OUT_POINTERS", TEXT(t.text_out_ptrs)},
         {"C_TEXT_OUTPUTS_ANY", TEXT(t.c_text_outs_any)}, {"PLACE_ARGS", TEXT(t.places)}, {"STORE_OUTS", TEXT(t.stored)},
         {"C_INPUTS", TEXT(t.c_inputs)},
+        {"C_SELECTED", TEXT(t.selected)}, {"SELECTED_NAMES", TEXT(t.selected_names)},
+        {"GATHER_PARAMS", TEXT(t.gather)}, {"GATHER_POINTERS", TEXT(t.gather_ptrs)}, {"COPY_PARAMS", TEXT(t.copies)},
+        {"COPY_POINTERS", TEXT(t.copy_ptrs)}, {"SIZES_BODY", TEXT(t.sizes_body)}, {"COPY_BODY", TEXT(t.copy_body)},
     };
 #undef TEXT
     size_t nvars = sizeof vars / sizeof *vars;
@@ -453,7 +531,9 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
                           &t.bits,     &t.out_ptrs,  &t.rows,      &decls,           &sig,         &small,
                           &t.out_iter, &t.items,     &t.sizes,     &t.sizes64,       &t.sizes32,   &t.size_args,
                           &t.size_ptrs, &t.c_sizes_any, &t.scans,  &t.text_outs,     &t.text_outs64, &t.text_outs32,
-                          &t.text_out_args, &t.text_out_ptrs, &t.c_text_outs_any, &t.places, &t.stored, &t.c_inputs};
+                          &t.text_out_args, &t.text_out_ptrs, &t.c_text_outs_any, &t.places, &t.stored, &t.c_inputs,
+                          &t.selected, &t.selected_names, &t.gather, &t.gather_ptrs, &t.copies, &t.copy_ptrs,
+                          &t.sizes_body, &t.copy_body};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
     for (size_t i = 0; i < PROTOTYPES; i++)

@@ -92,6 +92,42 @@ static const udfkit_template_word filter_words[] = {
 /* Where a function combines rows in order. */
 #define IN_ORDER "must be associative; it need not commute"
 
+static const char *const filter_text_kernels[] = {"", "_sizes", "_copy", NULL};
+static const udfkit_launcher_text filter_text_launchers[] = {
+    {"PROTOTYPE", "", "@C_INPUTS@, @C_TEXT_GATHER@, uint64_t *count",
+     "/* filter(@UDF@, values): the rows i < n where @UDF@(@ELEMENTS@) holds, in order: each input's values\n"
+     " * of them into its new column (room for n rows each; a string column's offsets, n + 1 of\n"
+     " * them from 0, and its characters, room for as many bytes as the input column holds), and\n"
+     " * their number into *count. */\n"},
+    {NULL},
+};
+static const udfkit_template_row filter_text_row = {
+    .name = "filter", .extra = UDFKIT_EXTRA_WORD, .words = filter_words, .shape = UDFKIT_SHAPE_PREDICATE,
+    .predicate = "a predicate bool(A1..An)", .refuses_nullable = DENSE, .twin = "nullable_filter",
+    .rows = UDFKIT_ROWS_FILTER_TEXT, .kernels = filter_text_kernels,
+    .helpers = UDFKIT_NEEDS_TILES | UDFKIT_NEEDS_SELECT | UDFKIT_NEEDS_BLOCKS | UDFKIT_NEEDS_OFFSETS,
+    .cuda = udfkit_tpl_kernel_filter, .cuda_more = udfkit_tpl_kernel_filter_text,
+    .c = udfkit_tpl_launcher_filter_select, .c_more = udfkit_tpl_launcher_filter_text,
+    .count = "n", .launchers = filter_text_launchers,
+};
+static const udfkit_template_variant filter_variants[] = {
+    {UDFKIT_WHEN_VALUES | UDFKIT_WHEN_TEXT_INPUTS, &filter_text_row}, {0}};
+
+static const char *const sort_text_kernels[] = {"_block", "_partition", "_merge", NULL};
+/* sort(less) over a string column: its row numbers sorted, compared by less on their strings. */
+static const udfkit_template_row sort_text_row = {
+    .name = "sort", .shape = UDFKIT_SHAPE_LESS, .refuses_nullable = DENSE, .t_is_parameter = true, .index_keys = true,
+    .rows = UDFKIT_ROWS_COLUMN, .kernels = sort_text_kernels,
+    .cuda = udfkit_tpl_kernel_sort_text, .c = udfkit_tpl_launcher_sort_text, .tile_threads = 256,
+    .tile_items = sort_items, .count = "n", .params = "udfkit_strings in, uint64_t *order",
+    .doc = "/* sort(@UDF@) over a string column: order[i] = the row of in that goes i-th in the order @UDF@\n"
+           " * gives (@UDF@(a, b): a goes before b; a strict weak order), stable. order is required (NULL is\n"
+           " * UDFKIT_ERROR_INVALID_ARGUMENT where n > 0). Takes n * 8 bytes of temporary memory in stream\n"
+           " * order. A failing @UDF@ is recorded as sort's are (the first row of a tile of @TILE_ITEMS@\n"
+           " * rows it failed in, else of the span a merge pass merged); order is then unspecified. */\n",
+};
+static const udfkit_template_variant sort_variants[] = {{UDFKIT_WHEN_TEXT_INPUTS, &sort_text_row}, {0}};
+
 static const udfkit_template_row map_text_row = {
     .name = "map", .shape = UDFKIT_SHAPE_MAP, .refuses_nullable = DENSE, .twin = "nullable_map", .outputs = true,
     .rows = UDFKIT_ROWS_MAP, .kernels = text_kernels,
@@ -124,7 +160,8 @@ static const udfkit_template_row rows[UDFKIT_KERNEL_TEMPLATE_COUNT] = {
         .name = "filter", .extra = UDFKIT_EXTRA_WORD, .words = filter_words, .shape = UDFKIT_SHAPE_PREDICATE,
         .predicate = "a predicate bool(A1..An)", .refuses_nullable = DENSE, .twin = "nullable_filter",
         .rows = UDFKIT_ROWS_FILTER, .kernels = one_kernel, .helpers = UDFKIT_NEEDS_TILES | UDFKIT_NEEDS_SELECT,
-        .cuda = udfkit_tpl_kernel_filter, .c = udfkit_tpl_launcher_filter,
+        .variants = filter_variants,
+        .cuda = udfkit_tpl_kernel_filter, .c = udfkit_tpl_launcher_filter_select, .c_more = udfkit_tpl_launcher_filter,
         .count = "n", .params = "@C_INPUTS@, @C_FILTER_OUTPUTS@, uint64_t *count",
         .doc = "/* filter(@UDF@): the rows i < n where @UDF@(@ELEMENTS@) holds, ascending,\n"
                " * into indices (room for n rows), and their number into *count. */\n",
@@ -228,7 +265,7 @@ static const udfkit_template_row rows[UDFKIT_KERNEL_TEMPLATE_COUNT] = {
     },
     [UDFKIT_KERNEL_SORT] = {
         .name = "sort", .shape = UDFKIT_SHAPE_LESS, .refuses_nullable = DENSE, .t_is_parameter = true,
-        .rows = UDFKIT_ROWS_COLUMN, .kernels = sort_kernels,
+        .rows = UDFKIT_ROWS_COLUMN, .kernels = sort_kernels, .variants = sort_variants,
         .cuda = udfkit_tpl_kernel_sort, .c = udfkit_tpl_launcher_sort, .tile_threads = 256, .tile_items = sort_items,
         .count = "n", .params = "const @C_T@ *in, @C_T@ *out, uint64_t *order",
         .doc = "/* sort(@UDF@): in[0], ..., in[n - 1] into out in the order @UDF@ gives (@UDF@(a, b): a goes\n"

@@ -71,6 +71,7 @@ typedef enum udfkit_template_shape {
 typedef enum udfkit_template_rows {
     UDFKIT_ROWS_MAP,             /* row structs, load/compute/store and the staged tile */
     UDFKIT_ROWS_FILTER,          /* the keep function, the stencil and the outputs */
+    UDFKIT_ROWS_FILTER_TEXT,     /* the same selecting row numbers, and the string columns' copies */
     UDFKIT_ROWS_NULLABLE_FILTER, /* the keep function */
     UDFKIT_ROWS_COLUMN,          /* none: the template takes T, `in` and the UDF */
     UDFKIT_ROWS_TRANSFORM,       /* f's rows as a map's */
@@ -100,6 +101,8 @@ typedef struct udfkit_launcher_text {
 /* When a row's variant takes an entry's place (udfkit_template_variant.when). */
 enum {
     UDFKIT_WHEN_TEXT_RESULTS = 1u << 0, /* the UDF's result or one of its outputs is a string */
+    UDFKIT_WHEN_TEXT_INPUTS = 1u << 1,  /* one of the UDF's inputs is a string */
+    UDFKIT_WHEN_VALUES = 1u << 2,       /* the entry writes its inputs' values (filter(p, values)) */
 };
 
 struct udfkit_template_row;
@@ -124,6 +127,7 @@ typedef struct udfkit_template_row {
     bool nullable;                /* columns come with validity bitmaps (udfkit_mask) */
     bool outputs;                 /* the UDF may write several outputs (map's void(A1..An, O1*, ...)) */
     bool t_is_parameter;          /* T is the first parameter's type (sort), else the return's */
+    bool index_keys;              /* the kernels sort row numbers (8 bytes), not T's values */
     udfkit_template_rows rows;
     const char *const *kernels;   /* the kernels' name suffixes, in launch order; ends with NULL */
     unsigned helpers;             /* UDFKIT_NEEDS_* */

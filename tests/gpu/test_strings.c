@@ -498,6 +498,67 @@ static void filters(const text *t, size_t n, const column *a)
         free(hc);
         free(hi);
     }
+    /* filter(longer, values): the kept strings (and their k) as new columns. */
+    int64_t *hk = malloc((n + 1) * 8);
+    for (size_t i = 0; i < n; i++)
+        hk[i] = (int64_t)(next_random() % 24);
+    int64_t *k = device_copy(hk, n * 8), *off = device_copy(NULL, (n + 1) * 8), *kept_k = device_copy(NULL, n * 8);
+    size_t room = 0;
+    for (size_t i = 0; i < n; i++)
+        room += t->len[i];
+    char *chars = device_copy(NULL, room);
+    if (!check(sk_filter_longer_values(NULL, n, a->s, k, off, chars, kept_k, count), "sk_filter_longer_values")) {
+        uint64_t *hc = host_copy(count, 8);
+        int64_t *ho = host_copy(off, (n + 1) * 8), *hkk = host_copy(kept_k, n * 8);
+        char *hch = host_copy(chars, room);
+        expected e = expect_rows(n);
+        size_t m = 0;
+        bool ok = true;
+        for (size_t i = 0; i < n; i++)
+            if ((int64_t)t->len[i] > hk[i]) {
+                e.row[m] = t->row[i];
+                e.len[m] = t->len[i];
+                ok &= m < *hc && hkk[m] == hk[i];
+                m++;
+            }
+        expect(ok && m == *hc, "filter(longer, values): the kept rows' k, and their number");
+        check_strings("filter(longer, values): the kept strings", m, ho, hch, &e, NULL);
+        bool tail = true;
+        for (size_t i = m; i <= n; i++)
+            tail &= ho[i] == ho[m];
+        expect(tail, "filter(longer, values): offsets past the kept rows hold the total");
+        expected_free(&e, n, false);
+        free(hc);
+        free(ho);
+        free(hkk);
+        free(hch);
+    }
+    udfkit_device_free(k);
+    udfkit_device_free(off);
+    udfkit_device_free(kept_k);
+    udfkit_device_free(chars);
+    free(hk);
+    /* sort(shorter_first): the order of a stable sort by size. */
+    uint64_t *order = device_copy(NULL, n * 8);
+    if (!check(sk_sort_shorter_first(NULL, n, a->s, order), "sk_sort_shorter_first")) {
+        uint64_t *ho = host_copy(order, n * 8);
+        /* A counting sort by size is stable: the host's order. */
+        size_t longest = 0;
+        for (size_t i = 0; i < n; i++)
+            longest = t->len[i] > longest ? t->len[i] : longest;
+        size_t *start = calloc(longest + 2, sizeof(size_t));
+        for (size_t i = 0; i < n; i++)
+            start[t->len[i] + 1]++;
+        for (size_t l = 1; l <= longest + 1; l++)
+            start[l] += start[l - 1];
+        bool ok = true;
+        for (size_t i = 0; i < n; i++)
+            ok &= ho[start[t->len[i]]++] == i;
+        expect(ok, "sort(shorter_first): a stable order by size");
+        free(start);
+        free(ho);
+    }
+    udfkit_device_free(order);
     int64_t *sum = device_copy(NULL, 8);
     if (!check(sk_transform_reduce_blen_add(NULL, n, a->s, 5, sum), "sk_transform_reduce_blen_add")) {
         int64_t *h = host_copy(sum, 8), want = 5;

@@ -57,3 +57,14 @@ __device__ long long add(long long a, long long b)
 {
     return a + b;
 }
+
+__device__ bool longer(udfkit::string_view s, long long k)
+{
+    return s.size() > k;
+}
+
+/* sort's comparator: shorter strings first (ties keep their input order: the sort is stable). */
+__device__ bool shorter_first(udfkit::string_view a, udfkit::string_view b)
+{
+    return a.size() < b.size();
+}
