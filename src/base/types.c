@@ -21,6 +21,8 @@ static const udfkit_cxx_form float16_cxx[] = {{"__half"}, {NULL}}, float32_cxx[]
 static const udfkit_cxx_form float64_cxx[] = {{"double"}, {NULL}};
 /* A string is what a UDF takes (udfkit::string_view) and the builder of a result. */
 static const udfkit_cxx_form string_cxx[] = {{"udfkit::string_view"}, {"udfkit_string_out"}, {NULL}};
+/* Kinds the exporter checks as another's (abi_kind) have no C++ forms of their own. */
+static const udfkit_cxx_form no_cxx[] = {{NULL}};
 /* SPEC.md, "Strings": a string parameter aN is `const char *aN, int64_t aN_size`. */
 static const udfkit_abi_part string_parts[] = {
     {"", "const char *", "const char *", UDFKIT_INT8, true, "%s.data()"},
@@ -41,10 +43,22 @@ static const char *const float16_c[] = {"half", "__half", NULL};
 static const char *const float32_c[] = {"float", "f4", NULL};
 static const char *const float64_c[] = {"double", "f8", NULL};
 static const char *const string_c[] = {"str", "text", "utf8", NULL};
+static const char *const date_c[] = {"date", NULL};
+static const char *const timestamp_c[] = {"datetime", "datetime64", NULL};
+static const char *const duration_c[] = {"timedelta", "timedelta64", "interval", NULL};
+static const char *const decimal_c[] = {"decimal", "numeric", NULL};
+/* A decimal128 is its two 64-bit halves at the C ABI (SPEC.md): aN_lo, aN_hi. */
+static const udfkit_abi_part decimal128_parts[] = {
+    {"_lo", "uint64_t", "unsigned long", UDFKIT_UINT64, false, "%s.lo"},
+    {"_hi", "int64_t", "long", UDFKIT_INT64, false, "%s.hi"},
+};
+static const udfkit_cxx_form decimal128_cxx[] = {{"udfkit_decimal128"}, {NULL}};
 static const char *const no_c_names[] = {NULL};
 
-#define INT (UDFKIT_KIND_VALUE | UDFKIT_KIND_INTEGER | UDFKIT_KIND_SIGNED)
-#define UINT (UDFKIT_KIND_VALUE | UDFKIT_KIND_INTEGER)
+#define INT (UDFKIT_KIND_VALUE | UDFKIT_KIND_INTEGER | UDFKIT_KIND_SIGNED | UDFKIT_KIND_KEY)
+#define UINT (UDFKIT_KIND_VALUE | UDFKIT_KIND_INTEGER | UDFKIT_KIND_KEY)
+#define TIME (UDFKIT_KIND_VALUE | UDFKIT_KIND_SIGNED | UDFKIT_KIND_KEY | UDFKIT_KIND_TEMPORAL)
+#define DEC (UDFKIT_KIND_VALUE | UDFKIT_KIND_SIGNED | UDFKIT_KIND_KEY | UDFKIT_KIND_DECIMAL)
 #define FLOAT (UDFKIT_KIND_VALUE | UDFKIT_KIND_FLOAT | UDFKIT_KIND_SIGNED)
 
 static const udfkit_kind_row kind_rows[UDFKIT_KIND_COUNT] = {
@@ -76,11 +90,33 @@ static const udfkit_kind_row kind_rows[UDFKIT_KIND_COUNT] = {
     [UDFKIT_STRING] = {"string", UDFKIT_KIND_VALUE | UDFKIT_KIND_TEXT, 0, "udfkit_string_out", "udfkit_string_out", 2,
                        "udfkit_string", "u", "__UDFKIT_K_STRING", string_cxx, string_c, NULL, NULL, NULL,
                        string_parts, true, "udfkit::string_view", "udfkit_strings", "udfkit::strings_column"},
+    /* Dates, times and decimals (docs/decimals-and-dates.md) with Arrow's layouts: integers at
+     * the C ABI, checked as those integers; a decimal128 is two halves, its result through
+     * udfkit_decimal128 *out. Arrow's formats take the parameters (types.c's type_arrow). */
+    [UDFKIT_DATE32] = {"date32", TIME, 4, "int32_t", "int", 1, "NPDatetime", "tdD", "__UDFKIT_K_DATE32", no_cxx,
+                       date_c, .abi_kind = UDFKIT_INT32},
+    [UDFKIT_DATE64] = {"date64", TIME, 8, "int64_t", "long", 1, "NPDatetime", "tdm", "__UDFKIT_K_DATE64", no_cxx,
+                       no_c_names, .abi_kind = UDFKIT_INT64},
+    [UDFKIT_TIMESTAMP] = {"timestamp", TIME, 8, "int64_t", "long", 1, "NPDatetime", "ts%c:", "__UDFKIT_K_TIMESTAMP",
+                          no_cxx, timestamp_c, .params = UDFKIT_PARAMS_UNIT, .abi_kind = UDFKIT_INT64},
+    [UDFKIT_DURATION] = {"duration", TIME, 8, "int64_t", "long", 1, "NPTimedelta", "tD%c", "__UDFKIT_K_DURATION",
+                         no_cxx, duration_c, .params = UDFKIT_PARAMS_UNIT, .abi_kind = UDFKIT_INT64},
+    [UDFKIT_DECIMAL32] = {"decimal32", DEC, 4, "int32_t", "int", 1, "udfkit_decimal", "d:%u,%u,32",
+                          "__UDFKIT_K_DECIMAL32", no_cxx, no_c_names, .params = UDFKIT_PARAMS_DECIMAL,
+                          .max_precision = 9, .abi_kind = UDFKIT_INT32},
+    [UDFKIT_DECIMAL64] = {"decimal64", DEC, 8, "int64_t", "long", 1, "udfkit_decimal", "d:%u,%u,64",
+                          "__UDFKIT_K_DECIMAL64", no_cxx, no_c_names, .params = UDFKIT_PARAMS_DECIMAL,
+                          .max_precision = 18, .abi_kind = UDFKIT_INT64},
+    [UDFKIT_DECIMAL128] = {"decimal128", DEC, 16, "udfkit_decimal128", "udfkit_decimal128", 2, "udfkit_decimal",
+                           "d:%u,%u", "__UDFKIT_K_DECIMAL128", decimal128_cxx, decimal_c, .parts = decimal128_parts,
+                           .result_out = true, .params = UDFKIT_PARAMS_DECIMAL, .max_precision = 38},
 };
 
 #undef INT
 #undef UINT
 #undef FLOAT
+#undef TIME
+#undef DEC
 
 const udfkit_kind_row *udfkit_kind_info(udfkit_kind k)
 {
@@ -99,7 +135,7 @@ size_t udfkit_kind_size(udfkit_kind k)
 
 udfkit_type udfkit_type_value(udfkit_type t)
 {
-    return (udfkit_type){.kind = t.kind};
+    return (udfkit_type){.kind = t.kind, .unit = t.unit, .precision = t.precision, .scale = t.scale};
 }
 
 bool udfkit_type_is(udfkit_type t, udfkit_kind k)
@@ -109,7 +145,8 @@ bool udfkit_type_is(udfkit_type t, udfkit_kind k)
 
 bool udfkit_type_equal(udfkit_type a, udfkit_type b)
 {
-    return a.kind == b.kind && a.pointer == b.pointer && a.nullable == b.nullable;
+    return a.kind == b.kind && a.pointer == b.pointer && a.nullable == b.nullable && a.unit == b.unit &&
+           a.precision == b.precision && a.scale == b.scale;
 }
 
 bool udfkit_signature_nullable(const udfkit_signature *s)
@@ -158,9 +195,46 @@ static void trim(const char **begin, const char **end)
         (*end)--;
 }
 
-typedef enum { PARSED, UNKNOWN_TYPE, NULLABLE_POINTER, NULLABLE_VOID } parse_result;
+typedef enum { PARSED, UNKNOWN_TYPE, NULLABLE_POINTER, NULLABLE_VOID, BAD_PARAMS, ARRAY } parse_result;
 
-/* "T", "T*", "T?", "T?*"; "T*?" and "void?" are refused with a reason of their own. */
+static const char *const unit_names[] = {"s", "ms", "us", "ns"};
+
+/* A kind's parameters after its name, b..e: "[us]" or "(15,2)"; false where they are not the
+ * kind's (none given where it takes some counts as wrong too). */
+static bool parse_params(const udfkit_kind_row *row, const char *b, const char *e, udfkit_type *t)
+{
+    trim(&b, &e);
+    if (row->params == UDFKIT_PARAMS_NONE)
+        return b == e;
+    if (row->params == UDFKIT_PARAMS_UNIT) {
+        if (e - b < 3 || *b != '[' || e[-1] != ']')
+            return false;
+        const char *u = b + 1, *ue = e - 1;
+        trim(&u, &ue);
+        for (int k = 0; k < 4; k++)
+            if ((size_t)(ue - u) == strlen(unit_names[k]) && strncmp(u, unit_names[k], (size_t)(ue - u)) == 0) {
+                t->unit = (uint8_t)k;
+                return true;
+            }
+        return false;
+    }
+    unsigned p = 0, sc = 0;
+    int used = 0;
+    char text[64];
+    if (e - b >= (ptrdiff_t)sizeof text)
+        return false;
+    memcpy(text, b, (size_t)(e - b));
+    text[e - b] = '\0';
+    if (sscanf(text, " ( %u , %u ) %n", &p, &sc, &used) != 2 || text[used] != '\0' || p < 1 ||
+        p > row->max_precision || sc > p)
+        return false;
+    t->precision = (uint8_t)p;
+    t->scale = (uint8_t)sc;
+    return true;
+}
+
+/* "T", "T*", "T?", "T?*", with T's parameters ("timestamp[us]", "decimal128(15,2)"); "T*?" and
+ * "void?" are refused with a reason of their own, as are parameters a kind does not take. */
 static parse_result parse_type(const char *begin, const char *end, udfkit_type *out)
 {
     trim(&begin, &end);
@@ -181,18 +255,24 @@ static parse_result parse_type(const char *begin, const char *end, udfkit_type *
         end--;
         trim(&begin, &end);
     }
+    const char *name_end = begin;
+    while (name_end < end && (isalnum((unsigned char)*name_end) || *name_end == '_'))
+        name_end++;
     for (int k = 0; k < UDFKIT_KIND_COUNT; k++) {
         size_t n = strlen(kind_rows[k].name);
-        if ((size_t)(end - begin) == n && strncmp(begin, kind_rows[k].name, n) == 0) {
-            if (nullable && !(kind_rows[k].flags & UDFKIT_KIND_VALUE))
-                return NULLABLE_VOID;
-            *out = (udfkit_type){.kind = (udfkit_kind)k};
-            out->pointer = pointer;
-            out->nullable = nullable;
-            return PARSED;
-        }
+        if ((size_t)(name_end - begin) != n || strncmp(begin, kind_rows[k].name, n) != 0)
+            continue;
+        if (nullable && !(kind_rows[k].flags & UDFKIT_KIND_VALUE))
+            return NULLABLE_VOID;
+        *out = (udfkit_type){.kind = (udfkit_kind)k};
+        /* numba's array spellings (float32[:]) have a ':' in their brackets. */
+        if (!parse_params(&kind_rows[k], name_end, end, out))
+            return memchr(name_end, ':', (size_t)(end - name_end)) && !kind_rows[k].params ? ARRAY : BAD_PARAMS;
+        out->pointer = pointer;
+        out->nullable = nullable;
+        return PARSED;
     }
-    return UNKNOWN_TYPE;
+    return memchr(begin, '[', (size_t)(end - begin)) ? ARRAY : UNKNOWN_TYPE;
 }
 
 static bool parse_range(const char *begin, const char *end, udfkit_type *out)
@@ -208,6 +288,7 @@ bool udfkit_type_parse(const char *text, udfkit_type *out)
 }
 
 static void unknown_type(const char *b, const char *e, char *why, size_t why_size);
+static void params_error(const char *b, const char *e, char *why, size_t why_size);
 
 /* Why b..e is not a type: a nullable pointer or void, or an unknown name. */
 static void type_error(const char *b, const char *e, char *why, size_t why_size)
@@ -222,8 +303,33 @@ static void type_error(const char *b, const char *e, char *why, size_t why_size)
                  (int)(e - b), b);
     else if (r == NULLABLE_VOID)
         snprintf(why, why_size, "'%.*s' is not a type: void cannot be null", (int)(e - b), b);
+    else if (r == ARRAY)
+        snprintf(why, why_size, "arrays cannot cross the C ABI: pass a pointer (e.g. float32*) and a length");
+    else if (r == BAD_PARAMS)
+        params_error(b, e, why, why_size);
     else
         unknown_type(b, e, why, why_size);
+}
+
+/* What parameters the kind named at b takes, for a type whose parameters are wrong. */
+static void params_error(const char *b, const char *e, char *why, size_t why_size)
+{
+    for (int k = 0; k < UDFKIT_KIND_COUNT; k++) {
+        size_t n = strlen(kind_rows[k].name);
+        if (strncmp(b, kind_rows[k].name, n) != 0 || isalnum((unsigned char)b[n]) || b[n] == '_')
+            continue;
+        if (kind_rows[k].params == UDFKIT_PARAMS_UNIT)
+            snprintf(why, why_size, "'%.*s' is not a type: %s takes its unit, %s[s], %s[ms], %s[us] or %s[ns]",
+                     (int)(e - b), b, kind_rows[k].name, kind_rows[k].name, kind_rows[k].name, kind_rows[k].name,
+                     kind_rows[k].name);
+        else if (kind_rows[k].params == UDFKIT_PARAMS_DECIMAL)
+            snprintf(why, why_size,
+                     "'%.*s' is not a type: %s takes its precision and scale, %s(p,s) with 1 <= p <= %u and 0 <= s <= p",
+                     (int)(e - b), b, kind_rows[k].name, kind_rows[k].name, kind_rows[k].max_precision);
+        else
+            snprintf(why, why_size, "'%.*s' is not a type: %s takes no parameters", (int)(e - b), b, kind_rows[k].name);
+        return;
+    }
 }
 
 /* The types a spec may name, for messages: "bool, int8..int64, ..., T*, void*" (a run of
@@ -240,6 +346,9 @@ static void type_list(udfkit_buf *out)
         udfkit_buf_printf(out, "%s%s", out->size ? ", " : "", kind_rows[k].name);
         if (last > k)
             udfkit_buf_printf(out, "..%s", kind_rows[last].name);
+        udfkit_buf_puts(out, kind_rows[k].params == UDFKIT_PARAMS_UNIT      ? "[unit]"
+                             : kind_rows[k].params == UDFKIT_PARAMS_DECIMAL ? "(p,s)"
+                                                                           : "");
         k = last;
     }
     udfkit_buf_puts(out, ", T*, void*");
@@ -279,10 +388,51 @@ static void unknown_type(const char *b, const char *e, char *why, size_t why_siz
     udfkit_buf_free(&types);
 }
 
+/* Where a type that starts at p ends: after its name, its parameters ("[us]", "(15,2)") and its
+ * '?' and '*'; NULL where a parenthesis or bracket is not closed. */
+static const char *type_end(const char *p, const char *end)
+{
+    while (p < end && *p != ',' && *p != ')') {
+        if (*p == '(' || *p == '[') {
+            const char close = *p == '(' ? ')' : ']';
+            const char *q = memchr(p, close, (size_t)(end - p));
+            if (!q)
+                return NULL;
+            p = q;
+        }
+        p++;
+    }
+    return p;
+}
+
+/* The '(' that opens the parameter list: the first after the return type's name and
+ * parameters (a decimal's "(p,s)" is its own), or NULL. */
+static const char *params_open(const char *text)
+{
+    const char *p = text;
+    while (isspace((unsigned char)*p))
+        p++;
+    const char *name = p;
+    while (isalnum((unsigned char)*p) || *p == '_')
+        p++;
+    const char *q = p;
+    while (isspace((unsigned char)*q))
+        q++;
+    for (int k = 0; k < UDFKIT_KIND_COUNT; k++)
+        if (kind_rows[k].params == UDFKIT_PARAMS_DECIMAL && (size_t)(p - name) == strlen(kind_rows[k].name) &&
+            strncmp(name, kind_rows[k].name, (size_t)(p - name)) == 0 && *q == '(') {
+            const char *close = strchr(q, ')');
+            if (!close)
+                return NULL;
+            return strchr(close + 1, '(');
+        }
+    return strchr(text, '(');
+}
+
 bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, size_t why_size)
 {
     memset(out, 0, sizeof *out);
-    const char *open = strchr(text, '(');
+    const char *open = params_open(text);
     const char *close = strrchr(text, ')');
     if (!open || !close || close < open) {
         snprintf(why, why_size, "signature '%s' is not of the form ret(arg, ...)", text);
@@ -299,10 +449,6 @@ bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, 
         out->has_return = false;
     } else {
         out->has_return = true;
-        if (memchr(rb, '[', (size_t)(re - rb))) {
-            snprintf(why, why_size, "arrays cannot cross the C ABI: pass a pointer (e.g. float32*) and a length");
-            return false;
-        }
         if (!parse_range(rb, re, &out->ret)) {
             type_error(rb, re, why, why_size);
             return false;
@@ -319,8 +465,11 @@ bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, 
     if (ab == ae || (ae - ab == 4 && strncmp(ab, "void", 4) == 0))
         return true;
     while (p <= close) {
-        const char *comma = memchr(p, ',', (size_t)(close - p));
-        const char *end = comma ? comma : close;
+        const char *end = type_end(p, close);
+        if (!end) {
+            snprintf(why, why_size, "signature '%s' is not of the form ret(arg, ...)", text);
+            return false;
+        }
         if (out->nparams == UDFKIT_MAX_PARAMS) {
             snprintf(why, why_size, "more than %d parameters", UDFKIT_MAX_PARAMS);
             return false;
@@ -332,13 +481,14 @@ bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, 
             snprintf(why, why_size, "empty parameter type in signature '%s'", text);
             return false;
         }
-        if (memchr(b, '[', (size_t)(e - b))) {
-            snprintf(why, why_size, "parameter %zu: arrays cannot cross the C ABI: pass a pointer (e.g. float32*) and a length",
-                     out->nparams + 1);
-            return false;
-        }
         if (!parse_range(b, e, t)) {
-            type_error(b, e, why, why_size);
+            udfkit_type ignored;
+            if (parse_type(b, e, &ignored) == ARRAY)
+                snprintf(why, why_size,
+                         "parameter %zu: arrays cannot cross the C ABI: pass a pointer (e.g. float32*) and a length",
+                         out->nparams + 1);
+            else
+                type_error(b, e, why, why_size);
             return false;
         }
         if (!(kind_rows[t->kind].flags & UDFKIT_KIND_VALUE) && !t->pointer) {
@@ -351,9 +501,34 @@ bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, 
     return true;
 }
 
+/* A kind's parameters as a spec spells them: "[us]", "(15,2)", or nothing. */
+static void params_name(udfkit_type t, udfkit_buf *out)
+{
+    if (kind_rows[t.kind].params == UDFKIT_PARAMS_UNIT)
+        udfkit_buf_printf(out, "[%s]", unit_names[t.unit & 3]);
+    else if (kind_rows[t.kind].params == UDFKIT_PARAMS_DECIMAL)
+        udfkit_buf_printf(out, "(%u,%u)", t.precision, t.scale);
+}
+
 void udfkit_type_name(udfkit_type t, udfkit_buf *out)
 {
-    udfkit_buf_printf(out, "%s%s%s", kind_rows[t.kind].name, t.nullable ? "?" : "", t.pointer ? "*" : "");
+    udfkit_buf_puts(out, kind_rows[t.kind].name);
+    params_name(t, out);
+    udfkit_buf_printf(out, "%s%s", t.nullable ? "?" : "", t.pointer ? "*" : "");
+}
+
+bool udfkit_type_arrow(udfkit_type t, udfkit_buf *out)
+{
+    const char *f = kind_rows[t.kind].arrow;
+    if (!f || t.pointer)
+        return false;
+    if (kind_rows[t.kind].params == UDFKIT_PARAMS_UNIT)
+        udfkit_buf_printf(out, f, "smun"[t.unit & 3]);
+    else if (kind_rows[t.kind].params == UDFKIT_PARAMS_DECIMAL)
+        udfkit_buf_printf(out, f, t.precision, t.scale);
+    else
+        udfkit_buf_puts(out, f);
+    return true;
 }
 
 void udfkit_signature_format(const udfkit_signature *s, udfkit_buf *out)

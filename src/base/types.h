@@ -27,6 +27,13 @@ typedef enum udfkit_kind {
     UDFKIT_FLOAT32,
     UDFKIT_FLOAT64,
     UDFKIT_STRING,
+    UDFKIT_DATE32,
+    UDFKIT_DATE64,
+    UDFKIT_TIMESTAMP,
+    UDFKIT_DURATION,
+    UDFKIT_DECIMAL32,
+    UDFKIT_DECIMAL64,
+    UDFKIT_DECIMAL128,
     UDFKIT_KIND_COUNT
 } udfkit_kind;
 
@@ -37,7 +44,20 @@ enum {
     UDFKIT_KIND_SIGNED = 1u << 2,
     UDFKIT_KIND_FLOAT = 1u << 3,
     UDFKIT_KIND_TEXT = 1u << 4,    /* text of any length: a string column, results built in two launches */
+    UDFKIT_KIND_KEY = 1u << 5,     /* compared for equality as a whole: reduce_by_key's keys */
+    UDFKIT_KIND_TEMPORAL = 1u << 6, /* a date, time or duration (docs/decimals-and-dates.md) */
+    UDFKIT_KIND_DECIMAL = 1u << 7,  /* an exact decimal of a precision and scale */
 };
+
+/* The parameters a kind takes in its spelling (udfkit_kind_row.params). */
+typedef enum udfkit_kind_params {
+    UDFKIT_PARAMS_NONE,
+    UDFKIT_PARAMS_UNIT,     /* timestamp[us]: s, ms, us or ns */
+    UDFKIT_PARAMS_DECIMAL   /* decimal128(15,2): precision and scale */
+} udfkit_kind_params;
+
+/* The units of timestamp[unit] and duration[unit] (udfkit_type.unit), coarsest first. */
+typedef enum udfkit_unit { UDFKIT_UNIT_S, UDFKIT_UNIT_MS, UDFKIT_UNIT_US, UDFKIT_UNIT_NS } udfkit_unit;
 
 /* One of the C parameters a value of a kind is, where it is more than one (a string is its
  * bytes and their size). The exporter checks each part as a value of `kind`. */
@@ -83,6 +103,11 @@ typedef struct udfkit_kind_row {
     /* In kernels: a row's value (a string: udfkit::string_view) and a column (a string:
      * udfkit_strings in launchers, udfkit::strings_column in kernels), where not T and T *. */
     const char *element_cuda, *column_c, *column_cuda;
+    udfkit_kind_params params;  /* what its spelling takes */
+    unsigned max_precision;     /* UDFKIT_PARAMS_DECIMAL: 9, 18, 38 */
+    /* The kind a value is to the exporter's check where it is another's at the ABI (a date32
+     * is an int32: a CUDA C UDF takes int for it); 0: the kind itself. */
+    udfkit_kind abi_kind;
 } udfkit_kind_row;
 
 const udfkit_kind_row *udfkit_kind_info(udfkit_kind k);
@@ -92,6 +117,8 @@ typedef struct udfkit_type {
     bool pointer;  /* T* ; void only as a return type or behind a pointer */
     bool nullable; /* T? (a value that may be null), or with pointer T?* (an output that may
                     * be set to null); C ABI: two C parameters (SPEC.md, "Nulls") */
+    uint8_t unit;              /* timestamp and duration: udfkit_unit */
+    uint8_t precision, scale;  /* decimals */
 } udfkit_type;
 
 #define UDFKIT_MAX_PARAMS 32
@@ -108,8 +135,10 @@ typedef struct udfkit_signature {
 bool udfkit_signature_parse(const char *text, udfkit_signature *out, char *why, size_t why_size);
 bool udfkit_type_parse(const char *text, udfkit_type *out); /* false for NULL */
 
-/* "float32", "int64*" */
+/* "float32", "int64*", "timestamp[us]", "decimal128(15,2)?" */
 void udfkit_type_name(udfkit_type t, udfkit_buf *out);
+/* Arrow's format string of the type's column ("f", "tsu:", "d:15,2"); false where it has none. */
+bool udfkit_type_arrow(udfkit_type t, udfkit_buf *out);
 /* "float32(float32, int64*)", or "(float32)" with no return type */
 void udfkit_signature_format(const udfkit_signature *s, udfkit_buf *out);
 

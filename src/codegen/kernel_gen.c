@@ -89,6 +89,7 @@ typedef struct entry_texts {
     udfkit_buf sizes, sizes64, sizes32, size_args, size_ptrs, c_sizes_any, scans;
     udfkit_buf text_outs, text_outs64, text_outs32, text_out_args, text_out_ptrs, c_text_outs_any, places, stored;
     udfkit_buf c_inputs; /* the launcher's input columns in C */
+    udfkit_buf op;       /* transform_reduce: what its kernels call for op */
     /* filter: what its selection writes (C parameters and names), and over string columns the
      * kept rows' gathering: the sizes kernel's outputs and body, the copy kernel's. */
     udfkit_buf selected, selected_names, gather, gather_ptrs, copies, copy_ptrs, sizes_body, copy_body;
@@ -189,8 +190,8 @@ static void filter_rows(const render_parts *r, const udfkit_kernel_entry *e, ent
     int threads = 384, items = narrow ? 17 : 11;
     if (values && udfkit_rows_input_count(e) == 1) {
         size_t size = udfkit_kind_size(e->fn->sig.params[0].kind);
-        threads = size <= 2 ? 256 : 384;
-        items = size <= 2 ? 22 : size == 4 ? 17 : 11;
+        threads = size <= 2 || size == 16 ? 256 : 384;
+        items = size <= 2 ? 22 : size == 4 ? 17 : size == 16 ? 8 : 11;
         t->cuda = udfkit_tpl_kernel_filter_values;
     } else {
         udfkit_rows_stencil(t->fn.data, t->row_t, e, &t->rows);
@@ -275,7 +276,13 @@ static void filter_text_rows(const render_parts *r, const udfkit_kernel_entry *e
 static void column_rows(const render_parts *r, const udfkit_kernel_entry *e, entry_texts *t)
 {
     (void)r;
-    udfkit_buf_puts(&t->fn, e->c_name);
+    /* An op whose C ABI is expanded (decimal128) is called through a wrapper of its values. */
+    if (udfkit_signature_expanded(&e->fn->sig) && !udfkit_signature_has(&e->fn->sig, UDFKIT_KIND_TEXT)) {
+        udfkit_buf_printf(&t->fn, "%s_call", t->kernel.data);
+        udfkit_rows_call_wrapper(e->fn, t->fn.data, &t->rows);
+    } else {
+        udfkit_buf_puts(&t->fn, e->c_name);
+    }
     udfkit_buf_puts(&t->ptrs, "&in");
 }
 
@@ -292,6 +299,13 @@ static void transform_rows(const render_parts *r, const udfkit_kernel_entry *e, 
     udfkit_buf_puts(&t->fn, e->c_name);
     udfkit_buf_puts(&t->prefix, t->kernel.data);
     udfkit_rows_map_functions(t->prefix.data, &as_map, &t->rows);
+    /* An op whose C ABI is expanded (decimal128) is called through a wrapper of its values. */
+    if (udfkit_signature_expanded(&e->op->sig)) {
+        udfkit_buf_printf(&t->op, "%s_op", t->kernel.data);
+        udfkit_rows_call_wrapper(e->op, t->op.data, &t->rows);
+    } else {
+        udfkit_buf_puts(&t->op, e->op_name);
+    }
 }
 
 static void (*const fill_rows[UDFKIT_ROWS_COUNT])(const render_parts *r, const udfkit_kernel_entry *e,
@@ -489,7 +503,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"SCAN_KIND", tile.kind},   {"SCAN_INIT_T", tile.init_t},  {"INIT_PARAM", tile.init_param},
         {"INIT_VALUE", tile.init_value}, {"INIT_ARG", tile.init_arg}, {"TILE_ITEMS", tile.tile_items},
         {"ITEMS", tile.items},      {"T_BYTES", tile.t_bytes},     {"KEY_T", tile.key},
-        {"K_NAME", udfkit_kind_name(e->key)},  {"OP", e->op_name ? e->op_name : ""},
+        {"K_NAME", udfkit_kind_name(e->key)},  {"OP", TEXT(t.op)},
         {"SMALL_PATH", TEXT(small)}, {"VARIANT", t.variant}, {"WHAT", t.what},
         {"ROW_T", t.row_t},    {"ROWS_CHECK", t.rows_check}, {"FILTER_TILE", t.filter_tile}, {"FILTER_THREADS", t.filter_threads},
         {"OUT_ITER", TEXT(t.out_iter)}, {"STENCIL", TEXT(t.dense)}, {"SELECT_ITEMS", TEXT(t.items)}, {"SELECT_INIT_INDEX", r->select_index},
@@ -533,7 +547,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
                           &t.size_ptrs, &t.c_sizes_any, &t.scans,  &t.text_outs,     &t.text_outs64, &t.text_outs32,
                           &t.text_out_args, &t.text_out_ptrs, &t.c_text_outs_any, &t.places, &t.stored, &t.c_inputs,
                           &t.selected, &t.selected_names, &t.gather, &t.gather_ptrs, &t.copies, &t.copy_ptrs,
-                          &t.sizes_body, &t.copy_body};
+                          &t.sizes_body, &t.copy_body, &t.op};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
     for (size_t i = 0; i < PROTOTYPES; i++)

@@ -280,8 +280,9 @@ static void map_call(const udfkit_kernel_entry *e, udfkit_buf *out)
 {
     const udfkit_signature *s = &e->fn->sig;
     if (!UDFKIT_MAP_HAS_OUTPUTS(s)) {
-        if (udfkit_rows_output_text(e, 0)) {
-            /* A string result: built through r1, the function returns void (bool: valid). */
+        if (udfkit_kind_info(s->ret.kind)->result_out) {
+            /* A result through an out-parameter (a string's builder, a decimal128): r1; the
+             * function returns void (bool: valid). */
             udfkit_buf_printf(out, s->ret.nullable ? "    r->valid = ::%s(&r->r1, " : "    ::%s(&r->r1, ", e->c_name);
             call_args(e, out);
             udfkit_buf_puts(out, s->ret.nullable ? ") ? 1u : 0u;\n" : ");\n    r->valid = 1u;\n");
@@ -457,7 +458,7 @@ void udfkit_rows_map_functions(const char *prefix, const udfkit_kernel_entry *e,
                       prefix, prefix, prefix);
     for (size_t j = 0; j < k; j++)
         if (!udfkit_rows_output_text(e, j))
-            udfkit_buf_printf(out, "    r->r%zu = 0;\n", j + 1);
+            udfkit_buf_printf(out, "    r->r%zu = {};\n", j + 1);
     udfkit_buf_puts(out, "    r->valid = 0u;\n");
     if (udfkit_rows_nullable(e->tpl))
         validity(e, "return;", out);
@@ -491,6 +492,41 @@ void udfkit_rows_map_functions(const char *prefix, const udfkit_kernel_entry *e,
     }
     if (udfkit_rows_text_results(e))
         text_functions(prefix, e, out);
+}
+
+void udfkit_rows_call_wrapper(const udfkit_spec *fn, const char *name, udfkit_buf *out)
+{
+    const udfkit_signature *s = &fn->sig;
+    bool through_out = udfkit_kind_info(s->ret.kind)->result_out;
+    udfkit_buf_printf(out, "\n/* %s as the templates call it: its values through its C ABI. */\n__device__ __forceinline__ ",
+                      fn->c_name);
+    column_type(s->ret, true, out);
+    udfkit_buf_printf(out, " %s(", name);
+    for (size_t i = 0; i < s->nparams; i++) {
+        udfkit_buf_puts(out, i ? ", const " : "const ");
+        column_type(s->params[i], true, out);
+        udfkit_buf_printf(out, " &p%zu", i);
+    }
+    udfkit_buf_puts(out, ")\n{\n    ");
+    if (through_out) {
+        column_type(s->ret, true, out);
+        udfkit_buf_printf(out, " r;\n    ::%s(&r", fn->c_name);
+    } else {
+        udfkit_buf_printf(out, "return ::%s(", fn->c_name);
+    }
+    for (size_t i = 0; i < s->nparams; i++) {
+        const udfkit_kind_row *row = udfkit_kind_info(s->params[i].kind);
+        char x[32];
+        snprintf(x, sizeof x, "p%zu", i);
+        udfkit_buf_puts(out, i || through_out ? ", " : "");
+        for (unsigned p = 0; row->parts && p < row->c_params; p++) {
+            udfkit_buf_puts(out, p ? ", " : "");
+            udfkit_buf_printf(out, row->parts[p].arg, x);
+        }
+        if (!row->parts)
+            udfkit_buf_puts(out, x);
+    }
+    udfkit_buf_puts(out, through_out ? ");\n    return r;\n}\n" : ");\n}\n");
 }
 
 void udfkit_rows_filter_outputs(const udfkit_kernel_entry *e, bool cuda, udfkit_buf *out)

@@ -67,6 +67,11 @@ void udfkit_rows_text_outputs(const udfkit_kernel_entry *e, bool cuda, const cha
 enum { UDFKIT_ROWS_PLAIN, UDFKIT_ROWS_POINTERS, UDFKIT_ROWS_PLACES, UDFKIT_ROWS_STORED };
 void udfkit_rows_text_output_args(const udfkit_kernel_entry *e, int which, udfkit_buf *out);
 
+/* `name`, a device function taking and returning fn's values as the templates call an op or
+ * a comparator, where fn's C ABI is expanded (a decimal128 is two halves, its result through
+ * an out-parameter). */
+void udfkit_rows_call_wrapper(const udfkit_spec *fn, const char *name, udfkit_buf *out);
+
 /* filter's outputs by what it writes (udfkit_filter_output): "uint64_t *indices",
  * "uint32_t *indices" or each input's "T *out<i>" (C, or as CUDA spells them), the launcher's
  * kernel arguments for them, and for filter(p, values) `struct <prefix>_gather`, the output

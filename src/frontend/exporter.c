@@ -14,7 +14,9 @@ void udfkit_exporter_abi_type(udfkit_type t, udfkit_buf *out)
  * in the table's order after __UDFKIT_K_UNKNOWN, pointers 100 above their kind). */
 static int kind_of(udfkit_type t)
 {
-    return (int)t.kind + 1 + (t.pointer ? 100 : 0);
+    /* A kind checked as another's (a date32 as int32): that kind's enumerator. */
+    udfkit_kind k = udfkit_kind_info(t.kind)->abi_kind ? udfkit_kind_info(t.kind)->abi_kind : t.kind;
+    return (int)k + 1 + (t.pointer ? 100 : 0);
 }
 
 /* The prelude's enumerators, "__UDFKIT_K_UNKNOWN = 0, __UDFKIT_K_VOID, ...", lines filled to

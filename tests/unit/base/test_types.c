@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/types.h"
+#include "udfkit/runtime.h"
 #include "frontend/exporter.h"
 
 /* What C says of each value kind's C ABI type: the table's size must agree. */
@@ -39,6 +40,16 @@ static size_t c_size(udfkit_kind k)
         return sizeof(float);
     case UDFKIT_FLOAT64:
         return sizeof(double);
+    case UDFKIT_DATE32:
+    case UDFKIT_DECIMAL32:
+        return sizeof(int32_t);
+    case UDFKIT_DATE64:
+    case UDFKIT_TIMESTAMP:
+    case UDFKIT_DURATION:
+    case UDFKIT_DECIMAL64:
+        return sizeof(int64_t);
+    case UDFKIT_DECIMAL128:
+        return sizeof(udfkit_decimal128);
     default: /* void, and string, which has no size of its own */
         return 0;
     }
@@ -56,7 +67,8 @@ static void every_row_is_complete(void **state)
         assert_non_null(row->cxx_kind);
         assert_int_equal(strncmp(row->cxx_kind, "__UDFKIT_K_", 11), 0);
         assert_non_null(row->cxx);
-        assert_non_null(row->cxx[0].type);
+        /* The exporter checks a kind by its C++ forms, or as the kind it is at the ABI. */
+        assert_true(row->cxx[0].type || row->abi_kind);
         assert_non_null(row->c_names);
         bool value = row->flags & UDFKIT_KIND_VALUE;
         assert_int_equal(row->size, c_size((udfkit_kind)k));
@@ -72,10 +84,10 @@ static void every_row_is_complete(void **state)
             assert_non_null(row->element_cuda);
         }
         /* Arrow has a format for every value kind, one letter for the primitive ones. */
-        if (value) {
+        if (value)
             assert_non_null(row->arrow);
+        if (value && !(row->flags & (UDFKIT_KIND_TEMPORAL | UDFKIT_KIND_DECIMAL)))
             assert_int_equal(strlen(row->arrow), 1);
-        }
         /* A kind crossing as bits names the type, and both conversions. */
         assert_true((row->bits_type == NULL) == (row->from_bits == NULL));
         assert_true((row->bits_type == NULL) == (row->to_bits == NULL));
@@ -90,13 +102,17 @@ static void names_round_trip(void **state)
     (void)state;
     for (int k = 0; k < UDFKIT_KIND_COUNT; k++) {
         const udfkit_kind_row *row = udfkit_kind_info((udfkit_kind)k);
+        /* A kind with parameters is spelled with some. */
+        char spelled[64];
+        snprintf(spelled, sizeof spelled, "%s%s", row->name,
+                 row->params == UDFKIT_PARAMS_UNIT ? "[us]" : row->params == UDFKIT_PARAMS_DECIMAL ? "(7,2)" : "");
         udfkit_type t;
-        assert_true(udfkit_type_parse(row->name, &t));
+        assert_true(udfkit_type_parse(spelled, &t));
         assert_int_equal(t.kind, k);
         assert_false(t.pointer);
         udfkit_buf name = UDFKIT_BUF_INIT, c = UDFKIT_BUF_INIT, cuda = UDFKIT_BUF_INIT;
         udfkit_type_name(t, &name);
-        assert_string_equal(name.data, row->name);
+        assert_string_equal(name.data, spelled);
         udfkit_type_c(t, &c);
         assert_string_equal(c.data, row->c);
         udfkit_exporter_abi_type(t, &cuda);
@@ -105,8 +121,8 @@ static void names_round_trip(void **state)
         udfkit_buf_free(&c);
         udfkit_buf_free(&cuda);
         /* Nullable: every value kind; void never. */
-        char text[64];
-        snprintf(text, sizeof text, "%s?", row->name);
+        char text[96];
+        snprintf(text, sizeof text, "%s?", spelled);
         assert_int_equal(udfkit_type_parse(text, &t), (row->flags & UDFKIT_KIND_VALUE) != 0);
     }
 }
@@ -137,14 +153,72 @@ static void messages_list_the_kinds(void **state)
     char why[512];
     assert_false(udfkit_signature_parse("float33(int32)", &s, why, sizeof why));
     assert_string_equal(why, "unknown type 'float33' (did you mean float32? types: bool, int8..int64, uint8..uint64, "
-                             "float16, float32, float64, string, T*, void*)");
+                             "float16, float32, float64, string, date32, date64, timestamp[unit], duration[unit], decimal32(p,s), "
+                             "decimal64(p,s), decimal128(p,s), T*, void*)");
     assert_false(udfkit_signature_parse("int32(quaternion)", &s, why, sizeof why));
     assert_string_equal(why, "unknown type 'quaternion' (types: bool, int8..int64, uint8..uint64, float16, float32, "
-                             "float64, string, T*, void*)");
+                             "float64, string, date32, date64, timestamp[unit], duration[unit], decimal32(p,s), "
+                             "decimal64(p,s), decimal128(p,s), T*, void*)");
 }
 
 /* The exporter's prelude lists every kind's enumerator, in the table's order (kind_of in
  * exporter.c counts on it), and a trait per C++ form. */
+/* Arrow's format strings, with the types' parameters. */
+static void arrow_formats(void **state)
+{
+    (void)state;
+    const char *const cases[][2] = {{"float32", "f"},        {"string", "u"},        {"date32", "tdD"},
+                                    {"date64", "tdm"},       {"timestamp[us]", "tsu:"}, {"timestamp[s]", "tss:"},
+                                    {"duration[ns]", "tDn"}, {"decimal128(15,2)", "d:15,2"}, {"decimal64(18,0)", "d:18,0,64"},
+                                    {"decimal32(9,9)", "d:9,9,32"}, {"bool", "b"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        udfkit_type t;
+        udfkit_buf out = UDFKIT_BUF_INIT;
+        assert_true(udfkit_type_parse(cases[i][0], &t));
+        assert_true(udfkit_type_arrow(t, &out));
+        assert_string_equal(out.data, cases[i][1]);
+        udfkit_buf_free(&out);
+    }
+    udfkit_type v;
+    udfkit_buf out = UDFKIT_BUF_INIT;
+    assert_true(udfkit_type_parse("void", &v));
+    assert_false(udfkit_type_arrow(v, &out));
+}
+
+/* Parameters a kind takes, and refusals of those it does not. */
+static void parameters(void **state)
+{
+    (void)state;
+    udfkit_signature s;
+    char why[512];
+    assert_true(udfkit_signature_parse("decimal128(38,4)(decimal128(15,2), timestamp[ns]?, int32)", &s, why, sizeof why));
+    assert_int_equal(s.ret.precision, 38);
+    assert_int_equal(s.ret.scale, 4);
+    assert_int_equal(s.nparams, 3);
+    assert_int_equal(s.params[0].precision, 15);
+    assert_int_equal(s.params[1].unit, UDFKIT_UNIT_NS);
+    assert_true(s.params[1].nullable);
+    udfkit_buf name = UDFKIT_BUF_INIT;
+    udfkit_signature_format(&s, &name);
+    assert_string_equal(name.data, "decimal128(38,4)(decimal128(15,2), timestamp[ns]?, int32)");
+    udfkit_buf_free(&name);
+    const char *const bad[][2] = {
+        {"int32(timestamp)", "'timestamp' is not a type: timestamp takes its unit, timestamp[s], timestamp[ms], "
+                             "timestamp[us] or timestamp[ns]"},
+        {"int32(duration[d])", "'duration[d]' is not a type: duration takes its unit"},
+        {"int32(decimal32(10,2))", "'decimal32(10,2)' is not a type: decimal32 takes its precision and scale, "
+                                   "decimal32(p,s) with 1 <= p <= 9 and 0 <= s <= p"},
+        {"int32(decimal128(5,6))", "decimal128 takes its precision and scale"},
+        {"int32(date32[us])", "'date32[us]' is not a type: date32 takes no parameters"},
+        {"int32(float32[:])", "arrays cannot cross the C ABI"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_false(udfkit_signature_parse(bad[i][0], &s, why, sizeof why));
+        if (!strstr(why, bad[i][1]))
+            fail_msg("'%s': '%s' lacks '%s'", bad[i][0], why, bad[i][1]);
+    }
+}
+
 static void prelude_lists_every_kind(void **state)
 {
     (void)state;
@@ -177,6 +251,8 @@ int main(void)
         cmocka_unit_test(names_round_trip),
         cmocka_unit_test(c_names_suggest_their_kind),
         cmocka_unit_test(messages_list_the_kinds),
+        cmocka_unit_test(arrow_formats),
+        cmocka_unit_test(parameters),
         cmocka_unit_test(prelude_lists_every_kind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

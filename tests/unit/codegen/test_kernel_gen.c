@@ -241,8 +241,8 @@ static void renders_launchers_and_kernels(void **state)
     assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[8 + 1];"));
     assert_non_null(strstr(c, "    \"udfkit_lib_reduce_h_final\",\n    \"udfkit_lib_select_init\",\n    NULL,\n"));
     /* The filter's launcher: the shared init (index 7), then its own kernel (index 1). */
-    assert_non_null(strstr(c, "udfkit_lib_kernel(NULL, 7, &init_k);"));
-    assert_non_null(strstr(c, "udfkit_lib_kernel(NULL, 1, &select_k);"));
+    assert_non_null(strstr(c, "udfkit_lib_kernel(self, 7, &init_k);"));
+    assert_non_null(strstr(c, "udfkit_lib_kernel(self, 1, &select_k);"));
     assert_null(strstr(c, "if (total > 0x100000000ull)"));
     assert_non_null(strstr(c, "udfkit_lib_chunks("));
     /* The maps' tiles: shared memory for two inputs of 4 (scale) and 2 bytes (h) a row. */
@@ -299,7 +299,7 @@ static void renders_filter_outputs(void **state)
                                              "count, "));
     assert_non_null(strstr(r.text.cuda.data, "typedef udfkit_detail::value_policy<sizeof(*a1)>::type policy;"));
     assert_non_null(strstr(r.text.cuda.data, "== 6528, \"the launcher's tile\");"));
-    assert_non_null(strstr(r.text.c.data, "st = udfkit_lib_launch_next(NULL, select_k, (udfkit_dim3){(unsigned)tiles, 1, 1},"));
+    assert_non_null(strstr(r.text.c.data, "st = udfkit_lib_launch_next(self, select_k, (udfkit_dim3){(unsigned)tiles, 1, 1},"));
     assert_non_null(strstr(r.text.c.data, "(udfkit_dim3){384, 1, 1}, s, args);"));
     assert_null(strstr(r.text.cuda.data, "_gather"));
     assert_null(strstr(r.text.cuda.data, "_stencil"));

@@ -72,6 +72,16 @@ typedef struct udfkit_strings {
     uint64_t offset;            /* the column's first row, as an Arrow array's offset */
 } udfkit_strings;
 
+/* A decimal128 column's value (SPEC.md, "Dates, times and decimals"): a two's complement
+ * 128-bit integer, little-endian halves. Also in <udfkit/udf.h>. */
+#ifndef UDFKIT_DECIMAL128_DEFINED
+#define UDFKIT_DECIMAL128_DEFINED
+typedef struct {
+    uint64_t lo;
+    int64_t hi;
+} udfkit_decimal128;
+#endif
+
 /* Row error codes udfkit records itself (<library>_udf_error gives them as a UDF's own): a
  * string result that a UDF built with another size the second time (docs/strings.md). */
 #ifndef UDFKIT_ROW_ERROR_STRING_CHANGED

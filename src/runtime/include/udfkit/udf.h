@@ -4,6 +4,25 @@
 #ifndef UDFKIT_UDF_H
 #define UDFKIT_UDF_H
 
+/* A decimal128 value (SPEC.md): a two's complement 128-bit integer, its low and high halves;
+ * the result a decimal128 UDF writes through its leading `udfkit_decimal128 *out`. Also in
+ * <udfkit/runtime.h>. */
+#ifndef UDFKIT_DECIMAL128_DEFINED
+#define UDFKIT_DECIMAL128_DEFINED
+#if defined(__CUDACC_RTC__)
+typedef struct {
+    unsigned long long lo;
+    long long hi;
+} udfkit_decimal128;
+#else
+#include <stdint.h>
+typedef struct {
+    uint64_t lo;
+    int64_t hi;
+} udfkit_decimal128;
+#endif
+#endif
+
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 /* Stops the current row with an error `code` (any int; the first call of a row counts): the
  * launch records the lowest failed row and its code, and <library>_udf_error reports them
