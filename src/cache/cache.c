@@ -625,8 +625,17 @@ udfkit_rc udfkit_cache_read_stats(udfkit_cache_stats *out)
     char *dir = udfkit_cache_directory();
     if (!dir)
         return udfkit_fail(UDFKIT_RC_ENV, NULL, 0, "no cache directory: set UDFKIT_CACHE_DIR or HOME");
+    /* Listed under the count's lock, shared: no store, eviction or clear changes the entries
+     * meanwhile, so the figure is a snapshot, exact. A cache directory that is missing holds
+     * nothing; one without flock, or not to be locked by this user, gives an estimate. */
+    int lock = lock_count(dir, LOCK_SH, false);
+    if (lock < 0 && errno == ENOENT)
+        lock = lock_count(dir, LOCK_SH, true);
+    out->exact = lock >= 0 || errno == ENOENT;
     aged *entries;
     size_t n = list_entries(dir, "entries", false, &entries, &out->bytes);
+    if (lock >= 0)
+        close(lock);
     for (size_t i = 0; i < n; i++) {
         if (entries[i].orphan) {
             out->orphans++;

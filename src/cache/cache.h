@@ -82,6 +82,7 @@ typedef struct udfkit_cache_stats {
     size_t entries, orphans;
     uint64_t bytes, orphan_bytes, limit;
     long long hits, misses;
+    bool exact; /* listed under the count's lock, as no store changes it (else an estimate) */
 } udfkit_cache_stats;
 udfkit_rc udfkit_cache_read_stats(udfkit_cache_stats *out); /* free out->dir */
 udfkit_rc udfkit_cache_clear(void);
