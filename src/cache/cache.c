@@ -441,7 +441,7 @@ static int lock_count(const char *dir, int how, bool create)
         int rc;
         while ((rc = flock(fd, how)) != 0 && errno == EINTR)
             continue;
-        struct stat locked, named;
+        struct stat locked;
         bool held = rc == 0 && fstat(fd, &locked) == 0;
         if (!held || !S_ISREG(locked.st_mode)) {
             err = held ? EISDIR : errno; /* no lock here, or "size" is no file */
@@ -449,11 +449,11 @@ static int lock_count(const char *dir, int how, bool create)
             fd = -1;
             break;
         }
-        if (stat(path, &named) == 0 && locked.st_dev == named.st_dev && locked.st_ino == named.st_ino)
+        if (locked.st_nlink > 0)
             break;
         close(fd);
         fd = -1;
-        err = ENOENT; /* the file locked was removed: lock the one there now */
+        err = ENOENT; /* the file locked was removed meanwhile: lock the one there now */
     }
     free(path);
     errno = err;
