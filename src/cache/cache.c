@@ -259,6 +259,7 @@ static bool parse_entry(const udfkit_buf *file, udfkit_cache_entry *out)
 }
 
 static void store_file(udfkit_cache *c, const char *key, const udfkit_buf *file);
+static void remove_entry(udfkit_cache *c, const char *path, const struct stat *was);
 
 /* After a local miss: the next level's entry, verified there and parsed here, fills the
  * local cache. */
@@ -288,15 +289,16 @@ bool udfkit_cache_get(udfkit_cache *c, const char *key, udfkit_cache_entry *out)
         return c->remote && get_remote(c, key, out);
     char *path = entry_path(c, key);
     udfkit_buf file = UDFKIT_BUF_INIT;
+    struct stat st;
     bool hit = false;
-    if (udfkit_file_exists(path) && udfkit_read_file(path, &file) == UDFKIT_RC_OK) {
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && udfkit_read_file(path, &file) == UDFKIT_RC_OK) {
         hit = parse_entry(&file, out);
         if (!hit) {
             udfkit_cache_entry_free(out);
             udfkit_warn("cache entry %s is corrupt; it is removed and the result rebuilt", path);
-            unlink(path);
+            remove_entry(c, path, &st);
         } else {
-            utimensat(AT_FDCWD, path, NULL, 0); /* recently used */
+            utimensat(AT_FDCWD, path, NULL, 0); /* recently used; gone where evicted meanwhile */
         }
     }
     udfkit_diag_clear();
@@ -310,6 +312,30 @@ void udfkit_cache_record(udfkit_cache *c, const udfkit_cache_entry *e, bool hit)
     if (c && !c->broken)
         count_event(c, hit && !e->from_remote ? "hits" : "misses");
 }
+
+/* ---- the size count ----
+ *
+ * The entries' total size is kept in the file "size" ("<bytes>\n"), so that a store need not
+ * list a cache of many thousand entries: only one that takes the total over the limit does
+ * (or the first after the count was lost); it evicts and writes the exact total back.
+ *
+ * Invariant: whenever no process holds the count's lock (flock on "size"), the count equals
+ * the sum of the sizes of the entry files of section "entries", or the file holds no valid
+ * count. Every change to that sum is made by a process holding the lock, together with the
+ * count: a store's rename (less the size of the entry it replaces, read under the lock), an
+ * eviction, the removal of a corrupt entry, cache clear. So an eviction, listing under the
+ * lock, sees no entry renamed and not yet counted, and no store counts an entry that another
+ * process has already evicted. A hit changes only an entry's time; a store's temporary file
+ * is no entry (eviction removes those of killed stores, never counted). Before a change the
+ * count is marked stale (its newline overwritten), after it the new count is written: a
+ * process killed in between leaves a count that the next store recounts, never a wrong one.
+ * The file is never removed, as its inode is the lock; a process that locked a file removed
+ * meanwhile (by an older udfkit's cache clear, by hand) locks the new one. Entries changed
+ * by hand are seen by the next listing.
+ *
+ * Where the lock cannot be taken (a file system without flock), a store renames without it
+ * and lists the entries and evicts every time: no count is kept, and cache stats says that
+ * its figure is an estimate. */
 
 typedef struct aged {
     char *path;
@@ -331,7 +357,8 @@ static int by_age(const void *a, const void *b)
 #define ORPHAN_AGE_SECONDS 600
 
 /* Lists every entry with its size and last use, and the temporary files of stores: those
- * older than ORPHAN_AGE_SECONDS, or all of them where `all_temporaries`. */
+ * older than ORPHAN_AGE_SECONDS, or all of them where `all_temporaries`. `total` is the
+ * entries' size, temporary files left out. */
 static size_t list_entries(const char *dir, const char *section, bool all_temporaries, aged **out, uint64_t *total)
 {
     size_t n = 0, cap = 0;
@@ -363,7 +390,8 @@ static size_t list_entries(const char *dir, const char *section, bool all_tempor
                 *out = realloc(*out, cap * sizeof **out);
             }
             (*out)[n++] = (aged){path, st.st_mtim, (uint64_t)st.st_size, temporary};
-            *total += (uint64_t)st.st_size;
+            if (!temporary)
+                *total += (uint64_t)st.st_size;
         }
         if (s)
             closedir(s);
@@ -375,21 +403,21 @@ static size_t list_entries(const char *dir, const char *section, bool all_tempor
     return n;
 }
 
-/* Lists every entry and removes orphaned temporary files, then the least recently used
- * entries down to 90% of the limit, so that eviction does not run on every store;
- * returns the size left. */
+/* Lists every entry and removes orphaned temporary files, then, where the entries are over
+ * the limit, the least recently used down to 90% of it, so that eviction does not run on
+ * every store; returns the entries' size left. Runs under the count's lock. */
 static uint64_t evict(udfkit_cache *c)
 {
     aged *entries;
     uint64_t total;
     size_t n = list_entries(c->dir, c->section, false, &entries, &total);
     for (size_t i = 0; i < n; i++)
-        if (entries[i].orphan && unlink(entries[i].path) == 0)
-            total -= entries[i].size;
+        if (entries[i].orphan)
+            unlink(entries[i].path);
     if (total > c->limit) {
         qsort(entries, n, sizeof *entries, by_age);
         for (size_t i = 0; i < n && total > c->limit / 10 * 9; i++)
-            if (!entries[i].orphan && unlink(entries[i].path) == 0)
+            if (!entries[i].orphan && (unlink(entries[i].path) == 0 || errno == ENOENT))
                 total -= entries[i].size;
     }
     for (size_t i = 0; i < n; i++)
@@ -398,33 +426,119 @@ static uint64_t evict(udfkit_cache *c)
     return total;
 }
 
-/* The entries' total size is kept in the file "size", updated under a lock by each store,
- * so that a store need not list a cache of many thousand entries: only one that takes the
- * total over the limit does (or the first, where the file is missing), and it writes the
- * exact total back. Removals of corrupt entries are not counted; the next listing is. */
-static void account(udfkit_cache *c, int64_t delta)
+/* Opens the file "size" of `dir` and locks it (`how`: LOCK_EX or LOCK_SH), making it where
+ * `create`; -1 (errno set) where either cannot be done. */
+static int lock_count(const char *dir, int how, bool create)
 {
-    char *path = udfkit_path_join(c->dir, "size");
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    free(path);
-    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
-        if (fd >= 0)
+    char *path = udfkit_path_join(dir, "size");
+    int fd = -1, err = 0;
+    for (int tries = 0; fd < 0 && tries < 8; tries++) {
+        fd = open(path, (create ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            err = errno;
+            break;
+        }
+        int rc;
+        while ((rc = flock(fd, how)) != 0 && errno == EINTR)
+            continue;
+        struct stat locked;
+        bool held = rc == 0 && fstat(fd, &locked) == 0;
+        if (!held || !S_ISREG(locked.st_mode)) {
+            err = held ? EISDIR : errno; /* no lock here, or "size" is no file */
             close(fd);
-        evict(c);
-        return;
+            fd = -1;
+            break;
+        }
+        if (locked.st_nlink > 0)
+            break;
+        close(fd);
+        fd = -1;
+        err = ENOENT; /* the file locked was removed meanwhile: lock the one there now */
     }
+    free(path);
+    errno = err;
+    return fd;
+}
+
+/* The count, locked while the entries change. */
+typedef struct size_count {
+    int fd;         /* "size", locked exclusively; -1 where it cannot be */
+    bool valid;     /* it held a count (else the entries are listed before it is written) */
+    uint64_t bytes;
+    size_t length;  /* the file's length (up to 31 bytes) */
+} size_count;
+
+/* Locks the count and marks it stale, before a change to the entries. */
+static void count_begin(const char *dir, size_count *k)
+{
+    *k = (size_count){lock_count(dir, LOCK_EX, true), false, 0, 0};
     char text[32] = {0};
-    ssize_t n = pread(fd, text, sizeof text - 1, 0);
+    ssize_t n = k->fd >= 0 ? pread(k->fd, text, sizeof text - 1, 0) : -1;
+    if (n <= 0)
+        return;
     char *end;
-    unsigned long long known = n > 0 ? strtoull(text, &end, 10) : 0;
-    bool valid = n > 0 && *end == '\n';
-    uint64_t total = valid ? (uint64_t)((int64_t)known + delta > 0 ? (int64_t)known + delta : 0) : 0;
-    if (!valid || total > c->limit)
-        total = evict(c);
-    int len = snprintf(text, sizeof text, "%llu\n", (unsigned long long)total);
-    if (pwrite(fd, text, (size_t)len, 0) != len || ftruncate(fd, len) != 0)
-        (void)0; /* a lost count is recounted by the next listing */
-    close(fd);
+    k->length = (size_t)n;
+    k->bytes = strtoull(text, &end, 10);
+    k->valid = text[0] >= '0' && text[0] <= '9' && *end == '\n';
+    /* A count followed by anything but a newline is stale. */
+    if (k->valid && pwrite(k->fd, "~", 1, end - text) != 1)
+        k->valid = false;
+}
+
+static void count_change(size_count *k, uint64_t added, uint64_t removed)
+{
+    if (k->bytes + added < removed)
+        k->valid = false; /* the count was wrong (entries removed by hand): the listing says */
+    else
+        k->bytes += added - removed;
+}
+
+/* After the change: evicts where the count is over the limit or was not valid (listing the
+ * entries for the exact total), writes the count and unlocks it. */
+static void count_end(udfkit_cache *c, size_count *k)
+{
+    if (!k->valid || k->bytes > c->limit)
+        k->bytes = evict(c);
+    char text[32];
+    int len = snprintf(text, sizeof text, "%llu\n", (unsigned long long)k->bytes);
+    if (pwrite(k->fd, text, (size_t)len, 0) != len || ((size_t)len < k->length && ftruncate(k->fd, len) != 0))
+        (void)0; /* a count not written is left stale: the next store lists the entries */
+    close(k->fd);
+}
+
+/* Puts a store's file in place; a result under the count's lock, with the count. */
+static bool rename_entry(udfkit_cache *c, const char *temp, const char *path, uint64_t size)
+{
+    if (strcmp(c->section, "entries") != 0)
+        return rename(temp, path) == 0;
+    size_count k;
+    count_begin(c->dir, &k);
+    struct stat old;
+    uint64_t replaced = lstat(path, &old) == 0 && S_ISREG(old.st_mode) ? (uint64_t)old.st_size : 0;
+    bool ok = rename(temp, path) == 0;
+    int err = errno;
+    if (ok)
+        count_change(&k, size, replaced);
+    if (k.fd >= 0)
+        count_end(c, &k);
+    else if (ok)
+        evict(c);
+    errno = err;
+    return ok;
+}
+
+/* Removes a corrupt entry: the file that was read (`was`), not one that another process
+ * has put in its place since. */
+static void remove_entry(udfkit_cache *c, const char *path, const struct stat *was)
+{
+    size_count k = {.fd = -1};
+    if (strcmp(c->section, "entries") == 0)
+        count_begin(c->dir, &k);
+    struct stat now;
+    if (lstat(path, &now) == 0 && now.st_dev == was->st_dev && now.st_ino == was->st_ino && unlink(path) == 0)
+        count_change(&k, 0, S_ISREG(now.st_mode) ? (uint64_t)now.st_size : 0);
+    if (k.fd >= 0)
+        count_end(c, &k);
 }
 
 void udfkit_cache_put(udfkit_cache *c, const char *key, const udfkit_cache_entry *e)
@@ -460,8 +574,6 @@ static void store_file(udfkit_cache *c, const char *key, const udfkit_buf *file)
 {
     char *path = entry_path(c, key);
     char *sub = udfkit_path_dirname(path);
-    struct stat before;
-    int64_t replaced = stat(path, &before) == 0 ? (int64_t)before.st_size : 0;
     udfkit_buf temp = UDFKIT_BUF_INIT;
     udfkit_buf_printf(&temp, "%s/.%s.XXXXXX", sub, key);
     bool ok = udfkit_make_dirs(sub);
@@ -478,19 +590,18 @@ static void store_file(udfkit_cache *c, const char *key, const udfkit_buf *file)
         fchmod(fd, 0644);
         ok = close(fd) == 0 && ok;
     }
+    int err = errno;
     /* rename() makes the entry appear whole; a reader sees the old one or the new one. */
-    ok = ok && rename(temp.data, path) == 0;
-    if (!ok) {
-        int err = errno;
+    bool placed = ok && rename_entry(c, temp.data, path, file->size);
+    if (ok && !placed)
+        err = errno;
+    /* A file that cache clear removed while it was written is not stored; nothing is wrong. */
+    if (!placed && !(ok && err == ENOENT)) {
         if (fd >= 0)
             unlink(temp.data);
         say_unwritable(c->dir, err);
         pthread_mutex_lock(&c->lock);
         c->broken = true;
-        pthread_mutex_unlock(&c->lock);
-    } else if (strcmp(c->section, "entries") == 0) {
-        pthread_mutex_lock(&c->lock);
-        account(c, (int64_t)file->size - replaced);
         pthread_mutex_unlock(&c->lock);
     }
     udfkit_buf_free(&temp);
@@ -514,8 +625,17 @@ udfkit_rc udfkit_cache_read_stats(udfkit_cache_stats *out)
     char *dir = udfkit_cache_directory();
     if (!dir)
         return udfkit_fail(UDFKIT_RC_ENV, NULL, 0, "no cache directory: set UDFKIT_CACHE_DIR or HOME");
+    /* Listed under the count's lock, shared: no store, eviction or clear changes the entries
+     * meanwhile, so the figure is a snapshot, exact. A cache directory that is missing holds
+     * nothing; one without flock, or not to be locked by this user, gives an estimate. */
+    int lock = lock_count(dir, LOCK_SH, false);
+    if (lock < 0 && errno == ENOENT)
+        lock = lock_count(dir, LOCK_SH, true);
+    out->exact = lock >= 0 || errno == ENOENT;
     aged *entries;
     size_t n = list_entries(dir, "entries", false, &entries, &out->bytes);
+    if (lock >= 0)
+        close(lock);
     for (size_t i = 0; i < n; i++) {
         if (entries[i].orphan) {
             out->orphans++;
@@ -538,6 +658,11 @@ udfkit_rc udfkit_cache_clear(void)
     char *dir = udfkit_cache_directory();
     if (!dir)
         return udfkit_fail(UDFKIT_RC_ENV, NULL, 0, "no cache directory: set UDFKIT_CACHE_DIR or HOME");
+    /* Under the count's lock: a store renames its entry before (and it is removed here) or
+     * after (its temporary file removed here, it gives up). The count is emptied first, so
+     * that a clear killed midway leaves it to be recounted, and is 0 once all is removed. */
+    int lock = lock_count(dir, LOCK_EX, true);
+    bool emptied = lock >= 0 && ftruncate(lock, 0) == 0;
     udfkit_rc rc = UDFKIT_RC_OK;
     for (const char *const *section = (const char *const[]){"entries", "toolchain", "remotes", NULL}; *section;
          section++) {
@@ -551,7 +676,12 @@ udfkit_rc udfkit_cache_clear(void)
         }
         free(entries);
     }
-    for (const char *const *what = (const char *const[]){"hits", "misses", "size", NULL}; *what; what++) {
+    if (emptied && !rc && pwrite(lock, "0\n", 2, 0) != 2)
+        (void)0; /* an empty count is recounted by the next store */
+    if (lock >= 0)
+        close(lock);
+    /* Not "size": its inode is the count's lock. */
+    for (const char *const *what = (const char *const[]){"hits", "misses", NULL}; *what; what++) {
         char *path = udfkit_path_join(dir, *what);
         unlink(path);
         free(path);

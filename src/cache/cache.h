@@ -6,7 +6,10 @@
  * UDFKIT_CACHE=0 turns it off; UDFKIT_CACHE_SIZE (bytes, K/M/G suffixes) bounds it, default
  * 2G, least recently used entries evicted first. Entries appear atomically (written aside,
  * renamed), are verified on read (a corrupt one is removed with a warning and rebuilt), and
- * a cache that cannot be written degrades to no cache with one warning. */
+ * a cache that cannot be written degrades to no cache with one warning. The entries' total
+ * size is counted in the file "size": every rename into place, eviction and removal is made
+ * under a lock on that file together with the count, so the count is exact whatever number
+ * of processes store, look up and evict at once (the invariant is in cache.c). */
 #ifndef UDFKIT_CACHE_H
 #define UDFKIT_CACHE_H
 
@@ -79,6 +82,7 @@ typedef struct udfkit_cache_stats {
     size_t entries, orphans;
     uint64_t bytes, orphan_bytes, limit;
     long long hits, misses;
+    bool exact; /* listed under the count's lock, as no store changes it (else an estimate) */
 } udfkit_cache_stats;
 udfkit_rc udfkit_cache_read_stats(udfkit_cache_stats *out); /* free out->dir */
 udfkit_rc udfkit_cache_clear(void);

@@ -11,7 +11,9 @@ static void print_text(const udfkit_cache_stats *s, const udfkit_remote_stats *r
 {
     printf("cache directory  %s%s\n", s->dir, s->off ? " (turned off by UDFKIT_CACHE=0)" : "");
     printf("entries          %zu\n", s->entries);
-    printf("size             %.1f MiB of %.1f MiB\n", (double)s->bytes / (1 << 20), (double)s->limit / (1 << 20));
+    printf("size             %.1f MiB of %.1f MiB%s\n", (double)s->bytes / (1 << 20), (double)s->limit / (1 << 20),
+           s->exact ? "" : " (an estimate: the cache directory cannot be locked here, so stores may have changed it "
+                           "while it was listed)");
     if (s->orphans)
         printf("orphaned files   %zu (%.1f MiB), left by interrupted stores; the next eviction or cache clear "
                "removes them\n",
@@ -35,10 +37,10 @@ static void print_json(const udfkit_cache_stats *s, const udfkit_remote_stats *r
                                                  (json_int_t)r[i].stores, "errors", (json_int_t)r[i].errors,
                                                  "bytes_read", (json_int_t)r[i].bytes_read, "bytes_written",
                                                  (json_int_t)r[i].bytes_written));
-    json_t *local = json_pack("{s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "directory", s->dir, "off", s->off,
-                              "entries", (json_int_t)s->entries, "bytes", (json_int_t)s->bytes, "limit",
-                              (json_int_t)s->limit, "orphaned_files", (json_int_t)s->orphans, "orphaned_bytes",
-                              (json_int_t)s->orphan_bytes, "hits", (json_int_t)s->hits, "misses",
+    json_t *local = json_pack("{s:s, s:b, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:I}", "directory", s->dir, "off",
+                              s->off, "entries", (json_int_t)s->entries, "bytes", (json_int_t)s->bytes, "exact",
+                              s->exact, "limit", (json_int_t)s->limit, "orphaned_files", (json_int_t)s->orphans,
+                              "orphaned_bytes", (json_int_t)s->orphan_bytes, "hits", (json_int_t)s->hits, "misses",
                               (json_int_t)s->misses);
     json_t *all = json_pack("{s:o, s:o}", "local", local, "remotes", remotes);
     char *text = json_dumps(all, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -33,6 +33,7 @@ int main(int argc, char **argv)
     udfkit_cache_entry e = {0};
     if (!c || !udfkit_cache_get(c, argv[2], &e)) {
         fprintf(stderr, "cache_entry_tool: no entry %s\n", argv[2]);
+        udfkit_cache_close(c);
         return 1;
     }
     int rc = 0;

@@ -101,6 +101,82 @@ def test_size_limit_evicts_least_recently_used(work):
         before = after
 
 
+STORE_TOOL = os.environ["UDFKIT_CACHE_STORE_TOOL"]
+ENTRY_TOOL = os.environ["UDFKIT_CACHE_TOOL"]
+
+
+def store(cache, *args, **extra):
+    """cache_store_tool put SEED COUNT SIZE: entries through the cache's API, without a compile."""
+    r = subprocess.run([STORE_TOOL, "put", *map(str, args)], env=env_for(cache, **extra), capture_output=True,
+                       text=True)
+    assert r.returncode == 0 and not r.stderr, r.stderr
+
+
+def count_file(cache):
+    return open(os.path.join(cache, "size")).read()
+
+
+def assert_counted(cache):
+    total = sum(entry_sizes(cache).values())
+    assert count_file(cache) == f"{total}\n", (count_file(cache), total)
+    return total
+
+
+def test_count_follows_replacements_removals_and_clear(work):
+    """The count in `size` after each way the entries change: stores, stores replacing an
+    entry with a smaller one, a corrupt entry removed, a count left stale by a killed store
+    or damaged, cache clear."""
+    cache = os.path.join(work, "cache")
+    store(cache, 1, 4, 1000)
+    assert len(entry_sizes(cache)) == 4
+    assert_counted(cache)
+    store(cache, 1, 4, 500)  # the same keys: each entry replaced
+    assert len(entry_sizes(cache)) == 4
+    assert_counted(cache)
+    # A corrupt entry (same size, bytes flipped) found by a lookup is removed, and uncounted.
+    name = sorted(entry_sizes(cache))[0]
+    with open(os.path.join(cache, "entries", name), "r+b") as f:
+        f.seek(-8, os.SEEK_END)
+        f.write(b"\xff" * 8)
+    key = os.path.basename(name)[:-len(".entry")]
+    r = subprocess.run([ENTRY_TOOL, "names", key], env=env_for(cache), capture_output=True, text=True)
+    assert r.returncode == 1 and "is corrupt; it is removed" in r.stderr, r.stderr
+    assert len(entry_sizes(cache)) == 3
+    assert_counted(cache)
+    # A store killed between its rename and its count leaves the count marked stale (its
+    # newline overwritten); a damaged count is no count either: the next store lists.
+    for left in ("999999~", "999999", "-5\n", "lost\n", ""):
+        open(os.path.join(cache, "size"), "w").write(left)
+        store(cache, 2, 1, 300)
+        assert_counted(cache)
+    # cache clear empties the cache and keeps the file, holding 0.
+    assert subprocess.run([UDFKIT, "cache", "clear"], env=env_for(cache)).returncode == 0
+    assert count_file(cache) == "0\n" and entry_sizes(cache) == {}
+    store(cache, 3, 2, 700)
+    assert_counted(cache)
+    stats_json = json.loads(subprocess.run([UDFKIT, "cache", "stats", "--json"], env=env_for(cache),
+                                           capture_output=True, text=True).stdout)["local"]
+    assert stats_json["exact"] is True and stats_json["bytes"] == sum(entry_sizes(cache).values()), stats_json
+
+
+def test_cache_that_cannot_be_locked(work):
+    """Where the count's lock cannot be taken (flock fails on some network file systems;
+    here `size` is a directory), every store lists and evicts, the limit holds, and cache
+    stats calls its figure an estimate."""
+    cache = os.path.join(work, "cache")
+    os.makedirs(os.path.join(cache, "size"))
+    store(cache, 1, 30, 1000, UDFKIT_CACHE_SIZE="20K")
+    sizes = entry_sizes(cache)
+    assert 0 < sum(sizes.values()) <= 20 * 1024, sizes
+    r = subprocess.run([UDFKIT, "cache", "stats"], env=env_for(cache), capture_output=True, text=True)
+    assert r.returncode == 0 and "(an estimate: the cache directory cannot be locked here" in r.stdout, r.stdout
+    r = subprocess.run([UDFKIT, "cache", "stats", "--json"], env=env_for(cache), capture_output=True, text=True)
+    assert json.loads(r.stdout)["local"]["exact"] is False
+    os.rmdir(os.path.join(cache, "size"))
+    r = subprocess.run([UDFKIT, "cache", "stats"], env=env_for(cache), capture_output=True, text=True)
+    assert "estimate" not in r.stdout, r.stdout
+
+
 def test_eight_processes_at_once(work):
     """Eight processes building the same entry and eight building different ones, at once:
     every result right, every entry whole."""
@@ -186,5 +262,6 @@ def test_python_cache_follows_imports(work):
 
 if __name__ == "__main__":
     main([test_hit_gives_same_bytes_and_counts, test_link_results_are_cached, test_size_limit_evicts_least_recently_used,
+          test_count_follows_replacements_removals_and_clear, test_cache_that_cannot_be_locked,
           test_eight_processes_at_once,
           test_corrupt_entry_is_rebuilt, test_read_only_cache_degrades, test_python_cache_follows_imports])
