@@ -54,10 +54,12 @@ static udfkit_rc parse_key(const udfkit_template_row *row, const char *text, con
         udfkit_buf kinds = UDFKIT_BUF_INIT;
         for (int k = 0; k < UDFKIT_KIND_COUNT; k++)
             if ((udfkit_kind_info((udfkit_kind)k)->flags & row->key_flags) == row->key_flags)
-                udfkit_buf_printf(&kinds, "%s%s", kinds.size ? ", " : "", udfkit_kind_name((udfkit_kind)k));
-        udfkit_rc rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s': %s's keys are %s (%s), not '%s'", text,
-                                   row->name, row->key_flags & UDFKIT_KIND_INTEGER ? "an integer type" : "of a type",
-                                   kinds.data, key);
+                udfkit_buf_printf(&kinds, "%s%s%s", kinds.size ? ", " : "", udfkit_kind_name((udfkit_kind)k),
+                                  udfkit_kind_info((udfkit_kind)k)->params == UDFKIT_PARAMS_UNIT      ? "[unit]"
+                                  : udfkit_kind_info((udfkit_kind)k)->params == UDFKIT_PARAMS_DECIMAL ? "(p,s)"
+                                                                                                      : "");
+        udfkit_rc rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s': %s's keys are of a type compared as a "
+                                   "whole (%s), not '%s'", text, row->name, kinds.data, key);
         udfkit_buf_free(&kinds);
         return rc;
     }
@@ -99,6 +101,27 @@ static udfkit_rc parse_extra(const char *text, const char *tpl, char **option, u
     return rc;
 }
 
+/* An entry's option at p: an identifier, with the parameters a type spells after its name
+ * ("timestamp[us]", "decimal128(15,2)"); NULL where there is none. */
+static char *option_at(const char *p, const char **end)
+{
+    const char *q;
+    char *name = identifier_at(p, &q);
+    if (!name)
+        return *end = p, NULL;
+    const char *r = skip_space(q);
+    if (*r == '[' || (*r == '(' && strchr(r, ')') && strchr(r, ')') != strrchr(r, ')'))) {
+        const char *close = strchr(r, *r == '[' ? ']' : ')');
+        if (close) {
+            free(name);
+            *end = close + 1;
+            return strndup(p, (size_t)(close + 1 - p));
+        }
+    }
+    *end = q;
+    return name;
+}
+
 udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out)
 {
     memset(out, 0, sizeof *out);
@@ -112,7 +135,7 @@ udfkit_rc udfkit_kernel_entry_parse(const char *text, udfkit_kernel_entry *out)
         out->c_name = identifier_at(skip_space(p + 1), &p);
         p = skip_space(p);
         if (out->c_name && *p == ',') {
-            option = identifier_at(skip_space(p + 1), &p);
+            option = option_at(skip_space(p + 1), &p);
             p = skip_space(p);
             well_formed = option != NULL;
         }

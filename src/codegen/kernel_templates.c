@@ -231,7 +231,7 @@ static const udfkit_template_row rows[UDFKIT_KERNEL_TEMPLATE_COUNT] = {
         .name = "reduce_by_key", .extra = UDFKIT_EXTRA_KEY,
         .extra_help = "reduce_by_key takes the op and the keys' type: reduce_by_key(op, K), e.g. reduce_by_key(add, "
                       "int32)",
-        .key_flags = UDFKIT_KIND_INTEGER, .shape = UDFKIT_SHAPE_OP, .refuses_nullable = DENSE,
+        .key_flags = UDFKIT_KIND_KEY, .shape = UDFKIT_SHAPE_OP, .refuses_nullable = DENSE,
         .rows = UDFKIT_ROWS_COLUMN, .kernels = by_key_kernels, .helpers = UDFKIT_NEEDS_TILES,
         .cuda = udfkit_tpl_kernel_reduce_by_key, .c = udfkit_tpl_launcher_reduce_by_key, .tile_threads = 128,
         .tile_items = by_key_items,

@@ -74,8 +74,9 @@ CASES = [
      r"^udfkit: error: kernel entry 'reduce_by_key\(scale\)': reduce_by_key takes the op and the keys' type: "
      r"reduce_by_key\(op, K\), e\.g\. reduce_by_key\(add, int32\)$"),
     ("reduce-by-key-float-key", ["--kernel", "reduce_by_key(scale, float32)"], 1,
-     r"reduce_by_key's keys are an integer type \(int8, int16, int32, int64, uint8, uint16, uint32, uint64\), not "
-     r"'float32'$"),
+     r"reduce_by_key's keys are of a type compared as a whole \(int8, int16, int32, int64, uint8, uint16, uint32, "
+     r"uint64, date32, date64, timestamp\[unit\], duration\[unit\], decimal32\(p,s\), decimal64\(p,s\), "
+     r"decimal128\(p,s\)\), not 'float32'$"),
     ("reduce-by-key-shape", ["--kernel", "reduce_by_key(mix, int32)"], 1,
      r"'mix' is int64\(int64, int32\), but reduce_by_key needs T\(T, T\)"),
     ("reduce-by-key-twice", ["--kernel", "reduce_by_key(scale, int32)", "--kernel", "reduce_by_key(scale,int32)"], 1,
