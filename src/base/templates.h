@@ -19,6 +19,14 @@ extern const char udfkit_tpl_kernel_filter_scan[];
 extern const char udfkit_tpl_kernel_reduce[];
 /* <udfkit/udf.h>, pre-included in every CUDA C/C++ UDF compile */
 extern const char udfkit_tpl_udf_device_h[];
+/* <udfkit/string.cuh> and the headers it includes, there to include in every compile */
+extern const char udfkit_tpl_string_cuh[];
+extern const char udfkit_tpl_string_unicode_cuh[];
+extern const char udfkit_tpl_string_pow5_cuh[];
+extern const char udfkit_tpl_string_chars_cuh[];
+extern const char udfkit_tpl_string_text_cuh[];
+extern const char udfkit_tpl_string_case_cuh[];
+extern const char udfkit_tpl_string_number_cuh[];
 extern const char udfkit_tpl_kernel_nullable_map[];
 extern const char udfkit_tpl_kernel_nullable_reduce[];
 extern const char udfkit_tpl_launcher_nullable_map[];

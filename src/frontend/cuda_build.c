@@ -18,6 +18,16 @@ typedef struct job_queue {
     udfkit_cache *cache;
 } job_queue;
 
+/* The headers every CUDA C/C++ compile may include, by their include names: <udfkit/udf.h>
+ * (pre-included: udfkit_row_error) and <udfkit/string.cuh> with the headers it includes. */
+static const char *const device_header_names[] = {
+    "udfkit/udf.h",          "udfkit/string.cuh",      "udfkit/string_unicode.cuh", "udfkit/string_pow5.cuh",
+    "udfkit/string_chars.cuh", "udfkit/string_text.cuh", "udfkit/string_case.cuh",    "udfkit/string_number.cuh"};
+static const char *const device_header_texts[] = {
+    udfkit_tpl_udf_device_h,     udfkit_tpl_string_cuh,      udfkit_tpl_string_unicode_cuh, udfkit_tpl_string_pow5_cuh,
+    udfkit_tpl_string_chars_cuh, udfkit_tpl_string_text_cuh, udfkit_tpl_string_case_cuh,    udfkit_tpl_string_number_cuh};
+#define DEVICE_HEADERS (sizeof device_header_names / sizeof *device_header_names)
+
 /* The source text (with its forwarders) and every file the includes reach, CUDA's own
  * headers too. */
 static void unit_key(source_unit *u)
@@ -38,7 +48,8 @@ static void job_key(const compile_job *j, char key[UDFKIT_CACHE_KEY_SIZE])
     for (size_t i = 0; i < j->noptions; i++)
         udfkit_hasher_add_str(h, j->options[i]);
     udfkit_hasher_add(h, &j->kind, sizeof j->kind);
-    udfkit_hasher_add_str(h, udfkit_tpl_udf_device_h);
+    for (size_t i = 0; i < DEVICE_HEADERS; i++)
+        udfkit_hasher_add_str(h, device_header_texts[i]);
     udfkit_hasher_finish(h, key);
 }
 
@@ -85,15 +96,13 @@ static void *worker(void *arg)
             }
             udfkit_cache_record(q->cache, &hit, false);
         }
-        /* <udfkit/udf.h> (udfkit_row_error) is there to include, and pre-included. */
-        const char *header_texts[] = {udfkit_tpl_udf_device_h}, *header_names[] = {"udfkit/udf.h"};
         udfkit_nvrtc_job nj = {j->unit->text.data,
                                j->unit->path,
                                j->options,
                                j->noptions,
-                               header_texts,
-                               header_names,
-                               1,
+                               device_header_texts,
+                               device_header_names,
+                               DEVICE_HEADERS,
                                j->kind};
         j->rc = udfkit_nvrtc_compile(&nj, &j->code, &j->log);
         char took[64];
