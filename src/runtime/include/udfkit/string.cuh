@@ -23,35 +23,33 @@
 #ifndef UDFKIT_STRING_CUH
 #define UDFKIT_STRING_CUH
 
+/* Small functions are inlined where called; the loops of the common operations are left to
+ * the compiler; large functions (case mappings, splits, numbers, and the non-ASCII paths:
+ * decoding, the table lookup) are compiled once and called (in device code), so that a UDF
+ * using many of them stays small and quick to compile. */
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-/* Small functions, inlined where called; larger ones left to the compiler; the rare slow
- * paths (exact decimal comparison) kept out of line, so that the kernels calling them stay
- * small. */
 #define UDFKIT_HD __host__ __device__ __forceinline__
 #define UDFKIT_HDI __host__ __device__ inline
-#define UDFKIT_HD_COLD __host__ __device__ __noinline__ inline
 #else
 #define UDFKIT_HD inline
 #define UDFKIT_HDI inline
-#define UDFKIT_HD_COLD inline
-#endif
-
-/* A table is defined for the device and, where host code is compiled, for the host too: a
- * __host__ __device__ function reads the one of the side it runs on. */
-#if defined(__CUDACC_RTC__)
-#define UDFKIT_STRING_TABLE(type, name, ...) static __device__ const type name##_device[] = __VA_ARGS__;
-#elif defined(__CUDACC__)
-#define UDFKIT_STRING_TABLE(type, name, ...)                                                                           \
-    static __device__ const type name##_device[] = __VA_ARGS__;                                                        \
-    static const type name##_host[] = __VA_ARGS__;
-#else
-#define UDFKIT_STRING_TABLE(type, name, ...) static const type name##_host[] = __VA_ARGS__;
 #endif
 #ifdef __CUDA_ARCH__
-#define UDFKIT_STRING_READ(name) name##_device
+#define UDFKIT_HDN __host__ __device__ __noinline__ inline
+#define UDFKIT_NO_UNROLL _Pragma("unroll 1")
 #else
-#define UDFKIT_STRING_READ(name) name##_host
+#define UDFKIT_HDN UDFKIT_HDI
+#define UDFKIT_NO_UNROLL
 #endif
+
+/* A table: a static of a function of internal linkage, in device code global memory that
+ * nothing registers, so that a translation unit holds only the tables its functions read. */
+#define UDFKIT_STRING_TABLE(type, name, ...)                                                                           \
+    static UDFKIT_HD const type *name()                                                                                \
+    {                                                                                                                  \
+        static const type table[] = __VA_ARGS__;                                                                       \
+        return table;                                                                                                  \
+    }
 
 /* GCC's -Warray-bounds and -Wstringop-overread see reads past short literals on paths that
  * the size checks rule out (a word read only where 8 bytes remain, a fourth byte only where
@@ -124,9 +122,9 @@ class string_view {
     UDFKIT_HDI string_view strip() const;
     UDFKIT_HDI string_view lstrip() const;
     UDFKIT_HDI string_view rstrip() const;
-    UDFKIT_HDI string_view strip(string_view chars) const;
-    UDFKIT_HDI string_view lstrip(string_view chars) const;
-    UDFKIT_HDI string_view rstrip(string_view chars) const;
+    UDFKIT_HDN string_view strip(string_view chars) const;
+    UDFKIT_HDN string_view lstrip(string_view chars) const;
+    UDFKIT_HDN string_view rstrip(string_view chars) const;
     /* s.removeprefix(prefix), s.removesuffix(suffix). */
     UDFKIT_HDI string_view remove_prefix(string_view prefix) const;
     UDFKIT_HDI string_view remove_suffix(string_view suffix) const;
@@ -134,12 +132,12 @@ class string_view {
      * < 0 for none): false where Python raises IndexError, or ValueError (an empty sep).
      * Without sep, as s.split(None, maxsplit)[k]: runs of whitespace. split_count gives
      * len(s.split(sep, maxsplit)) (0 for an empty sep). */
-    UDFKIT_HDI bool split_part(string_view *part, string_view sep, long long k, long long maxsplit = -1) const;
-    UDFKIT_HDI bool rsplit_part(string_view *part, string_view sep, long long k, long long maxsplit = -1) const;
-    UDFKIT_HDI bool split_part(string_view *part, long long k, long long maxsplit = -1) const;
-    UDFKIT_HDI bool rsplit_part(string_view *part, long long k, long long maxsplit = -1) const;
-    UDFKIT_HDI long long split_count(string_view sep, long long maxsplit = -1) const;
-    UDFKIT_HDI long long split_count(long long maxsplit = -1) const;
+    UDFKIT_HDN bool split_part(string_view *part, string_view sep, long long k, long long maxsplit = -1) const;
+    UDFKIT_HDN bool rsplit_part(string_view *part, string_view sep, long long k, long long maxsplit = -1) const;
+    UDFKIT_HDN bool split_part(string_view *part, long long k, long long maxsplit = -1) const;
+    UDFKIT_HDN bool rsplit_part(string_view *part, long long k, long long maxsplit = -1) const;
+    UDFKIT_HDN long long split_count(string_view sep, long long maxsplit = -1) const;
+    UDFKIT_HDN long long split_count(long long maxsplit = -1) const;
 
     /* str.isalnum() ... str.isupper(): CPython's per-character Unicode properties, and its
      * results for the empty string (is_ascii and is_printable true, the others false). */
@@ -168,19 +166,19 @@ class string_view {
     UDFKIT_HDI void title(string_out &out) const;
     UDFKIT_HDI void swapcase(string_out &out) const;
     UDFKIT_HDI void casefold(string_out &out) const;
-    UDFKIT_HDI void zfill(string_out &out, long long width) const;
-    UDFKIT_HDI void ljust(string_out &out, long long width, unsigned fill = ' ') const;
-    UDFKIT_HDI void rjust(string_out &out, long long width, unsigned fill = ' ') const;
-    UDFKIT_HDI void center(string_out &out, long long width, unsigned fill = ' ') const;
-    UDFKIT_HDI void replace(string_out &out, string_view old, string_view repl, long long count = -1) const;
-    UDFKIT_HDI bool slice(string_out &out, long long start, long long stop, long long step) const;
+    UDFKIT_HDN void zfill(string_out &out, long long width) const;
+    UDFKIT_HDN void ljust(string_out &out, long long width, unsigned fill = ' ') const;
+    UDFKIT_HDN void rjust(string_out &out, long long width, unsigned fill = ' ') const;
+    UDFKIT_HDN void center(string_out &out, long long width, unsigned fill = ' ') const;
+    UDFKIT_HDN void replace(string_out &out, string_view old, string_view repl, long long count = -1) const;
+    UDFKIT_HDN bool slice(string_out &out, long long start, long long stop, long long step) const;
 
     /* int(s, base) (base 0 or 2 to 36) and float(s): Python's syntax (surrounding
      * whitespace, a sign, underscores between digits, Unicode decimal digits; "inf",
      * "infinity" and "nan" in any case) and results, float correctly rounded as CPython's.
      * parse_overflow: a valid int outside int64. The value is set only on parse_ok. */
-    UDFKIT_HDI parse_status to_int(long long *value, int base = 10) const;
-    UDFKIT_HDI parse_status to_double(double *value) const;
+    UDFKIT_HDN parse_status to_int(long long *value, int base = 10) const;
+    UDFKIT_HDN parse_status to_double(double *value) const;
 
     /* XXH64 of the bytes (xxHash's), seeded. Equal views hash equal where the bytes are
      * equal; two different ill-formed subsequences compare equal (both U+FFFD) yet hash
@@ -206,7 +204,7 @@ struct udfkit_string_out {
     int overflowed;     /* appended past the capacity */
 
     /* Bytes as they are. */
-    UDFKIT_HD void append(const char *bytes, long long n)
+    UDFKIT_HDN void append(const char *bytes, long long n)
     {
         if (n <= 0)
             return;
@@ -232,14 +230,14 @@ struct udfkit_string_out {
         size++;
     }
     /* The text of s, as Python's out + s: an ill-formed subsequence as U+FFFD. */
-    UDFKIT_HDI void append(udfkit::string_view s);
+    UDFKIT_HDN void append(udfkit::string_view s);
     /* One code point as UTF-8 (a surrogate or one past U+10FFFF as U+FFFD). */
-    UDFKIT_HD void append_code_point(unsigned cp);
+    UDFKIT_HDN void append_code_point(unsigned cp);
     /* str(v) of an integer, repr(v) (= str(v)) of a double: the shortest text that reads
      * back as v, laid out as CPython's ("1e+16", "0.0001", "inf", "nan", "-0.0"). */
     UDFKIT_HDI void append_int(long long v);
     UDFKIT_HDI void append_uint(unsigned long long v);
-    UDFKIT_HDI void append_double(double v);
+    UDFKIT_HDN void append_double(double v);
     /* s * n: the text of s, n times (none where n <= 0). */
     UDFKIT_HDI void append_repeated(udfkit::string_view s, long long n);
 };
@@ -300,9 +298,9 @@ struct strings_column {
 #undef UDFKIT_STRING_DIAGNOSTICS_PUSHED
 #endif
 
-#undef UDFKIT_STRING_READ
 #undef UDFKIT_STRING_TABLE
-#undef UDFKIT_HD_COLD
+#undef UDFKIT_NO_UNROLL
+#undef UDFKIT_HDN
 #undef UDFKIT_HDI
 #undef UDFKIT_HD
 

@@ -8,7 +8,7 @@
 #error "include <udfkit/string.cuh>"
 #endif
 
-UDFKIT_HDI void udfkit_string_out::append(udfkit::string_view s)
+UDFKIT_HDN void udfkit_string_out::append(udfkit::string_view s)
 {
     const udfkit::detail::byte *p = (const udfkit::detail::byte *)s.data();
     const long long n = s.size();
@@ -35,7 +35,7 @@ UDFKIT_HDI void udfkit_string_out::append(udfkit::string_view s)
     }
 }
 
-UDFKIT_HD void udfkit_string_out::append_code_point(unsigned cp)
+UDFKIT_HDN void udfkit_string_out::append_code_point(unsigned cp)
 {
     char bytes[4];
     append(bytes, udfkit::utf8_encode(cp, bytes));
@@ -52,7 +52,7 @@ namespace detail {
 
 /* CPython's handle_capital_sigma for the U+03A3 at [i, j): final (lower case U+03C2) after a
  * cased code point and any case-ignorable ones, unless a cased one follows the same way. */
-UDFKIT_HDI bool final_sigma(const byte *s, long long n, long long i, long long j)
+UDFKIT_HDN bool final_sigma(const byte *s, long long n, long long i, long long j)
 {
     unsigned cp = 0;
     bool cased_before = false;
@@ -145,7 +145,7 @@ UDFKIT_HD byte map_ascii(case_kind kind, byte b, long long i, bool previous_case
     return up ? (ascii_lower(b) ? b ^ 0x20 : b) : (ascii_upper(b) ? b ^ 0x20 : b);
 }
 
-UDFKIT_HDI void map_case(string_out &out, case_kind kind, const byte *s, long long n)
+UDFKIT_HDN void map_case(string_out &out, case_kind kind, const byte *s, long long n)
 {
     bool previous_cased = false;
     for (long long i = 0; i < n;) {
@@ -212,7 +212,7 @@ UDFKIT_HDI void string_view::casefold(string_out &out) const
     detail::map_case(out, detail::case_fold, (const detail::byte *)data_, size_);
 }
 
-UDFKIT_HDI void string_view::zfill(string_out &out, long long width) const
+UDFKIT_HDN void string_view::zfill(string_out &out, long long width) const
 {
     const long long len = length();
     if (len >= width) {
@@ -227,19 +227,19 @@ UDFKIT_HDI void string_view::zfill(string_out &out, long long width) const
     out.append(sign ? string_view(data_ + 1, size_ - 1) : *this);
 }
 
-UDFKIT_HDI void string_view::ljust(string_out &out, long long width, unsigned fill) const
+UDFKIT_HDN void string_view::ljust(string_out &out, long long width, unsigned fill) const
 {
     const long long len = length();
     detail::pad(out, *this, 0, width > len ? width - len : 0, fill);
 }
 
-UDFKIT_HDI void string_view::rjust(string_out &out, long long width, unsigned fill) const
+UDFKIT_HDN void string_view::rjust(string_out &out, long long width, unsigned fill) const
 {
     const long long len = length();
     detail::pad(out, *this, width > len ? width - len : 0, 0, fill);
 }
 
-UDFKIT_HDI void string_view::center(string_out &out, long long width, unsigned fill) const
+UDFKIT_HDN void string_view::center(string_out &out, long long width, unsigned fill) const
 {
     const long long len = length();
     if (len >= width) {
@@ -251,7 +251,7 @@ UDFKIT_HDI void string_view::center(string_out &out, long long width, unsigned f
     detail::pad(out, *this, left, margin - left, fill);
 }
 
-UDFKIT_HDI void string_view::replace(string_out &out, string_view old, string_view repl, long long count) const
+UDFKIT_HDN void string_view::replace(string_out &out, string_view old, string_view repl, long long count) const
 {
     if (count == 0) {
         out.append(*this);
@@ -290,7 +290,7 @@ UDFKIT_HDI void string_view::replace(string_out &out, string_view old, string_vi
     out.append(string_view(data_ + i, size_ - i));
 }
 
-UDFKIT_HDI bool string_view::slice(string_out &out, long long start, long long stop, long long step) const
+UDFKIT_HDN bool string_view::slice(string_out &out, long long start, long long stop, long long step) const
 {
     if (step == 0)
         return false;

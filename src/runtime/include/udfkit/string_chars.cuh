@@ -13,7 +13,7 @@ namespace udfkit {
  * subsequence is U+FFFD and takes its maximal subpart (Unicode's "U+FFFD substitution of
  * maximal subparts"), as CPython's UTF-8 decoder with errors='replace': an invalid first byte
  * alone, else the first byte and the continuation bytes that could still have completed it. */
-UDFKIT_HD int utf8_decode(const char *p, const char *end, unsigned *cp)
+UDFKIT_HDN int utf8_decode(const char *p, const char *end, unsigned *cp)
 {
     const unsigned char *s = (const unsigned char *)p;
     const unsigned b0 = s[0];
@@ -82,7 +82,7 @@ namespace unicode {
 
 /* The record of cp: three table reads (the tables cover planes 0 to 3 and 14; the other
  * planes hold no property). */
-UDFKIT_HD const record &lookup(unsigned cp)
+UDFKIT_HDN const record &lookup(unsigned cp)
 {
     unsigned i;
     if (cp < planes_end)
@@ -90,11 +90,11 @@ UDFKIT_HD const record &lookup(unsigned cp)
     else if (cp >= plane14 && cp < plane14_end)
         i = cp - plane14 + planes_end;
     else
-        return UDFKIT_STRING_READ(records)[unassigned];
-    const unsigned i1 = UDFKIT_STRING_READ(stage1)[i >> (shift2 + shift3)];
-    const unsigned i2 = UDFKIT_STRING_READ(stage2)[(i1 << shift2) | ((i >> shift3) & ((1u << shift2) - 1))];
-    const unsigned r = UDFKIT_STRING_READ(stage3)[(i2 << shift3) | (i & ((1u << shift3) - 1))];
-    return UDFKIT_STRING_READ(records)[r];
+        return records()[unassigned];
+    const unsigned i1 = stage1()[i >> (shift2 + shift3)];
+    const unsigned i2 = stage2()[(i1 << shift2) | ((i >> shift3) & ((1u << shift2) - 1))];
+    const unsigned r = stage3()[(i2 << shift3) | (i & ((1u << shift3) - 1))];
+    return records()[r];
 }
 
 /* ASCII's flags without a table read. */
@@ -144,7 +144,7 @@ UDFKIT_HD int decimal_value(unsigned cp)
 }
 
 /* A full case mapping of cp into out[0..2]: the code points written (1 to 3). */
-UDFKIT_HD int map_case(unsigned cp, int field, unsigned ext_flag, unsigned *out)
+UDFKIT_HDN int map_case(unsigned cp, int field, unsigned ext_flag, unsigned *out)
 {
     if (cp < 0x80) {
         const bool to_upper = ext_flag == flag_ext_upper || ext_flag == flag_ext_title;
@@ -160,7 +160,7 @@ UDFKIT_HD int map_case(unsigned cp, int field, unsigned ext_flag, unsigned *out)
     }
     const int n = m >> 16;
     for (int i = 0; i < n; i++)
-        out[i] = UDFKIT_STRING_READ(ext)[(m & 0xFFFF) + i];
+        out[i] = ext()[(m & 0xFFFF) + i];
     return n;
 }
 UDFKIT_HD int to_upper(unsigned cp, unsigned *out) { return map_case(cp, 0, flag_ext_upper, out); }
@@ -231,7 +231,7 @@ UDFKIT_HD unsigned long long load8(const byte *p)
 }
 
 /* The ASCII bytes that start [p, p + n), eight at a time where aligned. */
-UDFKIT_HD long long ascii_run(const byte *p, long long n)
+UDFKIT_HDN long long ascii_run(const byte *p, long long n)
 {
     long long i = 0;
     while (i < n && ((unsigned long long)(p + i) & 7) != 0) {

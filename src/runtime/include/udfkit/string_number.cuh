@@ -94,9 +94,13 @@ struct number_chars {
             pos++;
             return b == 0 ? '?' : b;
         }
+        return beyond_ascii();
+    }
+    UDFKIT_HDN int beyond_ascii()
+    {
         unsigned cp;
-        pos += decode_at(s, pos, n, &cp);
-        const unsigned f = unicode::flags(cp);
+        pos += utf8_decode((const char *)s + pos, (const char *)s + n, &cp);
+        const unsigned f = unicode::lookup(cp).flags;
         if (f & unicode::flag_space)
             return ' ';
         if (f & unicode::flag_decimal)
@@ -237,7 +241,7 @@ struct adjusted {
 
 /* fast_float's compute_float<double>: w * 10^q correctly rounded (w < 2^64, no fallback
  * needed: Mushtak and Lemire's proof). */
-UDFKIT_HDI adjusted compute_float(long long q, unsigned long long w)
+UDFKIT_HDN adjusted compute_float(long long q, unsigned long long w)
 {
     adjusted a;
     a.mantissa = 0;
@@ -250,7 +254,7 @@ UDFKIT_HDI adjusted compute_float(long long q, unsigned long long w)
     }
     const int lz = clz64(w);
     w <<= lz;
-    const unsigned long long *table = UDFKIT_STRING_READ(pow5);
+    const unsigned long long *table = pow5();
     const long long index = 2 * (q - pow5_min);
     u128 product = mul64(w, table[index]);
     const unsigned long long precision_mask = 0xFFFFFFFFFFFFFFFFull >> 55;
@@ -317,12 +321,14 @@ struct big {
     unsigned v[limbs];
     UDFKIT_HD void clear()
     {
+        UDFKIT_NO_UNROLL
         for (int i = 0; i < limbs; i++)
             v[i] = 0;
     }
     UDFKIT_HD void mul_add(unsigned m, unsigned a)
     {
         unsigned long long carry = a;
+        UDFKIT_NO_UNROLL
         for (int i = 0; i < limbs; i++) {
             carry += (unsigned long long)v[i] * m;
             v[i] = (unsigned)carry;
@@ -331,6 +337,7 @@ struct big {
     }
     UDFKIT_HD bool zero() const
     {
+        UDFKIT_NO_UNROLL
         for (int i = 0; i < limbs; i++)
             if (v[i])
                 return false;
@@ -350,7 +357,7 @@ UDFKIT_HD unsigned shifted_limb(unsigned long long h, long long t, int l)
 /* The sign of D - H, D the decimal 0.d1d2...dn * 10^point (its digits from `digits`), H the
  * halfway point h * 2^t (h odd, below 2^55). Exact, in 144 bytes: the integer parts as big
  * numbers, then the fraction of H digit by digit. */
-UDFKIT_HD_COLD int compare_halfway(digit_stream digits, long long point, unsigned long long h, long long t)
+UDFKIT_HDN int compare_halfway(digit_stream digits, long long point, unsigned long long h, long long t)
 {
     big b;
     b.clear();
@@ -359,10 +366,12 @@ UDFKIT_HD_COLD int compare_halfway(digit_stream digits, long long point, unsigne
             return -1; /* D < 1 <= H */
         if (point > 310)
             return 1; /* D >= 10^309 > 2^1025 > H */
+        UDFKIT_NO_UNROLL
         for (long long i = 0; i < point; i++) {
             const int d = digits.next();
             b.mul_add(10, d < 0 ? 0 : (unsigned)d);
         }
+        UDFKIT_NO_UNROLL
         for (int l = big::limbs - 1; l >= 0; l--) {
             const unsigned hl = shifted_limb(h, t, l);
             if (b.v[l] != hl)
@@ -373,6 +382,7 @@ UDFKIT_HD_COLD int compare_halfway(digit_stream digits, long long point, unsigne
         if (point > 19)
             return 1; /* D >= 10^19 > H */
         unsigned long long integer = 0;
+        UDFKIT_NO_UNROLL
         for (long long i = 0; i < point; i++) {
             const int d = digits.next();
             integer = integer * 10 + (unsigned long long)(d < 0 ? 0 : d);
@@ -384,11 +394,13 @@ UDFKIT_HD_COLD int compare_halfway(digit_stream digits, long long point, unsigne
         b.v[0] = (unsigned)(k >= 64 ? h : h & ((1ull << k) - 1));
         b.v[1] = (unsigned)((k >= 64 ? h : h & ((1ull << k) - 1)) >> 32);
         const int top = (int)(k / 32), bit = (int)(k % 32);
+        UDFKIT_NO_UNROLL
         for (long long zeros = point < 0 ? -point : 0; !b.zero(); zeros--) {
             b.mul_add(10, 0);
             const unsigned long long window = b.v[top] | (top + 1 < big::limbs ? (unsigned long long)b.v[top + 1] << 32 : 0);
             const int hd = (int)((window >> bit) & 15);
             b.v[top] &= bit ? (1u << bit) - 1 : 0;
+            UDFKIT_NO_UNROLL
             for (int l = top + 1; l < big::limbs; l++)
                 b.v[l] = 0;
             const int d = zeros > 0 ? 0 : digits.next();
@@ -399,6 +411,7 @@ UDFKIT_HD_COLD int compare_halfway(digit_stream digits, long long point, unsigne
         }
     }
     /* Equal so far, and H ends here. */
+    UDFKIT_NO_UNROLL
     for (int d = digits.next(); d >= 0; d = digits.next())
         if (d)
             return 1;
@@ -416,7 +429,7 @@ UDFKIT_HDI unsigned long long decimal_to_bits(const decimal_text &t, const byte 
     if (dropped == 0 && t.w <= (1ull << 53) && q >= -22 && q <= 22) {
         /* Clinger: both exact, one rounding. */
         const double d = (double)t.w;
-        return double_to_bits(q < 0 ? d / UDFKIT_STRING_READ(exact_pow10)[-q] : d * UDFKIT_STRING_READ(exact_pow10)[q]);
+        return double_to_bits(q < 0 ? d / exact_pow10()[-q] : d * exact_pow10()[q]);
     }
     const adjusted low = compute_float(q, t.w);
     if (!t.truncated_nonzero)
@@ -436,7 +449,7 @@ UDFKIT_HDI unsigned long long decimal_to_bits(const decimal_text &t, const byte 
  * 125 bits) from the 128-bit table: gen_string_tables.py checks the identities. */
 UDFKIT_HD void ryu_pow5(int i, unsigned long long *mul)
 {
-    const unsigned long long *table = UDFKIT_STRING_READ(pow5);
+    const unsigned long long *table = pow5();
     const long long index = 2 * ((long long)i - pow5_min);
     mul[1] = table[index] >> 3;
     mul[0] = (table[index + 1] >> 3) | (table[index] << 61);
@@ -449,7 +462,7 @@ UDFKIT_HD void ryu_inv_pow5(int i, unsigned long long *mul)
         mul[0] = 1;
         return;
     }
-    const unsigned long long *table = UDFKIT_STRING_READ(pow5);
+    const unsigned long long *table = pow5();
     const long long index = 2 * (-(long long)i - pow5_min);
     unsigned long long hi = table[index], lo = table[index + 1];
     if (i <= 27) {
@@ -605,7 +618,7 @@ UDFKIT_HD int decimal_digits(unsigned long long v, char *buf)
 
 } /* namespace detail */
 
-UDFKIT_HDI parse_status string_view::to_int(long long *value, int base) const
+UDFKIT_HDN parse_status string_view::to_int(long long *value, int base) const
 {
     if ((base != 0 && base < 2) || base > 36)
         return parse_invalid;
@@ -654,10 +667,12 @@ UDFKIT_HDI parse_status string_view::to_int(long long *value, int base) const
             if (d >= base)
                 break;
             digits++;
-            if (magnitude > (~0ull - (unsigned long long)d) / (unsigned long long)base)
+            /* magnitude * base + d, without a 64-bit division (slow on the device). */
+            const detail::u128 p = detail::mul64(magnitude, (unsigned long long)base);
+            if (p.hi || p.lo + (unsigned long long)d < p.lo)
                 overflow = true;
             else
-                magnitude = magnitude * (unsigned long long)base + (unsigned long long)d;
+                magnitude = p.lo + (unsigned long long)d;
         }
         previous = c;
     }
@@ -676,7 +691,7 @@ UDFKIT_HDI parse_status string_view::to_int(long long *value, int base) const
     return parse_ok;
 }
 
-UDFKIT_HDI parse_status string_view::to_double(double *value) const
+UDFKIT_HDN parse_status string_view::to_double(double *value) const
 {
     const detail::byte *s = (const detail::byte *)data_;
     detail::number_chars in(s, size_, 0);
@@ -729,7 +744,7 @@ UDFKIT_HDI void udfkit_string_out::append_int(long long v)
     append_uint(v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v);
 }
 
-UDFKIT_HDI void udfkit_string_out::append_double(double v)
+UDFKIT_HDN void udfkit_string_out::append_double(double v)
 {
     const unsigned long long bits = udfkit::detail::double_to_bits(v);
     const bool negative = bits >> 63;

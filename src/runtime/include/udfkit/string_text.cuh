@@ -532,7 +532,7 @@ UDFKIT_HDI string_view string_view::rstrip() const
     return string_view(data_, detail::strip_right((const detail::byte *)data_, 0, size_, detail::space_set()));
 }
 
-UDFKIT_HDI string_view string_view::strip(string_view chars) const
+UDFKIT_HDN string_view string_view::strip(string_view chars) const
 {
     const detail::byte *s = (const detail::byte *)data_;
     const detail::char_set set(chars);
@@ -540,13 +540,13 @@ UDFKIT_HDI string_view string_view::strip(string_view chars) const
     return string_view(data_ + i, detail::strip_right(s, i, size_, set) - i);
 }
 
-UDFKIT_HDI string_view string_view::lstrip(string_view chars) const
+UDFKIT_HDN string_view string_view::lstrip(string_view chars) const
 {
     const long long i = detail::strip_left((const detail::byte *)data_, size_, detail::char_set(chars));
     return string_view(data_ + i, size_ - i);
 }
 
-UDFKIT_HDI string_view string_view::rstrip(string_view chars) const
+UDFKIT_HDN string_view string_view::rstrip(string_view chars) const
 {
     return string_view(data_, detail::strip_right((const detail::byte *)data_, 0, size_, detail::char_set(chars)));
 }
@@ -570,7 +570,7 @@ UDFKIT_HDI string_view string_view::remove_suffix(string_view suffix) const
     return string_view(data_, j);
 }
 
-UDFKIT_HDI long long string_view::split_count(string_view sep, long long maxsplit) const
+UDFKIT_HDN long long string_view::split_count(string_view sep, long long maxsplit) const
 {
     if (sep.empty())
         return 0;
@@ -578,7 +578,7 @@ UDFKIT_HDI long long string_view::split_count(string_view sep, long long maxspli
     return detail::count_matches((const detail::byte *)data_, 0, size_, detail::needle(sep), most) + 1;
 }
 
-UDFKIT_HDI bool string_view::split_part(string_view *part, string_view sep, long long k, long long maxsplit) const
+UDFKIT_HDN bool string_view::split_part(string_view *part, string_view sep, long long k, long long maxsplit) const
 {
     if (sep.empty())
         return false;
@@ -608,7 +608,7 @@ UDFKIT_HDI bool string_view::split_part(string_view *part, string_view sep, long
     }
 }
 
-UDFKIT_HDI bool string_view::rsplit_part(string_view *part, string_view sep, long long k, long long maxsplit) const
+UDFKIT_HDN bool string_view::rsplit_part(string_view *part, string_view sep, long long k, long long maxsplit) const
 {
     if (sep.empty())
         return false;
@@ -637,7 +637,7 @@ UDFKIT_HDI bool string_view::rsplit_part(string_view *part, string_view sep, lon
     }
 }
 
-UDFKIT_HDI long long string_view::split_count(long long maxsplit) const
+UDFKIT_HDN long long string_view::split_count(long long maxsplit) const
 {
     const detail::byte *s = (const detail::byte *)data_;
     const long long most = maxsplit < 0 ? npos : maxsplit;
@@ -652,7 +652,7 @@ UDFKIT_HDI long long string_view::split_count(long long maxsplit) const
     return detail::skip_spaces(s, i, size_, true) < size_ ? parts + 1 : parts;
 }
 
-UDFKIT_HDI bool string_view::split_part(string_view *part, long long k, long long maxsplit) const
+UDFKIT_HDN bool string_view::split_part(string_view *part, long long k, long long maxsplit) const
 {
     if (k < 0) {
         k += split_count(maxsplit);
@@ -681,7 +681,7 @@ UDFKIT_HDI bool string_view::split_part(string_view *part, long long k, long lon
     return true;
 }
 
-UDFKIT_HDI bool string_view::rsplit_part(string_view *part, long long k, long long maxsplit) const
+UDFKIT_HDN bool string_view::rsplit_part(string_view *part, long long k, long long maxsplit) const
 {
     const long long r = k < 0 ? -k - 1 : split_count(maxsplit) - 1 - k;
     if (r < 0)
@@ -794,6 +794,7 @@ UDFKIT_HDI unsigned long long string_view::hash(unsigned long long seed) const
     unsigned long long h;
     if (n >= 32) {
         unsigned long long v1 = seed + p1 + p2, v2 = seed + p2, v3 = seed, v4 = seed - p1;
+        UDFKIT_NO_UNROLL
         for (; n >= 32; n -= 32, p += 32) {
             v1 = detail::xxh64_round(v1, detail::read64(p));
             v2 = detail::xxh64_round(v2, detail::read64(p + 8));
@@ -806,6 +807,7 @@ UDFKIT_HDI unsigned long long string_view::hash(unsigned long long seed) const
         h = seed + p5;
     }
     h += (unsigned long long)size_;
+    UDFKIT_NO_UNROLL
     for (; n >= 8; n -= 8, p += 8)
         h = detail::rotl64(h ^ detail::xxh64_round(0, detail::read64(p)), 27) * p1 + p4;
     if (n >= 4) {
@@ -815,6 +817,7 @@ UDFKIT_HDI unsigned long long string_view::hash(unsigned long long seed) const
         n -= 4;
         p += 4;
     }
+    UDFKIT_NO_UNROLL
     for (; n > 0; n--, p++)
         h = detail::rotl64(h ^ *p * p5, 11) * p1;
     h ^= h >> 33;
