@@ -33,8 +33,14 @@ extern const char udfkit_tpl_kernel_filter_scan[];
 extern const char udfkit_tpl_kernel_reduce[];
 /* <udfkit/udf.h>, pre-included in every CUDA C/C++ UDF compile */
 extern const char udfkit_tpl_udf_device_h[];
-/* <udfkit/string.cuh>, given to every CUDA C/C++ UDF compile to include */
+/* <udfkit/string.cuh> and the headers it includes, there to include in every compile */
 extern const char udfkit_tpl_string_cuh[];
+extern const char udfkit_tpl_string_unicode_cuh[];
+extern const char udfkit_tpl_string_pow5_cuh[];
+extern const char udfkit_tpl_string_chars_cuh[];
+extern const char udfkit_tpl_string_text_cuh[];
+extern const char udfkit_tpl_string_case_cuh[];
+extern const char udfkit_tpl_string_number_cuh[];
 /* the exporter's checks of string parameters and results (templates/export_strings.cuh) */
 extern const char udfkit_tpl_export_strings[];
 extern const char udfkit_tpl_kernel_nullable_map[];

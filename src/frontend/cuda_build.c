@@ -18,6 +18,16 @@ typedef struct job_queue {
     udfkit_cache *cache;
 } job_queue;
 
+/* The headers every CUDA C/C++ compile may include, by their include names: <udfkit/udf.h>
+ * (pre-included: udfkit_row_error) and <udfkit/string.cuh> with the headers it includes. */
+static const char *const device_header_names[] = {
+    "udfkit/udf.h",          "udfkit/string.cuh",      "udfkit/string_unicode.cuh", "udfkit/string_pow5.cuh",
+    "udfkit/string_chars.cuh", "udfkit/string_text.cuh", "udfkit/string_case.cuh",    "udfkit/string_number.cuh"};
+static const char *const device_header_texts[] = {
+    udfkit_tpl_udf_device_h,     udfkit_tpl_string_cuh,      udfkit_tpl_string_unicode_cuh, udfkit_tpl_string_pow5_cuh,
+    udfkit_tpl_string_chars_cuh, udfkit_tpl_string_text_cuh, udfkit_tpl_string_case_cuh,    udfkit_tpl_string_number_cuh};
+#define DEVICE_HEADERS (sizeof device_header_names / sizeof *device_header_names)
+
 /* The source text (with its forwarders) and every file the includes reach, CUDA's own
  * headers too. */
 static void unit_key(source_unit *u)
@@ -30,11 +40,6 @@ static void unit_key(source_unit *u)
     udfkit_hasher_finish(h, u->key);
 }
 
-/* The headers udfkit gives every CUDA C/C++ compile, in memory: <udfkit/udf.h> (udfkit_row_error,
- * pre-included) and <udfkit/string.cuh> (strings, docs/strings.md). */
-static const char *const udfkit_header_names[] = {"udfkit/udf.h", "udfkit/string.cuh"};
-#define UDFKIT_HEADER_COUNT (sizeof udfkit_header_names / sizeof *udfkit_header_names)
-
 static void job_key(const compile_job *j, char key[UDFKIT_CACHE_KEY_SIZE])
 {
     udfkit_hasher *h = udfkit_hasher_new("nvrtc-compile");
@@ -43,9 +48,8 @@ static void job_key(const compile_job *j, char key[UDFKIT_CACHE_KEY_SIZE])
     for (size_t i = 0; i < j->noptions; i++)
         udfkit_hasher_add_str(h, j->options[i]);
     udfkit_hasher_add(h, &j->kind, sizeof j->kind);
-    const char *const texts[] = {udfkit_tpl_udf_device_h, udfkit_tpl_string_cuh};
-    for (size_t i = 0; i < UDFKIT_HEADER_COUNT; i++)
-        udfkit_hasher_add_str(h, texts[i]);
+    for (size_t i = 0; i < DEVICE_HEADERS; i++)
+        udfkit_hasher_add_str(h, device_header_texts[i]);
     udfkit_hasher_finish(h, key);
 }
 
@@ -92,14 +96,13 @@ static void *worker(void *arg)
             }
             udfkit_cache_record(q->cache, &hit, false);
         }
-        const char *header_texts[] = {udfkit_tpl_udf_device_h, udfkit_tpl_string_cuh};
         udfkit_nvrtc_job nj = {j->unit->text.data,
                                j->unit->path,
                                j->options,
                                j->noptions,
-                               header_texts,
-                               udfkit_header_names,
-                               UDFKIT_HEADER_COUNT,
+                               device_header_texts,
+                               device_header_names,
+                               DEVICE_HEADERS,
                                j->kind};
         j->rc = udfkit_nvrtc_compile(&nj, &j->code, &j->log);
         char took[64];

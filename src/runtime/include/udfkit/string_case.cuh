@@ -1,0 +1,341 @@
+/* <udfkit/string.cuh>: what string_view writes into a string_out: case mappings as CPython's
+ * unicodeobject.c makes them (do_upper, do_lower, do_capitalize, do_title, do_swapcase,
+ * do_casefold), padding, replace and stepped slices; and the builder's text appends. */
+#ifndef UDFKIT_STRING_CASE_CUH
+#define UDFKIT_STRING_CASE_CUH
+
+#ifndef UDFKIT_STRING_CUH
+#error "include <udfkit/string.cuh>"
+#endif
+
+UDFKIT_HDN void udfkit_string_out::append(udfkit::string_view s)
+{
+    const udfkit::detail::byte *p = (const udfkit::detail::byte *)s.data();
+    const long long n = s.size();
+    long long i = 0;
+    while (i < n) {
+        /* The well-formed run from i as it is, then one U+FFFD for what ends it. */
+        long long j = i;
+        int k = 0;
+        while (j < n) {
+            j += udfkit::detail::ascii_run(p + j, n - j);
+            if (j == n)
+                break;
+            unsigned cp;
+            k = udfkit::detail::decode_at(p, j, n, &cp);
+            if (udfkit::detail::ill_formed(p, j, k, cp))
+                break;
+            j += k;
+        }
+        append(s.data() + i, j - i);
+        if (j == n)
+            return;
+        append("\xEF\xBF\xBD", 3);
+        i = j + k;
+    }
+}
+
+UDFKIT_HDN void udfkit_string_out::append_code_point(unsigned cp)
+{
+    char bytes[4];
+    append(bytes, udfkit::utf8_encode(cp, bytes));
+}
+
+UDFKIT_HDI void udfkit_string_out::append_repeated(udfkit::string_view s, long long n)
+{
+    for (long long i = 0; i < n; i++)
+        append(s);
+}
+
+namespace udfkit {
+namespace detail {
+
+/* CPython's handle_capital_sigma for the U+03A3 at [i, j): final (lower case U+03C2) after a
+ * cased code point and any case-ignorable ones, unless a cased one follows the same way. */
+UDFKIT_HDN bool final_sigma(const byte *s, long long n, long long i, long long j)
+{
+    unsigned cp = 0;
+    bool cased_before = false;
+    for (long long k = i; k > 0;) {
+        k = step_back(s, k);
+        decode_at(s, k, n, &cp);
+        if (!unicode::is_case_ignorable(cp)) {
+            cased_before = unicode::is_cased(cp);
+            break;
+        }
+    }
+    if (!cased_before)
+        return false;
+    for (long long k = j; k < n;) {
+        k += decode_at(s, k, n, &cp);
+        if (!unicode::is_case_ignorable(cp))
+            return !unicode::is_cased(cp);
+    }
+    return true;
+}
+
+/* CPython's lower_ucs4: the lower case of the code point at [i, j), final sigma included. */
+UDFKIT_HD int lower_at(const byte *s, long long n, long long i, long long j, unsigned cp, unsigned *out)
+{
+    if (cp == 0x3A3) {
+        out[0] = final_sigma(s, n, i, j) ? 0x3C2 : 0x3C3;
+        return 1;
+    }
+    return unicode::to_lower(cp, out);
+}
+
+UDFKIT_HD void append_mapped(string_out &out, const unsigned *mapped, int count)
+{
+    for (int i = 0; i < count; i++)
+        out.append_code_point(mapped[i]);
+}
+
+UDFKIT_HD bool ascii_lower(byte b) { return (unsigned)(b - 'a') < 26u; }
+UDFKIT_HD bool ascii_upper(byte b) { return (unsigned)(b - 'A') < 26u; }
+
+/* What mapping each code point takes, for the code point at [i, j) and whether the one
+ * before was cased (title) or it is the first (capitalize). */
+enum case_kind { case_upper, case_lower, case_fold, case_capitalize, case_title, case_swap };
+
+UDFKIT_HD int map_one(case_kind kind, const byte *s, long long n, long long i, long long j, unsigned cp,
+                      bool previous_cased, unsigned *out)
+{
+    switch (kind) {
+    case case_upper:
+        return unicode::to_upper(cp, out);
+    case case_fold:
+        return unicode::to_fold(cp, out);
+    case case_capitalize:
+        return i == 0 ? unicode::to_title(cp, out) : lower_at(s, n, i, j, cp, out);
+    case case_title:
+        return previous_cased ? lower_at(s, n, i, j, cp, out) : unicode::to_title(cp, out);
+    case case_swap: {
+        const unsigned f = unicode::flags(cp);
+        if (f & unicode::flag_upper)
+            return lower_at(s, n, i, j, cp, out);
+        if (f & unicode::flag_lower)
+            return unicode::to_upper(cp, out);
+        out[0] = cp;
+        return 1;
+    }
+    default:
+        return lower_at(s, n, i, j, cp, out);
+    }
+}
+
+/* An ASCII byte's mapping (ASCII maps to ASCII, one for one). */
+UDFKIT_HD byte map_ascii(case_kind kind, byte b, long long i, bool previous_cased)
+{
+    bool up;
+    switch (kind) {
+    case case_upper:
+        up = true;
+        break;
+    case case_capitalize:
+        up = i == 0;
+        break;
+    case case_title:
+        up = !previous_cased;
+        break;
+    case case_swap:
+        return ascii_lower(b) || ascii_upper(b) ? b ^ 0x20 : b;
+    default:
+        up = false;
+    }
+    return up ? (ascii_lower(b) ? b ^ 0x20 : b) : (ascii_upper(b) ? b ^ 0x20 : b);
+}
+
+UDFKIT_HDN void map_case(string_out &out, case_kind kind, const byte *s, long long n)
+{
+    bool previous_cased = false;
+    for (long long i = 0; i < n;) {
+        const byte b = s[i];
+        if (b < 0x80) {
+            out.append((char)map_ascii(kind, b, i, previous_cased));
+            previous_cased = ascii_lower(b) || ascii_upper(b);
+            i++;
+            continue;
+        }
+        unsigned cp, mapped[3];
+        const long long j = i + decode_at(s, i, n, &cp);
+        append_mapped(out, mapped, map_one(kind, s, n, i, j, cp, previous_cased, mapped));
+        previous_cased = unicode::is_cased(cp);
+        i = j;
+    }
+}
+
+UDFKIT_HD void append_fill(string_out &out, unsigned fill, long long count)
+{
+    char bytes[4];
+    const int k = utf8_encode(fill, bytes);
+    for (long long i = 0; i < count; i++)
+        out.append(bytes, k);
+}
+
+/* CPython's pad(): left and right fill around the text. */
+UDFKIT_HD void pad(string_out &out, string_view s, long long left, long long right, unsigned fill)
+{
+    append_fill(out, fill, left);
+    out.append(s);
+    append_fill(out, fill, right);
+}
+
+} /* namespace detail */
+
+UDFKIT_HDI void string_view::to_upper(string_out &out) const
+{
+    detail::map_case(out, detail::case_upper, (const detail::byte *)data_, size_);
+}
+
+UDFKIT_HDI void string_view::to_lower(string_out &out) const
+{
+    detail::map_case(out, detail::case_lower, (const detail::byte *)data_, size_);
+}
+
+UDFKIT_HDI void string_view::capitalize(string_out &out) const
+{
+    detail::map_case(out, detail::case_capitalize, (const detail::byte *)data_, size_);
+}
+
+UDFKIT_HDI void string_view::title(string_out &out) const
+{
+    detail::map_case(out, detail::case_title, (const detail::byte *)data_, size_);
+}
+
+UDFKIT_HDI void string_view::swapcase(string_out &out) const
+{
+    detail::map_case(out, detail::case_swap, (const detail::byte *)data_, size_);
+}
+
+UDFKIT_HDI void string_view::casefold(string_out &out) const
+{
+    detail::map_case(out, detail::case_fold, (const detail::byte *)data_, size_);
+}
+
+UDFKIT_HDN void string_view::zfill(string_out &out, long long width) const
+{
+    const long long len = length();
+    if (len >= width) {
+        out.append(*this);
+        return;
+    }
+    /* A sign stays in front of the zeros. */
+    const bool sign = size_ > 0 && (data_[0] == '+' || data_[0] == '-');
+    if (sign)
+        out.append(data_[0]);
+    detail::append_fill(out, '0', width - len);
+    out.append(sign ? string_view(data_ + 1, size_ - 1) : *this);
+}
+
+UDFKIT_HDN void string_view::ljust(string_out &out, long long width, unsigned fill) const
+{
+    const long long len = length();
+    detail::pad(out, *this, 0, width > len ? width - len : 0, fill);
+}
+
+UDFKIT_HDN void string_view::rjust(string_out &out, long long width, unsigned fill) const
+{
+    const long long len = length();
+    detail::pad(out, *this, width > len ? width - len : 0, 0, fill);
+}
+
+UDFKIT_HDN void string_view::center(string_out &out, long long width, unsigned fill) const
+{
+    const long long len = length();
+    if (len >= width) {
+        out.append(*this);
+        return;
+    }
+    /* CPython's split of the margin: the odd one goes left where width is odd. */
+    const long long margin = width - len, left = margin / 2 + (margin & width & 1);
+    detail::pad(out, *this, left, margin - left, fill);
+}
+
+UDFKIT_HDN void string_view::replace(string_out &out, string_view old, string_view repl, long long count) const
+{
+    if (count == 0) {
+        out.append(*this);
+        return;
+    }
+    if (count < 0)
+        count = npos;
+    const detail::byte *s = (const detail::byte *)data_;
+    if (old.empty()) {
+        /* repl before each code point and at the end, count times at most. */
+        long long i = 0;
+        for (long long k = 0; k < count; k++) {
+            out.append(repl);
+            if (i == size_)
+                break;
+            unsigned cp;
+            const int n = detail::decode_at(s, i, size_, &cp);
+            if (k + 1 < count) {
+                out.append(string_view(data_ + i, n));
+                i += n;
+            }
+        }
+        out.append(string_view(data_ + i, size_ - i));
+        return;
+    }
+    const detail::needle nd(old);
+    long long i = 0, end;
+    for (long long k = 0; k < count; k++) {
+        const long long at = detail::find_match(s, i, size_, nd, &end);
+        if (at < 0)
+            break;
+        out.append(string_view(data_ + i, at - i));
+        out.append(repl);
+        i = end;
+    }
+    out.append(string_view(data_ + i, size_ - i));
+}
+
+UDFKIT_HDN bool string_view::slice(string_out &out, long long start, long long stop, long long step) const
+{
+    if (step == 0)
+        return false;
+    if (step < -npos)
+        step = -npos;
+    /* PySlice_AdjustIndices. */
+    const long long len = length();
+    const long long low = step < 0 ? -1 : 0, high = step < 0 ? len - 1 : len;
+    if (start < 0)
+        start = start + len < 0 ? low : start + len;
+    else if (start >= len)
+        start = high;
+    if (stop < 0)
+        stop = stop + len < 0 ? low : stop + len;
+    else if (stop >= len)
+        stop = high;
+    long long count = 0;
+    if (step < 0 && stop < start)
+        count = (start - stop - 1) / -step + 1;
+    else if (step > 0 && start < stop)
+        count = (stop - start - 1) / step + 1;
+    if (count == 0)
+        return true;
+    const detail::byte *s = (const detail::byte *)data_;
+    long long taken;
+    long long pos = detail::advance(s, size_, 0, start, &taken);
+    if (step == 1) {
+        out.append(string_view(data_ + pos, detail::advance(s, size_, pos, count, &taken) - pos));
+        return true;
+    }
+    for (long long k = 0;;) {
+        unsigned cp;
+        detail::decode_at(s, pos, size_, &cp);
+        out.append_code_point(cp);
+        if (++k == count)
+            return true;
+        if (step > 0) {
+            pos = detail::advance(s, size_, pos, step, &taken);
+        } else {
+            for (long long t = 0; t < -step; t++)
+                pos = detail::step_back(s, pos);
+        }
+    }
+}
+
+} /* namespace udfkit */
+
+#endif /* UDFKIT_STRING_CASE_CUH */
