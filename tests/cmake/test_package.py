@@ -428,7 +428,7 @@ ERRORS = [
     ("transform-reduce-without-op", "KERNELS transform_reduce(discount)",
      r"kernel entry 'transform_reduce\(discount\)': transform_reduce takes the function and the op"),
     ("reduce-by-key-float-keys", 'KERNELS "reduce_by_key(discount, float32)"',
-     r"reduce_by_key's keys are an integer type"),
+     r"reduce_by_key's keys are of a type compared as a whole \(int8, .*\), not 'float32'"),
     ("malformed-kernel", 'KERNELS "map("', r"add_jit_library: KERNELS entry 'map\(' of target 'lib' is not of the form"),
     ("bad-architecture", 'KERNELS map(discount) ARCHITECTURES "85x"',
      r"add_jit_library: ARCHITECTURES entry '85x' of target 'lib' is not of the form"),
