@@ -102,103 +102,27 @@ bool udfkit_manifest_sniff(const void *data, size_t size)
     return false;
 }
 
-static udfkit_rc invalid(const char *path, const char *what)
-{
-    return udfkit_fail(UDFKIT_RC_INPUT, path, 0, "not a valid udfkit manifest: %s", what);
-}
+/* jansson's own functions: the tool links it. */
+static const udfkit_manifest_reader tool_reader = {
+    .name = "udfkit",
+    .loadb = json_loadb,
+    .object_get = json_object_get,
+    .array_size = json_array_size,
+    .array_get = json_array_get,
+    .string_value = json_string_value,
+    .integer_value = json_integer_value,
+    .delete_ = json_delete,
+};
 
 udfkit_rc udfkit_manifest_load(const char *path, udfkit_manifest *out)
 {
     memset(out, 0, sizeof *out);
-    json_error_t err;
     udfkit_buf text = UDFKIT_BUF_INIT;
     udfkit_rc rc = udfkit_read_file(path, &text);
-    if (rc)
-        return rc;
-    json_t *root = json_loadb(text.data, text.size, 0, &err);
+    if (!rc)
+        rc = udfkit_manifest_read(&tool_reader, path, text.data, text.size, out);
     udfkit_buf_free(&text);
-    if (!root)
-        return udfkit_fail(UDFKIT_RC_INPUT, path, err.line, "malformed JSON: %s", err.text);
-    out->root = root;
-    out->path = strdup(path);
-    out->dir = udfkit_path_dirname(path);
-    json_t *version = json_object_get(root, "udfkit_manifest");
-    if (!json_is_integer(version))
-        return invalid(path, "no \"udfkit_manifest\" version");
-    if (json_integer_value(version) > UDFKIT_MANIFEST_VERSION)
-        return udfkit_fail(UDFKIT_RC_INPUT, path, 0,
-                           "manifest format %lld is newer than this udfkit understands (%d); upgrade udfkit",
-                           (long long)json_integer_value(version), UDFKIT_MANIFEST_VERSION);
-    if (!json_is_array(json_object_get(root, "functions")) || !json_is_array(json_object_get(root, "artifacts")))
-        return invalid(path, "\"functions\" and \"artifacts\" must be arrays");
-    size_t i;
-    json_t *item;
-    json_array_foreach(json_object_get(root, "artifacts"), i, item)
-    {
-        udfkit_target t;
-        const char *arch = json_string_value(json_object_get(item, "arch"));
-        if (!json_is_string(json_object_get(item, "kind")) || !json_is_string(json_object_get(item, "path")))
-            return invalid(path, "an artifact lacks its kind or path");
-        if (arch && !udfkit_target_parse_name(arch, &t))
-            return invalid(path, "an artifact's arch is not sm_NN or compute_NN");
-        const char *rel = json_string_value(json_object_get(item, "path"));
-        if (!udfkit_path_stays_inside(rel))
-            return udfkit_fail(UDFKIT_RC_INPUT, path, 0,
-                               "names the artifact '%s', which is not inside the manifest's directory; a manifest "
-                               "names only files beside it",
-                               rel);
-    }
-    json_array_foreach(json_object_get(root, "functions"), i, item)
-    {
-        if (!json_is_string(json_object_get(item, "c_name")) || !json_is_string(json_object_get(item, "signature")))
-            return invalid(path, "a function lacks c_name or signature");
-    }
-    return UDFKIT_RC_OK;
-}
-
-void udfkit_manifest_free(udfkit_manifest *m)
-{
-    json_decref(m->root);
-    free(m->path);
-    free(m->dir);
-    memset(m, 0, sizeof *m);
-}
-
-udfkit_rc udfkit_manifest_resolve(const udfkit_manifest *m, const char *rel, char **path)
-{
-    *path = NULL;
-    if (!udfkit_path_stays_inside(rel))
-        return udfkit_fail(UDFKIT_RC_INPUT, m->path, 0,
-                           "names the file '%s', which is not inside the manifest's directory; a manifest names only "
-                           "files beside it",
-                           rel ? rel : "");
-    *path = udfkit_path_join(m->dir, rel);
-    if (udfkit_file_exists(*path) && !udfkit_path_resolves_inside(*path, m->dir))
-        return udfkit_fail(UDFKIT_RC_INPUT, m->path, 0,
-                           "names the file '%s', a symbolic link that leads out of the manifest's directory", rel);
-    return UDFKIT_RC_OK;
-}
-
-udfkit_rc udfkit_manifest_read_artifact(const udfkit_manifest *m, const json_t *artifact, char **path,
-                                        udfkit_buf *data)
-{
-    udfkit_rc rc = udfkit_manifest_resolve(m, json_string_value(json_object_get(artifact, "path")), path);
-    if (rc)
-        return rc;
-    rc = udfkit_read_file(*path, data);
-    if (rc)
-        return udfkit_fail(rc, m->path, 0, "names artifact '%s', which cannot be read: %s", *path,
-                           udfkit_diag_message());
-    const char *expected = json_string_value(json_object_get(artifact, "xxh3_128"));
-    if (expected) {
-        char actual[UDFKIT_HASH_HEX_SIZE];
-        udfkit_hash_hex(data->data, data->size, actual);
-        if (strcmp(actual, expected) != 0)
-            return udfkit_fail(UDFKIT_RC_INPUT, *path, 0,
-                               "changed since %s was written (its hash differs); rebuild it with udfkit compile",
-                               m->path);
-    }
-    return UDFKIT_RC_OK;
+    return rc;
 }
 
 udfkit_rc udfkit_manifest_function_spec(const udfkit_manifest *m, const json_t *fn, udfkit_spec *out)

@@ -3,6 +3,7 @@
 #ifndef UDFKIT_MANIFEST_H
 #define UDFKIT_MANIFEST_H
 
+#include "artifact/manifest_read.h"
 #include "base/arch.h"
 #include "base/buf.h"
 #include "base/diag.h"
@@ -11,8 +12,6 @@
 
 #include <jansson.h>
 #include <stdbool.h>
-
-#define UDFKIT_MANIFEST_VERSION 1
 
 /* A new manifest of `kind` ("udfs" from compile, "fatbin"/"cubin"/"ptx" from link) with
  * this udfkit's version and the producer versions given. */
@@ -34,27 +33,11 @@ json_t *udfkit_manifest_add_artifact(json_t *m, const char *kind, const char *ar
 /* Serializes with stable key order, two-space indent, and a final newline. */
 void udfkit_manifest_dump(const json_t *m, udfkit_buf *out);
 
-/* A manifest read from disk: the JSON, checked, and where it lives. */
-typedef struct udfkit_manifest {
-    char *path;
-    char *dir;
-    json_t *root;
-} udfkit_manifest;
-
-/* Reads and validates; errors are input errors naming the file. */
+/* Reads and checks the manifest at `path` (udfkit_manifest_read with jansson's functions);
+ * errors are input errors naming the file. */
 udfkit_rc udfkit_manifest_load(const char *path, udfkit_manifest *out);
-void udfkit_manifest_free(udfkit_manifest *m);
 /* Whether the bytes look like a manifest (a JSON object with "udfkit_manifest"). */
 bool udfkit_manifest_sniff(const void *data, size_t size);
-
-/* A file a manifest names, relative to the manifest: refused (UDFKIT_RC_INPUT, naming the
- * manifest) where it is absolute or leaves the manifest's directory, as written or through
- * a symbolic link. A manifest may come from someone else; it names only its own files. */
-udfkit_rc udfkit_manifest_resolve(const udfkit_manifest *m, const char *rel, char **path);
-
-/* Reads an artifact a manifest names (path relative to the manifest) and checks its hash. */
-udfkit_rc udfkit_manifest_read_artifact(const udfkit_manifest *m, const json_t *artifact, char **path,
-                                        udfkit_buf *data);
 
 /* A function entry read back: spec fields and where it was defined. */
 udfkit_rc udfkit_manifest_function_spec(const udfkit_manifest *m, const json_t *fn, udfkit_spec *out);

@@ -6,6 +6,7 @@
 #include "base/fs.h"
 #include "base/hash.h"
 #include "cache/cache.h"
+#include "link/function_table.h"
 #include "nvidia/nvfatbin_wrap.h"
 #include "nvidia/nvjitlink_wrap.h"
 #include "nvidia/nvrtc_wrap.h"
@@ -31,7 +32,7 @@ typedef struct piece {
 typedef struct link_set {
     piece *items;
     size_t count;
-    json_t *functions;    /* merged from the input manifests */
+    udfkit_function_table table; /* the input manifests' functions, merged */
     json_t *producers;
     char **groups;
     size_t ngroups;
@@ -217,28 +218,8 @@ static udfkit_rc add_manifest_at_depth(link_set *s, const char *path, const udfk
         p->group = intern_group(s, group.data);
         udfkit_buf_free(&group);
     }
-    json_array_foreach(json_object_get(m.root, "functions"), i, a)
-    {
-        const char *c_name = json_string_value(json_object_get(a, "c_name"));
-        size_t k;
-        json_t *seen;
-        json_array_foreach(s->functions, k, seen)
-        {
-            if (strcmp(json_string_value(json_object_get(seen, "c_name")), c_name) == 0) {
-                rc = udfkit_fail(UDFKIT_RC_INPUT, path, 0, "exports '%s', which another input exports too", c_name);
-                goto done;
-            }
-        }
-        json_t *copy = json_deep_copy(a);
-        /* Sources are relative to the manifest; keep them meaningful beside the output. */
-        const char *source = json_string_value(json_object_get(a, "source"));
-        if (source) {
-            char *abs = udfkit_path_join(m.dir, source);
-            json_object_set_new(copy, "source", json_string(abs));
-            free(abs);
-        }
-        json_array_append_new(s->functions, copy);
-    }
+    if ((rc = udfkit_function_table_add(&s->table, &m)))
+        goto done;
     /* Declared link files travel with the UDFs: link them unasked. */
     json_array_foreach(json_object_get(m.root, "link"), i, a)
     {
@@ -589,19 +570,7 @@ static udfkit_rc write_fatbin(const udfkit_link_request *req, link_set *set, lin
         version_string(tc->nvfatbin, v, sizeof v);
         udfkit_manifest_set_producer(manifest, "nvfatbin", v);
         char *manifest_path = udfkit_link_manifest_path(req->output);
-        char *dir = udfkit_path_dirname(manifest_path);
-        size_t i;
-        json_t *fn;
-        json_array_foreach(set->functions, i, fn)
-        {
-            const char *source = json_string_value(json_object_get(fn, "source"));
-            if (source) {
-                char *rel = udfkit_path_relative(source, dir);
-                json_object_set_new(fn, "source", json_string(rel));
-                free(rel);
-            }
-        }
-        json_object_set(manifest, "functions", set->functions);
+        json_object_set(manifest, "functions", set->table.functions);
         json_t *a = udfkit_manifest_add_artifact(manifest, "fatbin", NULL, udfkit_path_basename(req->output), NULL,
                                                  fatbin.data, fatbin.size);
         json_object_set_new(a, "entries", listed);
@@ -609,7 +578,6 @@ static udfkit_rc write_fatbin(const udfkit_link_request *req, link_set *set, lin
         udfkit_manifest_dump(manifest, &text);
         rc = udfkit_outputs_write(outputs, manifest_path, text.data, text.size);
         free(manifest_path);
-        free(dir);
     }
     json_decref(listed);
     json_decref(manifest);
@@ -626,7 +594,7 @@ static udfkit_rc write_fatbin(const udfkit_link_request *req, link_set *set, lin
 udfkit_rc udfkit_link(const udfkit_link_request *req)
 {
     link_set set = {0};
-    set.functions = json_array();
+    udfkit_function_table_init(&set.table, req->output);
     set.producers = json_object();
     link_job *jobs = NULL;
     size_t njobs = 0;
@@ -708,7 +676,7 @@ done:
     for (size_t i = 0; i < set.ngroups; i++)
         free(set.groups[i]);
     free(set.groups);
-    json_decref(set.functions);
+    udfkit_function_table_free(&set.table);
     json_decref(set.producers);
     free(manifest_path);
     udfkit_cache_close(cache);

@@ -7,6 +7,7 @@
 #include "base/fs.h"
 #include "base/hash.h"
 #include "base/strset.h"
+#include "link/function_table.h"
 #include "link/linker.h"
 #include "nvidia/nvfatbin_wrap.h"
 #include "nvidia/toolchain.h"
@@ -41,10 +42,8 @@ typedef struct pack_set {
     pack_group *groups;
     size_t ngroups;
     udfkit_strset hashes; /* the bytes packed already: the same file from two inputs goes in once */
-    json_t *functions;    /* merged, their sources relative to the output's directory */
-    json_t *exporters;    /* the input each function comes from */
+    udfkit_function_table table; /* the inputs' functions, merged */
     json_t *producers;
-    char *out_dir;
 } pack_set;
 
 static udfkit_rc out_of_memory(void)
@@ -202,35 +201,18 @@ static udfkit_rc add_artifacts(pack_set *s, const udfkit_manifest *m)
     return UDFKIT_RC_OK;
 }
 
-/* Functions, each c_name from one input only; sources made relative to the output. */
-static udfkit_rc add_functions(pack_set *s, const udfkit_manifest *m)
+/* The functions' names and signatures go into identifiers: they must be what they say. */
+static udfkit_rc check_functions(const udfkit_manifest *m)
 {
-    size_t i, k;
-    json_t *fn, *seen;
+    size_t i;
+    json_t *fn;
     json_array_foreach(json_object_get(m->root, "functions"), i, fn)
     {
-        udfkit_spec spec; /* the name and signature go into identifiers: they must be what they say */
+        udfkit_spec spec;
         udfkit_rc rc = udfkit_manifest_function_spec(m, fn, &spec);
         udfkit_spec_free(&spec);
         if (rc)
             return rc;
-        const char *c_name = json_string_value(json_object_get(fn, "c_name"));
-        json_array_foreach(s->functions, k, seen)
-        {
-            if (strcmp(json_string_value(json_object_get(seen, "c_name")), c_name) == 0)
-                return udfkit_fail(UDFKIT_RC_INPUT, m->path, 0, "exports '%s', which another input exports too (%s)",
-                                   c_name, json_string_value(json_array_get(s->exporters, k)));
-        }
-        json_t *copy = json_deep_copy(fn);
-        const char *source = json_string_value(json_object_get(fn, "source"));
-        if (source) {
-            char *abs = udfkit_path_join(m->dir, source), *rel = udfkit_path_relative(abs, s->out_dir);
-            json_object_set_new(copy, "source", json_string(rel));
-            free(abs);
-            free(rel);
-        }
-        json_array_append_new(s->functions, copy);
-        json_array_append_new(s->exporters, json_string(m->path));
     }
     return UDFKIT_RC_OK;
 }
@@ -269,7 +251,9 @@ static udfkit_rc add_manifest(pack_set *s, const char *path)
     if (!rc)
         rc = add_artifacts(s, &m);
     if (!rc)
-        rc = add_functions(s, &m);
+        rc = check_functions(&m);
+    if (!rc)
+        rc = udfkit_function_table_add(&s->table, &m);
     if (!rc)
         rc = add_link_files(s, &m);
     udfkit_manifest_free(&m);
@@ -326,7 +310,7 @@ static udfkit_rc select_entries(pack_set *s, const udfkit_target_list *targets)
 static udfkit_rc pack_entries(const pack_set *s, udfkit_target label, udfkit_buf *fatbin, json_t *listed,
                               size_t *ngroups)
 {
-    size_t nfns = json_array_size(s->functions), n = 0;
+    size_t nfns = json_array_size(s->table.functions), n = 0;
     udfkit_package_id_function *fns = calloc(nfns + 1, sizeof *fns);
     udfkit_fatbin_entry *entries = calloc(s->count + 1, sizeof *entries);
     char (*archs)[16] = calloc(s->count + 1, sizeof *archs);
@@ -334,7 +318,7 @@ static udfkit_rc pack_entries(const pack_set *s, udfkit_target label, udfkit_buf
     bool *seen = calloc(s->ngroups + 1, sizeof *seen);
     udfkit_rc rc = fns && entries && archs && names && seen ? UDFKIT_RC_OK : out_of_memory();
     for (size_t i = 0; i < nfns && !rc; i++) {
-        const json_t *fn = json_array_get(s->functions, i);
+        const json_t *fn = json_array_get(s->table.functions, i);
         fns[i] = (udfkit_package_id_function){json_string_value(json_object_get(fn, "c_name")),
                                            json_string_value(json_object_get(fn, "signature"))};
     }
@@ -391,7 +375,7 @@ static udfkit_rc write_manifest(const pack_set *s, const char *output, const cha
     char v[32];
     snprintf(v, sizeof v, "%d.%d", tc->nvfatbin.major, tc->nvfatbin.minor);
     udfkit_manifest_set_producer(manifest, "nvfatbin", v);
-    json_object_set(manifest, "functions", s->functions);
+    json_object_set(manifest, "functions", s->table.functions);
     json_t *a = udfkit_manifest_add_artifact(manifest, "fatbin", NULL, udfkit_path_basename(output), NULL, fatbin->data,
                                              fatbin->size);
     json_object_set(a, "entries", listed);
@@ -417,16 +401,14 @@ static void pack_set_free(pack_set *s)
     free(s->entries);
     free(s->groups);
     udfkit_strset_free(&s->hashes);
-    json_decref(s->functions);
-    json_decref(s->exporters);
+    udfkit_function_table_free(&s->table);
     json_decref(s->producers);
-    free(s->out_dir);
 }
 
 udfkit_rc udfkit_pack(const udfkit_pack_request *req)
 {
-    pack_set s = {.functions = json_array(), .exporters = json_array(), .producers = json_object(),
-                  .out_dir = udfkit_path_dirname(req->output)};
+    pack_set s = {.producers = json_object()};
+    udfkit_function_table_init(&s.table, req->output);
     udfkit_outputs *outputs = udfkit_outputs_new();
     char *manifest_path = udfkit_link_manifest_path(req->output);
     json_t *listed = json_array();

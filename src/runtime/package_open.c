@@ -1,9 +1,11 @@
 /* udfkit_package_open: a package fatbin, or a manifest and its artifacts. The manifest is
- * JSON, read with jansson, which is loaded at run time (libjansson.so.4) like the driver:
- * a program that never opens a manifest needs no JSON library. */
+ * read and checked as the tool reads it (artifact/manifest_read.h), with jansson loaded at
+ * run time (libjansson.so.4) like the driver: a program that never opens a manifest needs
+ * no JSON library. */
 #include "package.h"
 
 #include "artifact/fatbin_read.h"
+#include "artifact/manifest_read.h"
 #include "base/arch.h"
 #include "base/fs.h"
 #include "driver.h"
@@ -15,23 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct {
-    json_t *(*loadb)(const char *, size_t, size_t, json_error_t *);
-    json_t *(*object_get)(const json_t *, const char *);
-    size_t (*array_size)(const json_t *);
-    json_t *(*array_get)(const json_t *, size_t);
-    const char *(*string_value)(const json_t *);
-    json_int_t (*integer_value)(const json_t *);
-    void (*delete_)(json_t *);
-    char problem[512];
-} js;
+static udfkit_manifest_reader js = {.name = "runtime"};
+static char js_problem[512];
 static pthread_once_t js_once = PTHREAD_ONCE_INIT;
 
 static void js_load(void)
 {
     void *lib = dlopen("libjansson.so.4", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        snprintf(js.problem, sizeof js.problem,
+        snprintf(js_problem, sizeof js_problem,
                  "reading a manifest needs jansson (libjansson.so.4), which cannot be loaded: %s; install it (Debian: "
                  "libjansson4), or open the package as one fatbin (udfkit pack, udfkit_install_udf(... FATBIN))",
                  dlerror());
@@ -46,14 +40,7 @@ static void js_load(void)
     *(void **)&js.delete_ = dlsym(lib, "json_delete");
     if (!js.loadb || !js.object_get || !js.array_size || !js.array_get || !js.string_value || !js.integer_value ||
         !js.delete_)
-        snprintf(js.problem, sizeof js.problem, "libjansson.so.4 lacks functions of jansson 2.x");
-}
-
-/* jansson's json_decref, through the loaded json_delete. */
-static void js_decref(json_t *j)
-{
-    if (j && j->refcount != (size_t)-1 && __atomic_sub_fetch(&j->refcount, 1, __ATOMIC_RELEASE) == 0)
-        js.delete_(j);
+        snprintf(js_problem, sizeof js_problem, "libjansson.so.4 lacks functions of jansson 2.x");
 }
 
 static const char *str(const json_t *o, const char *key)
@@ -66,43 +53,23 @@ static udfkit_status bad(const char *path, const char *what)
     return udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "%s: %s", path, what);
 }
 
-/* Reads `rel` (relative to the manifest's directory `dir`, never outside it) and checks
- * it against the manifest's size and hash. */
-static udfkit_status read_artifact(const char *path, const char *dir, const json_t *a, udfkit_buf *data)
+/* The manifest reader's failure (its message in base/diag) as the runtime's. */
+static udfkit_status reader_failed(udfkit_rc rc)
 {
-    const char *rel = str(a, "path");
-    if (!rel || !udfkit_path_stays_inside(rel))
-        return udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE,
-                                   "%s: names the artifact '%s', which is not a file beside the manifest", path,
-                                   rel ? rel : "(no path)");
-    char *file = udfkit_path_join(dir, rel);
-    udfkit_status s = UDFKIT_OK;
-    if (udfkit_file_exists(file) && !udfkit_path_resolves_inside(file, dir))
-        s = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE,
-                                "%s: names the artifact '%s', a symbolic link that leads out of its directory", path,
-                                rel);
-    else if (udfkit_read_file(file, data) != UDFKIT_RC_OK)
-        s = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "%s: names the artifact '%s', which cannot be read: %s", path,
-                                rel, udfkit_diag_message());
+    udfkit_status s = udfkit_runtime_fail(rc == UDFKIT_RC_INTERNAL ? UDFKIT_ERROR_OUT_OF_MEMORY
+                                                                   : UDFKIT_ERROR_BAD_IMAGE,
+                                          "%s", udfkit_diag_message());
     udfkit_diag_clear();
-    const json_t *size = js.object_get(a, "size");
-    const char *expected = str(a, "xxh3_128");
-    if (!s && size && (json_int_t)data->size != js.integer_value(size))
-        s = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE,
-                                "%s: the artifact '%s' has %zu bytes where the manifest says %lld: it is truncated "
-                                "or was changed; rebuild the package",
-                                path, rel, data->size, (long long)js.integer_value(size));
-    if (!s && expected) {
-        char actual[UDFKIT_HASH_HEX_SIZE];
-        udfkit_hash_hex(data->data ? data->data : "", data->size, actual);
-        if (strcmp(actual, expected) != 0)
-            s = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE,
-                                    "%s: the artifact '%s' does not match the manifest's hash: it was changed; "
-                                    "rebuild the package",
-                                    path, rel);
-    }
-    free(file);
     return s;
+}
+
+/* An artifact the manifest names, its size and hash checked. */
+static udfkit_status read_artifact(const udfkit_manifest *m, const json_t *a, udfkit_buf *data)
+{
+    char *file = NULL;
+    udfkit_rc rc = udfkit_manifest_read_artifact(m, a, &file, data);
+    free(file);
+    return rc ? reader_failed(rc) : UDFKIT_OK;
 }
 
 static udfkit_status open_fatbin(udfkit_package *pkg, udfkit_buf *bytes)
@@ -117,20 +84,21 @@ static udfkit_status open_fatbin(udfkit_package *pkg, udfkit_buf *bytes)
 }
 
 /* A link file of the manifest's link list (a path beside it), where it is LTO-IR. */
-static udfkit_status add_link_file(udfkit_package *pkg, const char *dir, const char *rel)
+static udfkit_status add_link_file(udfkit_package *pkg, const udfkit_manifest *m, const char *rel)
 {
-    if (!udfkit_path_stays_inside(rel))
-        return udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "%s: its link list names '%s', which is not beside it",
-                                   pkg->origin, rel);
-    if (strcmp(udfkit_path_extension(rel), ".ltoir") != 0)
-        return udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE,
-                                   "%s: its link list names '%s', which is not LTO-IR: only LTO-IR is linked at run "
-                                   "time",
-                                   pkg->origin, rel);
-    char *file = udfkit_path_join(dir, rel);
+    char *file = NULL;
+    udfkit_rc rc = udfkit_manifest_resolve(m, rel, &file);
+    if (rc) {
+        free(file);
+        return reader_failed(rc);
+    }
     udfkit_buf data = UDFKIT_BUF_INIT;
     udfkit_status s = UDFKIT_OK;
-    if (!udfkit_path_resolves_inside(file, dir) || udfkit_read_file(file, &data) != UDFKIT_RC_OK)
+    if (strcmp(udfkit_path_extension(rel), ".ltoir") != 0)
+        s = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE,
+                                "%s: its link list names '%s', which is not LTO-IR: only LTO-IR is linked at run time",
+                                pkg->origin, rel);
+    else if (udfkit_read_file(file, &data) != UDFKIT_RC_OK)
         s = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "%s: its link file '%s' cannot be read", pkg->origin, rel);
     udfkit_diag_clear();
     free(file);
@@ -150,23 +118,25 @@ static udfkit_status add_link_file(udfkit_package *pkg, const char *dir, const c
 
 /* The manifest's LTO-IR artifacts, each read and checked, in groups: a CUDA source's code for
  * several architectures, a Python function's, a link file. */
-static udfkit_status add_artifacts(udfkit_package *pkg, const char *path, const char *dir, const json_t *artifacts)
+static udfkit_status add_artifacts(udfkit_package *pkg, const udfkit_manifest *m)
 {
+    const json_t *artifacts = js.object_get(m->root, "artifacts");
     udfkit_status s = UDFKIT_OK;
     char **keys = calloc(js.array_size(artifacts) + 1, sizeof *keys);
     size_t *key_group = calloc(js.array_size(artifacts) + 1, sizeof *key_group), nkeys = 0;
     if (!keys || !key_group)
-        s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory reading %s", path);
+        s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory reading %s", m->path);
     for (size_t i = 0; !s && i < js.array_size(artifacts); i++) {
         const json_t *a = js.array_get(artifacts, i);
         const char *akind = str(a, "kind"), *arch = str(a, "arch"), *source = str(a, "source");
         const char *function = str(a, "function"), *hash = str(a, "xxh3_128");
         bool link = js.object_get(a, "role") != NULL;
-        if (!akind || strcmp(akind, "ltoir") != 0)
+        if (strcmp(akind, "ltoir") != 0)
             continue; /* PTX and cubins cannot be linked with LTO: udfkit_package_choose says so */
         udfkit_target t;
         if (!arch || !udfkit_target_parse_name(arch, &t) || t.sass) {
-            s = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "%s: artifact %zu has no compute_ architecture", path, i);
+            s = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "%s: artifact %zu has no compute_ architecture", m->path,
+                                    i);
             break;
         }
         udfkit_buf key = UDFKIT_BUF_INIT;
@@ -181,9 +151,9 @@ static udfkit_status add_artifacts(udfkit_package *pkg, const char *path, const 
             if (strcmp(keys[k], key.data) == 0)
                 group = key_group[k];
         udfkit_buf data = UDFKIT_BUF_INIT;
-        if (!(s = read_artifact(path, dir, a, &data)) && group == SIZE_MAX) {
+        if (!(s = read_artifact(m, a, &data)) && group == SIZE_MAX) {
             const char *shown = function ? function : source ? udfkit_path_basename(source) : str(a, "path");
-            if (!(s = udfkit_package_add_group(pkg, shown ? shown : "an artifact", &group))) {
+            if (!(s = udfkit_package_add_group(pkg, shown, &group))) {
                 keys[nkeys] = udfkit_buf_detach(&key);
                 key_group[nkeys++] = group;
             }
@@ -191,7 +161,7 @@ static udfkit_status add_artifacts(udfkit_package *pkg, const char *path, const 
         udfkit_buf_free(&key);
         udfkit_buf *kept = s ? NULL : udfkit_package_keep(pkg, &data);
         if (!s && !kept)
-            s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory reading %s", path);
+            s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory reading %s", m->path);
         if (!s)
             s = udfkit_package_add_part(pkg, (udfkit_package_part){group, t.number, t.suffix,
                                                                     (const unsigned char *)kept->data, kept->size,
@@ -205,55 +175,33 @@ static udfkit_status add_artifacts(udfkit_package *pkg, const char *path, const 
     return s;
 }
 
-static udfkit_status open_manifest(udfkit_package *pkg, const char *path, const udfkit_buf *text)
+/* `udfkit pack`'s manifest beside its fatbin: the package is the fatbin. */
+static udfkit_status open_packed(udfkit_package *pkg, const udfkit_manifest *m)
 {
-    pthread_once(&js_once, js_load);
-    if (js.problem[0])
-        return udfkit_runtime_fail(UDFKIT_ERROR_TOOLCHAIN, "%s", js.problem);
-    json_error_t err;
-    json_t *root = js.loadb(text->data, text->size, 0, &err);
-    if (!root)
-        return udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "%s:%d: error: the manifest is not valid JSON: %s", path,
-                                   err.line, err.text);
-    char *dir = udfkit_path_dirname(path);
+    const json_t *a = js.array_get(js.object_get(m->root, "artifacts"), 0);
+    if (!js.object_get(m->root, "package") || !a)
+        return bad(m->path, "is the manifest of a linked fatbin (udfkit link), which holds no LTO-IR package: bind to "
+                            "the UDFs' own manifest, or to a fatbin made by `udfkit pack`");
+    udfkit_buf bytes = UDFKIT_BUF_INIT;
+    udfkit_status s = read_artifact(m, a, &bytes);
+    if (!s)
+        s = open_fatbin(pkg, &bytes);
+    udfkit_buf_free(&bytes);
+    return s;
+}
+
+/* `udfkit compile`'s manifest: its functions, and its LTO-IR and link files as parts. */
+static udfkit_status open_udfs(udfkit_package *pkg, const udfkit_manifest *m)
+{
     udfkit_status s = UDFKIT_OK;
-    const json_t *version = js.object_get(root, "udfkit_manifest");
-    const char *kind = str(root, "kind");
-    if (!version || !json_is_integer(version))
-        s = bad(path, "is not a udfkit manifest (no \"udfkit_manifest\" version)");
-    else if (js.integer_value(version) > 1)
-        s = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE,
-                                "%s: is a manifest of format %lld, newer than this runtime reads (1): update the "
-                                "udfkit runtime",
-                                path, (long long)js.integer_value(version));
-    else if (!kind || (strcmp(kind, "udfs") != 0 && strcmp(kind, "fatbin") != 0))
-        s = bad(path, "is not the manifest of a UDF package (its kind is neither \"udfs\" nor \"fatbin\")");
-    const json_t *artifacts = js.object_get(root, "artifacts");
-    if (!s && strcmp(kind, "fatbin") == 0) {
-        /* `udfkit pack`'s manifest beside its fatbin: the package is the fatbin. */
-        const json_t *a = js.array_get(artifacts, 0);
-        const json_t *package = js.object_get(root, "package");
-        udfkit_buf bytes = UDFKIT_BUF_INIT;
-        if (!package || !a)
-            s = bad(path, "is the manifest of a linked fatbin (udfkit link), which holds no LTO-IR package: bind to "
-                          "the UDFs' own manifest, or to a fatbin made by `udfkit pack`");
-        else if (!(s = read_artifact(path, dir, a, &bytes)))
-            s = open_fatbin(pkg, &bytes);
-        udfkit_buf_free(&bytes);
-        goto done;
-    }
-    const json_t *functions = js.object_get(root, "functions");
+    const json_t *functions = js.object_get(m->root, "functions");
     for (size_t i = 0; !s && i < js.array_size(functions); i++) {
         const json_t *f = js.array_get(functions, i);
-        const char *c_name = str(f, "c_name"), *signature = str(f, "signature");
-        if (!c_name || !signature)
-            s = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "%s: function %zu has no c_name or signature", path, i);
-        else
-            s = udfkit_package_add_function(pkg, c_name, signature);
+        s = udfkit_package_add_function(pkg, str(f, "c_name"), str(f, "signature"));
     }
     if (!s && !pkg->nfunctions)
-        s = bad(path, "exports no function");
-    const json_t *producers = js.object_get(root, "producers");
+        s = bad(m->path, "exports no function");
+    const json_t *producers = js.object_get(m->root, "producers");
     const char *tools[] = {"nvrtc", "nvvm"}, *literals[] = {"NVRTC", "NVVM"};
     for (size_t t = 0; !s && t < 2; t++) {
         const char *v = str(producers, tools[t]);
@@ -267,20 +215,39 @@ static udfkit_status open_manifest(udfkit_package *pkg, const char *path, const 
         }
     }
     if (!s)
-        s = add_artifacts(pkg, path, dir, artifacts);
+        s = add_artifacts(pkg, m);
     /* Link files the manifest names by path (an object with "artifact" is one of the artifacts above). */
-    const json_t *links = js.object_get(root, "link");
+    const json_t *links = js.object_get(m->root, "link");
     for (size_t i = 0; !s && i < js.array_size(links); i++) {
         const json_t *l = js.array_get(links, i);
         if (json_is_object(l) && js.object_get(l, "artifact"))
             continue;
         const char *rel = json_is_string(l) ? js.string_value(l) : str(l, "path");
         if (rel)
-            s = add_link_file(pkg, dir, rel);
+            s = add_link_file(pkg, m, rel);
     }
-done:
-    js_decref(root);
-    free(dir);
+    return s;
+}
+
+/* The manifest read and checked as the tool reads it (artifact/manifest_read.h), then by its kind. */
+static udfkit_status open_manifest(udfkit_package *pkg, const char *path, const udfkit_buf *text)
+{
+    pthread_once(&js_once, js_load);
+    if (js_problem[0])
+        return udfkit_runtime_fail(UDFKIT_ERROR_TOOLCHAIN, "%s", js_problem);
+    udfkit_manifest m;
+    udfkit_rc rc = udfkit_manifest_read(&js, path, text->data, text->size, &m);
+    const char *kind = rc ? NULL : str(m.root, "kind");
+    udfkit_status s;
+    if (rc)
+        s = reader_failed(rc);
+    else if (kind && strcmp(kind, "udfs") == 0)
+        s = open_udfs(pkg, &m);
+    else if (kind && strcmp(kind, "fatbin") == 0)
+        s = open_packed(pkg, &m);
+    else
+        s = bad(path, "is not the manifest of a UDF package (its kind is neither \"udfs\" nor \"fatbin\")");
+    udfkit_manifest_free(&m);
     return s;
 }
 

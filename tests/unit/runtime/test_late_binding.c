@@ -162,7 +162,7 @@ static void refuses_damaged_packages(void **state)
     /* A manifest cut short: its line in the message. */
     size_t size = read_all(path(dir, "cuda.json"), &data);
     write_all(path(dir, "cut.json"), data, size / 2);
-    expect_open_error(path(dir, "cut.json"), UDFKIT_ERROR_BAD_IMAGE, "error: the manifest is not valid JSON");
+    expect_open_error(path(dir, "cut.json"), UDFKIT_ERROR_BAD_IMAGE, "error: malformed JSON");
     /* A newer format, and a manifest naming a file outside its directory. */
     char *newer = strstr(data, "\"udfkit_manifest\": 1");
     assert_non_null(newer);
@@ -174,17 +174,17 @@ static void refuses_damaged_packages(void **state)
     assert_non_null(artifact);
     memcpy(artifact + 1, "../cuda_udfs.compute_80", strlen("../cuda_udfs.compute_80"));
     write_all(path(dir, "escape.json"), data, size);
-    expect_open_error(path(dir, "escape.json"), UDFKIT_ERROR_BAD_IMAGE, "which is not a file beside the manifest");
+    expect_open_error(path(dir, "escape.json"), UDFKIT_ERROR_BAD_IMAGE, "which is not inside the manifest's directory");
     free(data);
 
     /* An artifact truncated, then one changed in place. */
     const char *ltoir = path(dir, "cuda.cuda_udfs.compute_80.ltoir");
     size = read_all(ltoir, &data);
     write_all(ltoir, data, size - 100);
-    expect_open_error(path(dir, "cuda.json"), UDFKIT_ERROR_BAD_IMAGE, "it is truncated or was changed");
+    expect_open_error(path(dir, "cuda.json"), UDFKIT_ERROR_BAD_IMAGE, "bytes where the manifest says");
     data[size / 2] ^= 0x40;
     write_all(ltoir, data, size);
-    expect_open_error(path(dir, "cuda.json"), UDFKIT_ERROR_BAD_IMAGE, "does not match the manifest's hash");
+    expect_open_error(path(dir, "cuda.json"), UDFKIT_ERROR_BAD_IMAGE, "(its hash differs)");
     free(data);
 
     /* A fatbin cut short, and LTO-IR without a package's function table. */
