@@ -35,6 +35,9 @@ extern const char udfkit_tpl_kernel_reduce[];
 extern const char udfkit_tpl_udf_device_h[];
 /* <udfkit/string.cuh>, given to every CUDA C/C++ UDF compile to include */
 extern const char udfkit_tpl_string_cuh[];
+/* <udfkit/decimal.cuh> and <udfkit/datetime.cuh>, given to every CUDA C/C++ UDF compile to include */
+extern const char udfkit_tpl_decimal_cuh[];
+extern const char udfkit_tpl_datetime_cuh[];
 /* the exporter's checks of string parameters and results (templates/export_strings.cuh) */
 extern const char udfkit_tpl_export_strings[];
 extern const char udfkit_tpl_kernel_nullable_map[];

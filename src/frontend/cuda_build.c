@@ -31,8 +31,10 @@ static void unit_key(source_unit *u)
 }
 
 /* The headers udfkit gives every CUDA C/C++ compile, in memory: <udfkit/udf.h> (udfkit_row_error,
- * pre-included) and <udfkit/string.cuh> (strings, docs/strings.md). */
-static const char *const udfkit_header_names[] = {"udfkit/udf.h", "udfkit/string.cuh"};
+ * pre-included), <udfkit/string.cuh> (strings, docs/strings.md), <udfkit/decimal.cuh> and
+ * <udfkit/datetime.cuh> (docs/decimals-and-dates.md). */
+static const char *const udfkit_header_names[] = {"udfkit/udf.h", "udfkit/string.cuh", "udfkit/decimal.cuh",
+                                                  "udfkit/datetime.cuh"};
 #define UDFKIT_HEADER_COUNT (sizeof udfkit_header_names / sizeof *udfkit_header_names)
 
 static void job_key(const compile_job *j, char key[UDFKIT_CACHE_KEY_SIZE])
@@ -43,7 +45,8 @@ static void job_key(const compile_job *j, char key[UDFKIT_CACHE_KEY_SIZE])
     for (size_t i = 0; i < j->noptions; i++)
         udfkit_hasher_add_str(h, j->options[i]);
     udfkit_hasher_add(h, &j->kind, sizeof j->kind);
-    const char *const texts[] = {udfkit_tpl_udf_device_h, udfkit_tpl_string_cuh};
+    const char *const texts[] = {udfkit_tpl_udf_device_h, udfkit_tpl_string_cuh, udfkit_tpl_decimal_cuh,
+                                  udfkit_tpl_datetime_cuh};
     for (size_t i = 0; i < UDFKIT_HEADER_COUNT; i++)
         udfkit_hasher_add_str(h, texts[i]);
     udfkit_hasher_finish(h, key);
@@ -92,7 +95,8 @@ static void *worker(void *arg)
             }
             udfkit_cache_record(q->cache, &hit, false);
         }
-        const char *header_texts[] = {udfkit_tpl_udf_device_h, udfkit_tpl_string_cuh};
+        const char *header_texts[] = {udfkit_tpl_udf_device_h, udfkit_tpl_string_cuh, udfkit_tpl_decimal_cuh,
+                                  udfkit_tpl_datetime_cuh};
         udfkit_nvrtc_job nj = {j->unit->text.data,
                                j->unit->path,
                                j->options,
@@ -392,13 +396,15 @@ static udfkit_rc place_specs(cuda_build *b)
 static void plan_options(cuda_build *b)
 {
     const udfkit_compile_request *req = b->req;
-    size_t nbase = 8 + 2 * req->ninclude_dirs + 2 * req->ndefines + req->nextra_options;
+    size_t nbase = 9 + 2 * req->ninclude_dirs + 2 * req->ndefines + req->nextra_options;
     b->options = calloc(nbase + 2, sizeof *b->options);
     udfkit_buf opt = UDFKIT_BUF_INIT;
     udfkit_buf_printf(&opt, "--std=%s", req->std ? req->std : "c++17");
     b->options[b->noptions++] = udfkit_buf_detach(&opt);
     b->options[b->noptions++] = strdup("-rdc=true");
     b->options[b->noptions++] = strdup("--pre-include=udfkit/udf.h");
+    /* __int128 in device code, as nvcc allows it: <udfkit/decimal.cuh> computes with it. */
+    b->options[b->noptions++] = strdup("--device-int128");
     if (req->emit == UDFKIT_CODE_LTOIR)
         b->options[b->noptions++] = strdup("-dlto");
     for (size_t i = 0; i < req->ninclude_dirs; i++) {
