@@ -55,8 +55,17 @@ namespace datetime_detail {
 
 const long long int64_max = 9223372036854775807LL;
 const long long int64_min = -9223372036854775807LL - 1;
-/* The years whose days fit int64 (+-2.5e16 * 365.2425 < 2^63), days_from_civil's domain. */
-const long long max_year = 25000000000000000LL;
+/* The years of int64's last and first days, 07-27 and 06-07 of theirs. */
+const long long max_year = 25252734927768524LL;
+const long long min_year = -25252734927764585LL;
+
+/* Whether a valid date's day count fits int64: days_from_civil's domain. */
+UDFKIT_HD bool days_fit(long long year, int month, int day)
+{
+    if (year != max_year && year != min_year)
+        return year < max_year && year > min_year;
+    return year == max_year ? month * 100 + day <= 727 : month * 100 + day >= 607;
+}
 
 UDFKIT_HD bool is_storage(time_unit u) { return u >= time_unit::day && u <= time_unit::nanosecond; }
 
@@ -117,11 +126,14 @@ UDFKIT_HD bool sub_overflows(long long a, long long b, long long *out)
 /* t (of unit u) as whole days, floored, and the rest in u. */
 UDFKIT_HD long long days_of(long long t, time_unit u) { return floor_div(t, ratio(time_unit::day, u)); }
 
-/* days (of the day unit) in u, with the time of day tod (in u) added. */
+/* days (of the day unit) in u, with the time of day tod (0 <= tod < a day, in u) added. */
 UDFKIT_HD int from_days(long long *out, long long days, long long tod, time_unit u)
 {
-    long long t;
-    if (mul_overflows(days, ratio(time_unit::day, u), &t) || add_overflows(t, tod, &t))
+    long long t, r = ratio(time_unit::day, u);
+    /* Before 1970 the day after, less the rest of the day: the first instant of int64 is
+     * within a day whose start is not. */
+    if (days < 0 ? mul_overflows(days + 1, r, &t) || add_overflows(t, tod - r, &t)
+                 : mul_overflows(days, r, &t) || add_overflows(t, tod, &t))
         return UDFKIT_ROW_ERROR_DATETIME_OVERFLOW;
     *out = t;
     return 0;
@@ -158,7 +170,9 @@ UDFKIT_HD civil_date civil_from_days(long long days)
     return r;
 }
 
-/* Days from 1970-01-01 to a valid date (make_date checks one) of |year| <= 2.5e16. */
+/* Days from 1970-01-01 to a valid date (make_date checks one) whose day count fits int64
+ * (years -25252734927764585..25252734927768524, about 2.5e16, not quite all of the first
+ * and last). */
 UDFKIT_HD long long days_from_civil(long long year, int month, int day)
 {
     long long y = year - (month <= 2);
@@ -166,16 +180,18 @@ UDFKIT_HD long long days_from_civil(long long year, int month, int day)
     long long yoe = y - era * 400;
     long long doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
     long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
+    /* The last eras' days pass int64 before 719468 is taken off: five eras (730485 days)
+     * moved into the positive rest. */
+    return era > 0 ? (era - 5) * 146097 + (doe + 730485 - 719468) : era * 146097 + (doe - 719468);
 }
 
 /* The day count of a date: UDFKIT_ROW_ERROR_INVALID_DATETIME where it does not exist
- * (month 13, February 29 of 2023), _DATETIME_OVERFLOW past |year| 2.5e16. */
+ * (month 13, February 29 of 2023), _DATETIME_OVERFLOW where its day count is past int64. */
 UDFKIT_HD int make_date(long long *days, long long year, int month, int day)
 {
     if (month < 1 || month > 12 || day < 1 || day > days_in_month(year, month))
         return UDFKIT_ROW_ERROR_INVALID_DATETIME;
-    if (year > datetime_detail::max_year || year < -datetime_detail::max_year)
+    if (!datetime_detail::days_fit(year, month, day))
         return UDFKIT_ROW_ERROR_DATETIME_OVERFLOW;
     *days = days_from_civil(year, month, day);
     return 0;
@@ -336,15 +352,15 @@ UDFKIT_HD int add_months(long long *out, long long t, long long months, time_uni
     long long days = days_of(t, u), tod = floor_mod(t, ratio(time_unit::day, u));
     civil_date c = civil_from_days(days);
     /* Months past any that int64 days reach are an overflow before they are a sum. */
-    if (months > 12 * 2 * max_year || months < -12 * 2 * max_year)
+    if (months > 24 * max_year || months < -24 * max_year)
         return UDFKIT_ROW_ERROR_DATETIME_OVERFLOW;
     long long total = c.year * 12 + (c.month - 1) + months;
     long long year = floor_div(total, 12);
     int month = (int)(total - year * 12) + 1;
-    int dim = days_in_month(year, month);
-    if (year > max_year || year < -max_year)
+    int dim = days_in_month(year, month), d = c.day < dim ? c.day : dim;
+    if (!days_fit(year, month, d))
         return UDFKIT_ROW_ERROR_DATETIME_OVERFLOW;
-    return from_days(out, days_from_civil(year, month, c.day < dim ? c.day : dim), tod, u);
+    return from_days(out, days_from_civil(year, month, d), tod, u);
 }
 
 /* t (a count of u) floored to the start of its `unit` (any unit: a year, quarter, month,
@@ -368,9 +384,9 @@ UDFKIT_HD int floor_to(long long *out, long long t, time_unit u, time_unit unit)
     }
     if (unit < time_unit::week) {
         civil_date c = civil_from_days(days);
-        if (c.year > max_year || c.year < -max_year)
-            return UDFKIT_ROW_ERROR_DATETIME_OVERFLOW;
         int first = unit == time_unit::year ? 1 : unit == time_unit::quarter ? (c.month - 1) / 3 * 3 + 1 : c.month;
+        if (!days_fit(c.year, first, 1))
+            return UDFKIT_ROW_ERROR_DATETIME_OVERFLOW;
         return from_days(out, days_from_civil(c.year, first, 1), 0, u);
     }
     long long r = ratio(unit, u), q = floor_div(t, r);
