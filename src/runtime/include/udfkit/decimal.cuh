@@ -341,15 +341,8 @@ UDFKIT_HD bool rounds_up(rounding mode, bool negative, bool q_odd, const u256 &r
 
 /* The signed value of the magnitude n / d rounded by `mode`, where it has at most 38
  * digits; else *error is set (d must not be 0). */
-UDFKIT_HD int128 divide(bool negative, const u256 &n, const u256 &d, rounding mode, int *error)
+UDFKIT_HD int128 rounded(bool negative, const u256 &q, const u256 &r, const u256 &d, rounding mode, int *error)
 {
-    u256 q, r;
-    if (d.w[0] == 1 && !(d.w[1] | d.w[2] | d.w[3])) {
-        q = n;
-        r = make(0);
-    } else {
-        divmod(n, d, q, r);
-    }
     if (!fits_128(q)) {
         *error = UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW;
         return 0;
@@ -362,6 +355,57 @@ UDFKIT_HD int128 divide(bool negative, const u256 &n, const u256 &d, rounding mo
         return 0;
     }
     return negative ? -(int128)m : (int128)m;
+}
+
+UDFKIT_HD int128 divide(bool negative, const u256 &n, const u256 &d, rounding mode, int *error)
+{
+    u256 q, r;
+    divmod(n, d, q, r);
+    return rounded(negative, q, r, d, mode, error);
+}
+
+/* q = n / 10^k, r = n % 10^k for 0 < k <= 19: long division by 32-bit digits, by 10^9 at
+ * most at a time, each step a 64-by-32-bit division that a constant k (the usual case: the
+ * scales of a UDF's types) turns into multiplications. */
+UDFKIT_HD void divmod_pow10(const u256 &n, int k, u256 &q, u64 &r)
+{
+    q = n;
+    r = 0;
+    u64 done = 1;
+    while (k > 0) {
+        int c = k < 9 ? k : 9;
+        u64 d = pow10_64(c), rem = 0;
+        for (int i = 3; i >= 0; i--) {
+            if (!rem && !q.w[i])
+                continue;
+            u64 hi = (rem << 32) | (q.w[i] >> 32);
+            u64 qh = hi / d;
+            u64 lo = ((hi - qh * d) << 32) | (q.w[i] & 0xffffffffull);
+            u64 ql = lo / d;
+            rem = lo - ql * d;
+            q.w[i] = (qh << 32) | ql;
+        }
+        r += rem * done;
+        done *= d;
+        k -= c;
+    }
+}
+
+/* n / 10^k rounded (0 <= k <= 76). */
+UDFKIT_HD int128 divide_pow10(bool negative, const u256 &n, int k, rounding mode, int *error)
+{
+    if (k > 19) {
+        u256 d = make(1);
+        mul_pow10(d, k);
+        return divide(negative, n, d, mode, error);
+    }
+    u256 q;
+    u64 r = 0;
+    if (k > 0)
+        divmod_pow10(n, k, q, r);
+    else
+        q = n;
+    return rounded(negative, q, make(r), make(pow10_64(k)), mode, error);
 }
 
 /* A signed 256-bit value as a sign and a magnitude: what the exact forms of add and sub are. */
@@ -514,7 +558,7 @@ class decimal {
     {
         init(unscaled, scale);
         if (!error_ && decimal_detail::magnitude(unscaled) > decimal_detail::max_magnitude(decimal_max_precision))
-            *this = with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW);
+            *this = with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, scale);
     }
     /* A decimal128 argument of scale S as the C ABI passes it (aN_lo, aN_hi), or as a
      * udfkit_decimal128 holds it. */
@@ -546,18 +590,21 @@ class decimal {
         bool inexact;
         return parse_at(text, scale, mode, &inexact);
     }
-    /* A value that carries a row error code: what operations give where they fail. */
-    UDFKIT_HD static decimal with_error(int code)
+    /* A value that carries a row error code, what operations give where they fail: its
+     * unscaled value 0 and the scale the result would have had (0 if none), so that a
+     * compiler that knows the scales of a computation knows its result's. */
+    UDFKIT_HD static decimal with_error(int code, int scale = 0)
     {
         decimal r;
         r.error_ = code;
+        r.scale_ = scale >= 0 && scale <= decimal_max_precision ? scale : 0;
         return r;
     }
 
     UDFKIT_HD int128 unscaled() const { return value_; }
     UDFKIT_HD int scale() const { return scale_; }
     /* 0, or the row error code of the first operation that failed on the way to this value
-     * (whose unscaled value and scale are then 0). */
+     * (whose unscaled value is then 0). */
     UDFKIT_HD int error() const { return error_; }
     UDFKIT_HD bool ok() const { return error_ == 0; }
     /* -1, 0 or 1. */
@@ -715,7 +762,15 @@ UDFKIT_HD decimal quotient(bool negative, const u256 &n, const u256 &d, int scal
 {
     int error = 0;
     int128 v = divide(negative, n, d, mode, &error);
-    return error ? decimal::with_error(error) : decimal(v, scale);
+    return error ? decimal::with_error(error, scale) : decimal(v, scale);
+}
+
+/* The same for n / 10^k. */
+UDFKIT_HD decimal quotient_pow10(bool negative, const u256 &n, int k, int scale, rounding mode)
+{
+    int error = 0;
+    int128 v = divide_pow10(negative, n, k, mode, &error);
+    return error ? decimal::with_error(error, scale) : decimal(v, scale);
 }
 
 UDFKIT_HD int first_error(const decimal &a, const decimal &b) { return a.error() ? a.error() : b.error(); }
@@ -726,29 +781,25 @@ UDFKIT_HD bool valid_scale(int scale) { return scale >= 0 && scale <= decimal_ma
 UDFKIT_HD decimal rounded_sum(const decimal &a, const decimal &b, bool subtract, int scale, rounding mode)
 {
     if (int e = first_error(a, b))
-        return decimal::with_error(e);
+        return decimal::with_error(e, scale);
     if (!valid_scale(scale))
         return decimal::with_error(UDFKIT_ROW_ERROR_INVALID_DECIMAL);
     int exact = a.scale() > b.scale() ? a.scale() : b.scale();
-    u256 x = make(magnitude(a.unscaled())), y = make(magnitude(b.unscaled())), d = make(1);
+    u256 x = make(magnitude(a.unscaled())), y = make(magnitude(b.unscaled()));
     mul_pow10(x, exact - a.scale()); /* below 10^76 */
     mul_pow10(y, exact - b.scale());
     signed_u256 s = signed_sum(a.sign() < 0, x, subtract ? b.sign() > 0 : b.sign() < 0, y);
-    if (scale >= exact) {
-        if (!mul_pow10(s.magnitude, scale - exact))
-            return decimal::with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW);
-    } else {
-        mul_pow10(d, exact - scale);
-    }
-    return quotient(s.negative, s.magnitude, d, scale, mode);
+    if (scale >= exact && !mul_pow10(s.magnitude, scale - exact))
+        return decimal::with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, scale);
+    return quotient_pow10(s.negative, s.magnitude, scale >= exact ? 0 : exact - scale, scale, mode);
 }
 
 /* a + b or a - b exact, at the larger scale, in 128 bits. */
 UDFKIT_HD decimal exact_sum(const decimal &a, const decimal &b, bool subtract)
 {
-    if (int e = first_error(a, b))
-        return decimal::with_error(e);
     int scale = a.scale() > b.scale() ? a.scale() : b.scale();
+    if (int e = first_error(a, b))
+        return decimal::with_error(e, scale);
     int128 x = a.unscaled(), y = subtract ? -b.unscaled() : b.unscaled();
     /* An operand past 38 digits once aligned leaves the sum to the 256-bit form. */
     if (a.scale() != scale) {
@@ -773,7 +824,7 @@ UDFKIT_HD decimal exact_sum(const decimal &a, const decimal &b, bool subtract)
         m = magnitude(s);
     }
     if (m > max_magnitude(decimal_max_precision))
-        return decimal::with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW);
+        return decimal::with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, scale);
     return decimal(negative ? -(int128)m : (int128)m, scale);
 }
 
@@ -787,9 +838,10 @@ UDFKIT_HD decimal operator-(const decimal &a, const decimal &b) { return decimal
 UDFKIT_HD decimal operator*(const decimal &a, const decimal &b)
 {
     using namespace decimal_detail;
+    int scale = a.scale() + b.scale();
     if (int e = first_error(a, b))
-        return decimal::with_error(e);
-    if (a.scale() + b.scale() > decimal_max_precision)
+        return decimal::with_error(e, scale);
+    if (scale > decimal_max_precision)
         return decimal::with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW);
     uint128 x = magnitude(a.unscaled()), y = magnitude(b.unscaled());
     uint128 m;
@@ -798,12 +850,12 @@ UDFKIT_HD decimal operator*(const decimal &a, const decimal &b)
     } else {
         u256 p = decimal_detail::mul(x, y);
         if (!fits_128(p))
-            return decimal::with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW);
+            return decimal::with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, scale);
         m = low_128(p);
     }
     if (m > max_magnitude(decimal_max_precision))
-        return decimal::with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW);
-    return decimal((a.sign() < 0) != (b.sign() < 0) ? -(int128)m : (int128)m, a.scale() + b.scale());
+        return decimal::with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, scale);
+    return decimal((a.sign() < 0) != (b.sign() < 0) ? -(int128)m : (int128)m, scale);
 }
 UDFKIT_HD decimal operator-(const decimal &a)
 {
@@ -831,34 +883,30 @@ UDFKIT_HD decimal mul(const decimal &a, const decimal &b, int scale, rounding mo
 {
     using namespace decimal_detail;
     if (int e = first_error(a, b))
-        return decimal::with_error(e);
+        return decimal::with_error(e, scale);
     if (!valid_scale(scale))
         return decimal::with_error(UDFKIT_ROW_ERROR_INVALID_DECIMAL);
-    u256 n = decimal_detail::mul(magnitude(a.unscaled()), magnitude(b.unscaled())), d = make(1);
+    u256 n = decimal_detail::mul(magnitude(a.unscaled()), magnitude(b.unscaled()));
     int exact = a.scale() + b.scale();
-    if (scale >= exact) {
-        if (!mul_pow10(n, scale - exact))
-            return decimal::with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW);
-    } else {
-        mul_pow10(d, exact - scale);
-    }
-    return quotient((a.sign() < 0) != (b.sign() < 0), n, d, scale, mode);
+    if (scale >= exact && !mul_pow10(n, scale - exact))
+        return decimal::with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, scale);
+    return quotient_pow10((a.sign() < 0) != (b.sign() < 0), n, scale >= exact ? 0 : exact - scale, scale, mode);
 }
 UDFKIT_HD decimal div(const decimal &a, const decimal &b, int scale, rounding mode = rounding::half_away_from_zero)
 {
     using namespace decimal_detail;
     if (int e = first_error(a, b))
-        return decimal::with_error(e);
+        return decimal::with_error(e, scale);
     if (!valid_scale(scale))
         return decimal::with_error(UDFKIT_ROW_ERROR_INVALID_DECIMAL);
     if (b.sign() == 0)
-        return decimal::with_error(UDFKIT_ROW_ERROR_DIVIDE_BY_ZERO);
+        return decimal::with_error(UDFKIT_ROW_ERROR_DIVIDE_BY_ZERO, scale);
     /* a / b at `scale` is a * 10^(scale - sa + sb) / b, unscaled. A dividend past 2^256
      * makes a quotient past 2^256 / 10^38 > 10^38. */
     u256 n = make(magnitude(a.unscaled())), d = make(magnitude(b.unscaled()));
     int e = scale - a.scale() + b.scale();
     if (!mul_pow10(e >= 0 ? n : d, e >= 0 ? e : -e))
-        return decimal::with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW);
+        return decimal::with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, scale);
     return quotient((a.sign() < 0) != (b.sign() < 0), n, d, scale, mode);
 }
 
@@ -901,10 +949,10 @@ UDFKIT_HD decimal decimal::rescale(int scale, rounding mode) const
     uint128 m = magnitude(value_);
     if (scale > scale_) {
         if (m > max_magnitude(decimal_max_precision - (scale - scale_)))
-            return with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW);
+            return with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, scale);
         return decimal(value_ * (int128)pow10_128(scale - scale_), scale);
     }
-    return quotient(value_ < 0, make(m), make(pow10_128(scale_ - scale)), scale, mode);
+    return quotient_pow10(value_ < 0, make(m), scale_ - scale, scale, mode);
 }
 
 UDFKIT_HD decimal decimal::from_double(double x, int scale, rounding mode)
@@ -915,7 +963,7 @@ UDFKIT_HD decimal decimal::from_double(double x, int scale, rounding mode)
     u64 bits = double_to_bits(x);
     int biased = (int)((bits >> 52) & 0x7ff);
     if (biased == 0x7ff)
-        return with_error(UDFKIT_ROW_ERROR_INVALID_DECIMAL);
+        return with_error(UDFKIT_ROW_ERROR_INVALID_DECIMAL, scale);
     u64 sig = bits & ((1ull << 52) - 1);
     if (biased)
         sig |= 1ull << 52;
@@ -927,7 +975,7 @@ UDFKIT_HD decimal decimal::from_double(double x, int scale, rounding mode)
     mul_pow10(n, scale); /* below 2^53 * 10^38 */
     if (exp >= 0) {
         if (exp >= 256 - bit_length(n))
-            return with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW);
+            return with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, scale);
         n = shift_left(n, exp);
     } else if (-exp <= 255) {
         d = shift_left(make(1), -exp);
@@ -968,7 +1016,7 @@ UDFKIT_HD decimal decimal::parse(string_view text)
     bool inexact;
     decimal r = parse_at(text, scale < 0 ? 0 : scale > decimal_max_precision ? decimal_max_precision : (int)scale,
                          rounding::toward_zero, &inexact);
-    return !r.error_ && inexact ? with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW) : r;
+    return !r.error_ && inexact ? with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, r.scale_) : r;
 }
 
 UDFKIT_HD decimal decimal::parse_at(string_view text, int scale, rounding mode, bool *inexact)
@@ -993,7 +1041,7 @@ UDFKIT_HD decimal decimal::parse_at(string_view text, int scale, rounding mode, 
     }
     long long end = i, exponent = 0;
     if (!ndigits)
-        return with_error(UDFKIT_ROW_ERROR_INVALID_DECIMAL);
+        return with_error(UDFKIT_ROW_ERROR_INVALID_DECIMAL, scale);
     if (i < n && (s[i] == 'e' || s[i] == 'E')) {
         i++;
         bool eneg = false;
@@ -1004,12 +1052,12 @@ UDFKIT_HD decimal decimal::parse_at(string_view text, int scale, rounding mode, 
             if (exponent < 100000) /* past any digit a decimal keeps */
                 exponent = exponent * 10 + (s[i] - '0');
         if (i == start)
-            return with_error(UDFKIT_ROW_ERROR_INVALID_DECIMAL);
+            return with_error(UDFKIT_ROW_ERROR_INVALID_DECIMAL, scale);
         if (eneg)
             exponent = -exponent;
     }
     if (i != n)
-        return with_error(UDFKIT_ROW_ERROR_INVALID_DECIMAL);
+        return with_error(UDFKIT_ROW_ERROR_INVALID_DECIMAL, scale);
     /* Digit k (counting digits alone, from 0) stands for 10^(integer digits - 1 - k +
      * exponent): the result keeps the first `keep`, down to 10^-scale, and rounds by the
      * next one and whether any after it is nonzero. */
@@ -1025,7 +1073,7 @@ UDFKIT_HD decimal decimal::parse_at(string_view text, int scale, rounding mode, 
         int digit = s[j] - '0';
         if (k < keep) {
             if (m > (limit - digit) / 10)
-                return with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW);
+                return with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, scale);
             m = m * 10 + digit;
         } else if (k == keep) {
             next = digit;
@@ -1036,7 +1084,7 @@ UDFKIT_HD decimal decimal::parse_at(string_view text, int scale, rounding mode, 
     }
     for (; k < keep && m; k++) {
         if (m > limit / 10)
-            return with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW);
+            return with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, scale);
         m *= 10;
     }
     *inexact = next || sticky;
@@ -1050,7 +1098,7 @@ UDFKIT_HD decimal decimal::parse_at(string_view text, int scale, rounding mode, 
     if (rounds_up(mode, negative, m & 1, r, d))
         m++;
     if (m > limit)
-        return with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW);
+        return with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, scale);
     return decimal(negative ? -(int128)m : (int128)m, scale);
 }
 
