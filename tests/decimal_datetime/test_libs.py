@@ -5,13 +5,14 @@ same values (Python's decimal, fractions and numpy where SPEC.md's rules are not
 compared line for line; then both headers under NVRTC (udfkit compile of UDFs using them
 through the C ABI) and nvcc (-dc -arch=sm_80).
 
-    python3 tests/decimal_datetime/test_libs.py            the tests (ctest: dates-libs)
-    python3 tests/decimal_datetime/test_libs.py --gpu      the same cases on the GPU here
-                                                           (apply_gpu.cu built by nvcc)
-    python3 tests/decimal_datetime/test_libs.py --report   cases per operation and oracle,
-                                                           and Arrow's differences"""
+    test_libs.py                 the tests (ctest: dates-libs)
+    test_libs.py --report        cases per operation and oracle, and Arrow's differences
+    test_libs.py --write DIR     the cases and their expected results into DIR
+    test_libs.py --gpu [DIR]     the cases (DIR's, else new ones) on this machine's GPU,
+                                 apply_gpu.cu built by nvcc: with DIR, no pyarrow needed"""
 import collections
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,8 +22,6 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 INCLUDE = os.path.join(ROOT, "src", "runtime", "include")
 sys.path.insert(0, os.path.join(ROOT, "tests", "cli"))
 sys.path.insert(0, HERE)
-
-import cases as case_gen  # noqa: E402
 
 CXX = os.environ.get("CXX") or "c++"
 NVCC = os.environ.get("UDFKIT_NVCC") or ""
@@ -41,13 +40,31 @@ def run(cmd, cwd=None, timeout=900):
     return proc
 
 
-def write_cases(work):
-    cases = case_gen.build()
+def build_cases():
+    import cases as case_gen  # pyarrow, only where the cases are made
+    return case_gen.build()
+
+
+def write_cases(work, cases=None):
+    cases = cases or build_cases()
     path = os.path.join(work, "cases.txt")
     with open(path, "w") as f:
         for _, line, _, _ in cases.lines:
             f.write(line + "\n")
+    with open(os.path.join(work, "expected.txt"), "w") as f:
+        for _, _, expected, _ in cases.lines:
+            f.write(expected + "\n")
     return cases, path
+
+
+class Stored:
+    """Cases read back from a directory --write filled: lines and expectations only."""
+    def __init__(self, directory):
+        with open(os.path.join(directory, "cases.txt")) as f:
+            lines = f.read().splitlines()
+        with open(os.path.join(directory, "expected.txt")) as f:
+            expected = f.read().splitlines()
+        self.lines = [(line.split()[0], line, want, "") for line, want in zip(lines, expected)]
 
 
 def compare(cases, output):
@@ -126,12 +143,15 @@ def test_under_nvcc(work):
          os.path.join(work, "udfs.o")])
 
 
-def gpu(work):
+def gpu(work, directory=None):
     """The cases on this machine's GPU (apply_gpu.cu by nvcc), against the same expectations."""
-    cases, path = write_cases(work)
+    if directory:
+        cases, path = Stored(directory), os.path.join(directory, "cases.txt")
+    else:
+        cases, path = write_cases(work)
     exe = os.path.join(work, "apply_gpu")
-    run([NVCC or "nvcc", "-std=c++17", "-O2", "-arch=native", "-I", INCLUDE, os.path.join(HERE, "apply_gpu.cu"),
-         "-o", exe])
+    nvcc = NVCC or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    run([nvcc, "-std=c++17", "-O2", "-arch=native", "-I", INCLUDE, os.path.join(HERE, "apply_gpu.cu"), "-o", exe])
     proc = subprocess.run([exe, path], capture_output=True, text=True, timeout=900)
     if proc.returncode == 77:
         print("no GPU visible: skipped")
@@ -143,11 +163,15 @@ def gpu(work):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--gpu"]:
+    if sys.argv[1:2] == ["--gpu"] and len(sys.argv) <= 3:
         with tempfile.TemporaryDirectory() as work:
-            sys.exit(gpu(work))
+            sys.exit(gpu(work, sys.argv[2] if len(sys.argv) == 3 else None))
     if sys.argv[1:] == ["--report"]:
-        print(summary(case_gen.build()))
+        print(summary(build_cases()))
+        sys.exit(0)
+    if sys.argv[1:2] == ["--write"] and len(sys.argv) == 3:
+        os.makedirs(sys.argv[2], exist_ok=True)
+        print(f"{len(write_cases(sys.argv[2])[0].lines)} cases in {sys.argv[2]}")
         sys.exit(0)
     from harness import main
     main([test_host_against_arrow, test_headers_alone, test_under_nvrtc, test_under_nvcc])
