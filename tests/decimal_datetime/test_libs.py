@@ -7,9 +7,11 @@ through the C ABI) and nvcc (-dc -arch=sm_80).
 
     test_libs.py                 the tests (ctest: dates-libs)
     test_libs.py --report        cases per operation and oracle, and Arrow's differences
-    test_libs.py --write DIR     the cases and their expected results into DIR
-    test_libs.py --gpu [DIR]     the cases (DIR's, else new ones) on this machine's GPU,
-                                 apply_gpu.cu built by nvcc: with DIR, no pyarrow needed"""
+    test_libs.py --write DIR     the cases, their expected results and, where nvcc is, the
+                                 GPU runner (apply_gpu.cu for sm_80, sm_90, compute_90) into DIR
+    test_libs.py --gpu [DIR]     the cases (DIR's, else new ones) on this machine's GPU, by
+                                 DIR's runner or one nvcc builds: with DIR, the standard
+                                 library is all it needs (tests/README.md, GPU machine)"""
 import collections
 import os
 import shutil
@@ -143,15 +145,34 @@ def test_under_nvcc(work):
          os.path.join(work, "udfs.o")])
 
 
+def nvcc():
+    return NVCC or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+
+
+def build_gpu_runner(exe, archs):
+    run([nvcc(), "-std=c++17", "-O2", *archs, "-I", INCLUDE, os.path.join(HERE, "apply_gpu.cu"), "-o", exe])
+
+
+def write(directory):
+    os.makedirs(directory, exist_ok=True)
+    cases, _ = write_cases(directory)
+    print(f"{len(cases.lines)} cases in {directory}")
+    if os.path.exists(nvcc()):
+        build_gpu_runner(os.path.join(directory, "apply_gpu"),
+                         ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=[sm_90,compute_90]"])
+        print(f"the GPU runner in {directory}")
+
+
 def gpu(work, directory=None):
-    """The cases on this machine's GPU (apply_gpu.cu by nvcc), against the same expectations."""
+    """The cases on this machine's GPU (apply_gpu.cu), against the same expectations."""
     if directory:
         cases, path = Stored(directory), os.path.join(directory, "cases.txt")
     else:
         cases, path = write_cases(work)
-    exe = os.path.join(work, "apply_gpu")
-    nvcc = NVCC or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    run([nvcc, "-std=c++17", "-O2", "-arch=native", "-I", INCLUDE, os.path.join(HERE, "apply_gpu.cu"), "-o", exe])
+    exe = os.path.join(directory, "apply_gpu") if directory else ""
+    if not os.path.exists(exe):
+        exe = os.path.join(work, "apply_gpu")
+        build_gpu_runner(exe, ["-arch=native"])
     proc = subprocess.run([exe, path], capture_output=True, text=True, timeout=900)
     if proc.returncode == 77:
         print("no GPU visible: skipped")
@@ -170,8 +191,7 @@ if __name__ == "__main__":
         print(summary(build_cases()))
         sys.exit(0)
     if sys.argv[1:2] == ["--write"] and len(sys.argv) == 3:
-        os.makedirs(sys.argv[2], exist_ok=True)
-        print(f"{len(write_cases(sys.argv[2])[0].lines)} cases in {sys.argv[2]}")
+        write(sys.argv[2])
         sys.exit(0)
     from harness import main
     main([test_host_against_arrow, test_headers_alone, test_under_nvrtc, test_under_nvcc])
