@@ -30,10 +30,11 @@ NVCC = os.environ.get("UDFKIT_NVCC") or ""
 if NVCC.endswith("-NOTFOUND"):
     NVCC = ""
 
-SPECS = ["net_price:void(void*, uint64, int64, int64)", "share:int64(int64, int64)",
-         "as_double:float64(uint64, int64)", "parse_cents:int64(string)", "format_cents:string(int64)",
-         "next_month:int32(int32)", "month_start:int64(int64)", "days_apart:int64(int64, int64)",
-         "weekday_of:int32(int32)"]
+SPECS = ["net_price:decimal128(38,4)(decimal128(15,2), decimal64(4,2))",
+         "share:decimal64(18,6)(decimal64(18,2), decimal64(18,2))", "as_double:float64(decimal128(38,10))",
+         "parse_cents:decimal64(18,2)(string)", "format_cents:string(decimal64(18,2))", "next_month:date32(date32)",
+         "month_start:timestamp[ns](timestamp[ns])", "days_apart:int64(timestamp[us], timestamp[s])",
+         "weekday_of:int32(date32)", "later:timestamp[ms](timestamp[s], duration[ms])"]
 
 
 def run(cmd, cwd=None, timeout=900):
@@ -126,15 +127,19 @@ def test_headers_alone(work):
 
 
 def test_under_nvrtc(work):
-    """UDFs using both headers through the C ABI, compiled by udfkit (NVRTC, which finds the
-    headers in memory) for two architectures, LTO-IR and PTX."""
+    """UDFs using both headers through the C ABI of decimal, date and time specs, compiled by
+    udfkit (NVRTC, which finds the headers in memory) for two architectures, LTO-IR and PTX,
+    and the UDF header's prototypes."""
     from harness import ok
     src = os.path.join(HERE, "udfs.cu")
     ok("compile", src, "-f", *SPECS, "--arch", "75;80", "-o", os.path.join(work, "u.json"))
     ok("compile", src, "-f", *SPECS, "--arch", "90", "--emit", "ptx", "-o", os.path.join(work, "u.ptx"))
     ptx = open(os.path.join(work, "u.ptx")).read()
-    for name in ("net_price", "share", "parse_cents", "format_cents", "next_month", "days_apart"):
+    for name in ("net_price", "share", "parse_cents", "format_cents", "next_month", "days_apart", "later"):
         assert name in ptx, name
+    ok("header", os.path.join(work, "u.json"), "-o", os.path.join(work, "u.h"))
+    header = open(os.path.join(work, "u.h")).read()
+    assert "void net_price(udfkit_decimal128 *out, uint64_t a0_lo, int64_t a0_hi, int64_t a1)" in header, header
 
 
 def test_under_nvcc(work):
