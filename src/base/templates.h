@@ -41,6 +41,9 @@ extern const char udfkit_tpl_string_chars_cuh[];
 extern const char udfkit_tpl_string_text_cuh[];
 extern const char udfkit_tpl_string_case_cuh[];
 extern const char udfkit_tpl_string_number_cuh[];
+/* <udfkit/decimal.cuh> and <udfkit/datetime.cuh>, given to every CUDA C/C++ UDF compile to include */
+extern const char udfkit_tpl_decimal_cuh[];
+extern const char udfkit_tpl_datetime_cuh[];
 /* the exporter's checks of string parameters and results (templates/export_strings.cuh) */
 extern const char udfkit_tpl_export_strings[];
 extern const char udfkit_tpl_kernel_nullable_map[];

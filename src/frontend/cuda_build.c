@@ -19,13 +19,16 @@ typedef struct job_queue {
 } job_queue;
 
 /* The headers every CUDA C/C++ compile may include, by their include names: <udfkit/udf.h>
- * (pre-included: udfkit_row_error) and <udfkit/string.cuh> with the headers it includes. */
+ * (pre-included: udfkit_row_error), <udfkit/string.cuh> with the headers it includes
+ * (docs/strings.md), <udfkit/decimal.cuh> and <udfkit/datetime.cuh> (docs/decimals-and-dates.md). */
 static const char *const device_header_names[] = {
     "udfkit/udf.h",          "udfkit/string.cuh",      "udfkit/string_unicode.cuh", "udfkit/string_pow5.cuh",
-    "udfkit/string_chars.cuh", "udfkit/string_text.cuh", "udfkit/string_case.cuh",    "udfkit/string_number.cuh"};
+    "udfkit/string_chars.cuh", "udfkit/string_text.cuh", "udfkit/string_case.cuh",    "udfkit/string_number.cuh",
+    "udfkit/decimal.cuh",      "udfkit/datetime.cuh"};
 static const char *const device_header_texts[] = {
     udfkit_tpl_udf_device_h,     udfkit_tpl_string_cuh,      udfkit_tpl_string_unicode_cuh, udfkit_tpl_string_pow5_cuh,
-    udfkit_tpl_string_chars_cuh, udfkit_tpl_string_text_cuh, udfkit_tpl_string_case_cuh,    udfkit_tpl_string_number_cuh};
+    udfkit_tpl_string_chars_cuh, udfkit_tpl_string_text_cuh, udfkit_tpl_string_case_cuh,    udfkit_tpl_string_number_cuh,
+    udfkit_tpl_decimal_cuh,      udfkit_tpl_datetime_cuh};
 #define DEVICE_HEADERS (sizeof device_header_names / sizeof *device_header_names)
 
 /* The source text (with its forwarders) and every file the includes reach, CUDA's own
@@ -395,13 +398,15 @@ static udfkit_rc place_specs(cuda_build *b)
 static void plan_options(cuda_build *b)
 {
     const udfkit_compile_request *req = b->req;
-    size_t nbase = 8 + 2 * req->ninclude_dirs + 2 * req->ndefines + req->nextra_options;
+    size_t nbase = 9 + 2 * req->ninclude_dirs + 2 * req->ndefines + req->nextra_options;
     b->options = calloc(nbase + 2, sizeof *b->options);
     udfkit_buf opt = UDFKIT_BUF_INIT;
     udfkit_buf_printf(&opt, "--std=%s", req->std ? req->std : "c++17");
     b->options[b->noptions++] = udfkit_buf_detach(&opt);
     b->options[b->noptions++] = strdup("-rdc=true");
     b->options[b->noptions++] = strdup("--pre-include=udfkit/udf.h");
+    /* __int128 in device code, as nvcc allows it: <udfkit/decimal.cuh> computes with it. */
+    b->options[b->noptions++] = strdup("--device-int128");
     if (req->emit == UDFKIT_CODE_LTOIR)
         b->options[b->noptions++] = strdup("-dlto");
     for (size_t i = 0; i < req->ninclude_dirs; i++) {

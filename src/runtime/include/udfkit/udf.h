@@ -34,9 +34,20 @@ extern "C" __device__ void udfkit_row_error(int code);
 
 /* Row error codes udfkit records itself (a UDF's own codes are any other int), also in
  * <udfkit/runtime.h>: a string result that was built with another size the second time
- * (docs/strings.md, the two launches). */
+ * (docs/strings.md, the two launches); and those of <udfkit/decimal.cuh> and
+ * <udfkit/datetime.cuh> (docs/decimals-and-dates.md): a decimal that does not fit its
+ * precision (38 digits in between), a division by zero, text that is no decimal number (or
+ * a NaN, an infinity, a scale outside 0..38), a date or time outside its type's range, and
+ * a civil date or time of day that does not exist (February 30, 24:00). */
 #ifndef UDFKIT_ROW_ERROR_STRING_CHANGED
 #define UDFKIT_ROW_ERROR_STRING_CHANGED (-2147483647)
+#endif
+#ifndef UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW
+#define UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW (-2147483646)
+#define UDFKIT_ROW_ERROR_DIVIDE_BY_ZERO (-2147483645)
+#define UDFKIT_ROW_ERROR_INVALID_DECIMAL (-2147483644)
+#define UDFKIT_ROW_ERROR_DATETIME_OVERFLOW (-2147483643)
+#define UDFKIT_ROW_ERROR_INVALID_DATETIME (-2147483642)
 #endif
 
 #endif /* UDFKIT_UDF_H */
