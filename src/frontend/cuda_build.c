@@ -320,7 +320,8 @@ static udfkit_rc load_sources(cuda_build *b)
     for (size_t i = 0; i < b->req->nsources; i++) {
         source_unit *u = &b->units[i];
         u->path = b->req->sources[i];
-        if (!is_cuda_source(u->path))
+        /* A text given in memory (udfkit_compile_source) is CUDA C++ whatever its name. */
+        if (!b->req->source_texts && !is_cuda_source(u->path))
             return udfkit_fail(UDFKIT_RC_INPUT, u->path, 0,
                                "unknown source kind '%s' (expected .cu, .cuh, .cpp, .cc, .cxx or .py)",
                                udfkit_path_extension(u->path));

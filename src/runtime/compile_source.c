@@ -177,6 +177,13 @@ udfkit_status udfkit_compile_source(const char *name, const char *source, const 
                                    : !source       ? "no source given"
                                    : !out          ? "no output pointer"
                                                    : "a count without its array");
+    /* The name starts every line of the messages: a newline in it would forge lines. */
+    for (const char *c = name; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
+                                       "udfkit_compile_source: the name holds a control character (byte %zu is "
+                                       "0x%02x); it starts every line of the messages, so it must be printable text",
+                                       (size_t)(c - name), (unsigned)(unsigned char)*c);
     if (!spec_count)
         return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
                                    "udfkit_compile_source: no function spec given: a package exports at least one "

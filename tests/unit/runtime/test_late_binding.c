@@ -53,6 +53,7 @@ static size_t read_all(const char *file, char **out)
     fseek(f, 0, SEEK_SET);
     *out = malloc((size_t)size + 1);
     assert_int_equal(fread(*out, 1, (size_t)size, f), (size_t)size);
+    (*out)[size] = '\0';
     fclose(f);
     return (size_t)size;
 }
@@ -196,6 +197,14 @@ static void refuses_damaged_packages(void **state)
     free(data);
     expect_open_error(getenv("UDFKIT_TEST_KEEP_LTOIR"), UDFKIT_ERROR_BAD_IMAGE,
                       "without a udfkit package's function table");
+    /* What is there but is no file is not "not found": a FIFO (without a writer: refused,
+     * never waited on), a device, a directory. */
+    assert_int_equal(mkfifo(path(dir, "pipe.fatbin"), 0600), 0);
+    expect_open_error(path(dir, "pipe.fatbin"), UDFKIT_ERROR_BAD_IMAGE, "is a FIFO; udfkit reads only regular files");
+    expect_open_error("/dev/zero", UDFKIT_ERROR_BAD_IMAGE, "is a character device");
+    expect_open_error(dir, UDFKIT_ERROR_BAD_IMAGE, "is a directory");
+    expect_open_error(path(dir, "cut.fatbin/x"), UDFKIT_ERROR_NOT_FOUND, "no such package");
+    unlink(path(dir, "pipe.fatbin"));
     remove_dir(dir);
 }
 
@@ -261,6 +270,32 @@ static void compiles_source_at_run_time(void **state)
     const char *no_arch[] = {"--arch=12"};
     assert_int_not_equal(udfkit_compile_source("user.cu", text, specs, 1, no_arch, 1, &pkg), UDFKIT_OK);
     assert_null(pkg);
+}
+
+/* The name is only for messages: any printable name, no extension needed; a control
+ * character, which would forge lines of the messages, is refused. */
+static void names_are_for_messages_only(void **state)
+{
+    (void)state;
+    const char *specs[] = {"twice:float32(float32)"};
+    const char *options[] = {"--arch=80"};
+    udfkit_package *pkg = NULL;
+    for (const char *const *name = (const char *const[]){"user", "query 17: price rule", "udf.txt", NULL}; *name;
+         name++) {
+        assert_int_equal(udfkit_compile_source(*name, text, specs, 1, options, 1, &pkg), UDFKIT_OK);
+        udfkit_package_close(pkg);
+    }
+    const char *bad = "__device__ float twice(float x) { return y; }\n";
+    assert_int_equal(udfkit_compile_source("query 17", bad, specs, 1, options, 1, &pkg), UDFKIT_ERROR_COMPILE);
+    assert_non_null(strstr(udfkit_last_error(), "query 17:1:"));
+    const char *forged = "x.cu\nx.cu:1:1: error: the server's secret is";
+    pkg = (udfkit_package *)1;
+    assert_int_equal(udfkit_compile_source(forged, bad, specs, 1, options, 1, &pkg), UDFKIT_ERROR_INVALID_ARGUMENT);
+    assert_null(pkg);
+    assert_non_null(strstr(udfkit_last_error(), "the name holds a control character (byte 4 is 0x0a)"));
+    assert_null(strchr(udfkit_last_error(), '\n'));
+    assert_int_equal(udfkit_compile_source("tab\there", bad, specs, 1, options, 1, &pkg),
+                     UDFKIT_ERROR_INVALID_ARGUMENT);
 }
 
 /* A bind that must fail its checks: status, message, no instance, nothing loaded. */
@@ -333,6 +368,7 @@ int main(void)
         cmocka_unit_test(opens_manifests_and_fatbins),
         cmocka_unit_test(refuses_damaged_packages),
         cmocka_unit_test(compiles_source_at_run_time),
+        cmocka_unit_test(names_are_for_messages_only),
         cmocka_unit_test(checks_bindings_before_linking),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -212,7 +212,8 @@ typedef struct udfkit_package udfkit_package;
 /* Opens a package: a manifest (JSON; needs libjansson.so.4 at run time) and the artifacts it
  * names beside it, every one checked against its recorded size and hash, or a package
  * fatbin. Nothing is linked yet. UDFKIT_ERROR_NOT_FOUND where the file is missing,
- * UDFKIT_ERROR_BAD_IMAGE where it or an artifact is corrupt, truncated or not a package. */
+ * UDFKIT_ERROR_BAD_IMAGE where it or an artifact is corrupt, truncated or not a package, or
+ * not a regular file (a directory, a FIFO, a device: refused without reading it). */
 UDFKIT_RUNTIME_API udfkit_status udfkit_package_open(const char *path, udfkit_package **out);
 /* Accepts NULL. A library bound to the package's functions stays valid after it closes. */
 UDFKIT_RUNTIME_API void udfkit_package_close(udfkit_package *pkg);
@@ -222,7 +223,8 @@ UDFKIT_RUNTIME_API size_t udfkit_package_function_count(const udfkit_package *pk
 UDFKIT_RUNTIME_API udfkit_status udfkit_package_function(const udfkit_package *pkg, size_t i, const char **c_name,
                                                          const char **signature);
 
-/* Compiles CUDA C/C++ `source` (named `name` in messages) with NVRTC, loaded at run time
+/* Compiles CUDA C/C++ `source` (named `name` in messages: any printable text, no extension
+ * needed; a control character in it is UDFKIT_ERROR_INVALID_ARGUMENT) with NVRTC, loaded at run time
  * (libnvrtc.so.13; UDFKIT_NVRTC_LIBRARY names another file), exporting each function spec
  * as `udfkit compile --function` does, with the same checks and messages, into a package
  * of LTO-IR. Options: "-I<dir>", "-D<name>[=<value>]", "--std=c++17", "--arch=<list>"
