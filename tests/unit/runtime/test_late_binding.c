@@ -298,6 +298,108 @@ static void names_are_for_messages_only(void **state)
                      UDFKIT_ERROR_INVALID_ARGUMENT);
 }
 
+/* Warnings (here: a corrupt cache entry) reach the callback, else nothing unless
+ * UDFKIT_VERBOSE is set: the runtime writes nothing to its host's stderr unasked. */
+typedef struct heard {
+    int warnings;
+    char last[512];
+} heard;
+
+static void listen(int level, const char *message, void *user)
+{
+    heard *h = user;
+    if (level == UDFKIT_LOG_WARNING) {
+        h->warnings++;
+        snprintf(h->last, sizeof h->last, "%s", message);
+    }
+}
+
+/* A byte of each cache entry's payload changed (its checksum no longer matches). */
+static int damage_entry(const char *file, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    size_t n = strlen(file);
+    if (type != FTW_F || n < 6 || strcmp(file + n - 6, ".entry") != 0)
+        return 0;
+    FILE *f = fopen(file, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 40, SEEK_SET), 0);
+    int c = fgetc(f);
+    assert_int_equal(fseek(f, 40, SEEK_SET), 0);
+    fputc(c ^ 0x55, f);
+    fclose(f);
+    entries_found++;
+    return 0;
+}
+
+static int remove_one(const char *file, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return type == FTW_DP ? rmdir(file) : unlink(file);
+}
+
+/* Compiles `source` once more, in a cache of its own, after damaging the one entry its
+ * first compile stored, with stderr sent to a file: what reached stderr. */
+static char *compile_over_a_corrupt_entry(const char *source)
+{
+    const char *specs[] = {"twice:float32(float32)"};
+    const char *options[] = {"--arch=80"};
+    udfkit_package *pkg = NULL;
+    char cache[] = "/tmp/udfkit-warn-XXXXXX";
+    assert_non_null(mkdtemp(cache));
+    const char *before = getenv("UDFKIT_CACHE_DIR");
+    char *saved_cache = before ? strdup(before) : NULL;
+    setenv("UDFKIT_CACHE_DIR", cache, 1);
+    assert_int_equal(udfkit_compile_source("user.cu", source, specs, 1, options, 1, &pkg), UDFKIT_OK);
+    udfkit_package_close(pkg);
+    entries_found = 0;
+    assert_int_equal(nftw(cache, damage_entry, 16, FTW_PHYS), 0);
+    assert_int_equal(entries_found, 1);
+    char err[] = "/tmp/udfkit-stderr-XXXXXX";
+    int fd = mkstemp(err), saved = dup(2);
+    fflush(stderr);
+    dup2(fd, 2);
+    assert_int_equal(udfkit_compile_source("user.cu", source, specs, 1, options, 1, &pkg), UDFKIT_OK);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    udfkit_package_close(pkg);
+    char *written = NULL;
+    read_all(err, &written);
+    unlink(err);
+    if (saved_cache)
+        setenv("UDFKIT_CACHE_DIR", saved_cache, 1);
+    free(saved_cache);
+    assert_int_equal(nftw(cache, remove_one, 16, FTW_PHYS | FTW_DEPTH), 0);
+    return written;
+}
+
+static void warnings_reach_the_callback_not_stderr(void **state)
+{
+    (void)state;
+    unsetenv("UDFKIT_VERBOSE");
+    char *written = compile_over_a_corrupt_entry("__device__ float twice(float x) { return x + x; }\n");
+    assert_string_equal(written, "");
+    free(written);
+    heard h = {0};
+    udfkit_log_set(listen, &h);
+    written = compile_over_a_corrupt_entry("__device__ float twice(float x) { return 2 * x; }\n");
+    assert_string_equal(written, "");
+    free(written);
+    assert_int_equal(h.warnings, 1);
+    assert_non_null(strstr(h.last, "is corrupt; it is removed and the result rebuilt"));
+    udfkit_log_set(NULL, NULL);
+    setenv("UDFKIT_VERBOSE", "1", 1);
+    written = compile_over_a_corrupt_entry("__device__ float twice(float x) { return x * 2; }\n");
+    unsetenv("UDFKIT_VERBOSE");
+    assert_non_null(strstr(written, "udfkit: warning: cache entry "));
+    free(written);
+    assert_int_equal(h.warnings, 1);
+}
+
 /* A bind that must fail its checks: status, message, no instance, nothing loaded. */
 static void expect_bind_error(const udfkit_slot_binding *b, size_t n, udfkit_status want, const char *needle)
 {
@@ -369,6 +471,7 @@ int main(void)
         cmocka_unit_test(refuses_damaged_packages),
         cmocka_unit_test(compiles_source_at_run_time),
         cmocka_unit_test(names_are_for_messages_only),
+        cmocka_unit_test(warnings_reach_the_callback_not_stderr),
         cmocka_unit_test(checks_bindings_before_linking),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

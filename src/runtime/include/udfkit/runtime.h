@@ -270,6 +270,21 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_library_bind(const udfkit_image *image, 
                                                      const udfkit_slot_binding *bindings, size_t count,
                                                      udfkit_library **out);
 
+/* ---- What the runtime has to say besides a failure ----
+ *
+ * The runtime never writes to the process's stderr unless asked. Warnings (a cache directory
+ * that cannot be written or that other users could write, a corrupt cache entry, ...) go
+ * to the callback set here; with none set they are dropped, unless the environment's
+ * UDFKIT_VERBOSE is set (to anything but 0), which sends them to stderr. Notes (each NVRTC
+ * compile and nvJitLink link, and where its result came from) come only under
+ * UDFKIT_VERBOSE, to the callback where one is set. */
+typedef enum udfkit_log_level { UDFKIT_LOG_WARNING = 1, UDFKIT_LOG_NOTE = 2 } udfkit_log_level;
+/* level: a udfkit_log_level; message: one line, without a newline or a "udfkit: " prefix.
+ * Called from whichever thread has something to say, so it must be thread-safe. */
+typedef void (*udfkit_log_fn)(int level, const char *message, void *user);
+/* fn NULL: back to the default. */
+UDFKIT_RUNTIME_API void udfkit_log_set(udfkit_log_fn fn, void *user);
+
 /* For generated code: sets this thread's message to `message` and returns s. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_report(udfkit_status s, const char *message);
 
