@@ -4,6 +4,7 @@ user's files as they were."""
 import glob
 import json
 import os
+import shutil
 import stat
 import struct
 import subprocess
@@ -196,6 +197,35 @@ def test_orphaned_temporary_files_are_found_and_removed(work):
     assert not os.path.exists(fresh)
 
 
+def test_cache_directory_others_can_write_is_not_used(work):
+    """A cache directory that other users can write (or that another user owns) would hand
+    back results they planted: it is not used, with a warning; group-writable is used, with
+    a warning."""
+    write(os.path.join(work, "g.cu"), GOOD)
+    cache = os.path.join(work, "cache")
+    args = ("compile", "g.cu", "-f", "f:float32(float32)", "--arch", "80", "-o", "g.ltoir")
+    for where, mode in (("", 0o777), ("entries", 0o777), ("", 0o1777)):
+        shutil.rmtree(cache, ignore_errors=True)
+        os.makedirs(os.path.join(cache, "entries"))
+        os.chmod(os.path.join(cache, where), mode)
+        r = udfkit(*args, cwd=work, env=env_with(UDFKIT_CACHE_DIR=cache))
+        assert r.rc == 0 and "can be written by every user" in r.err and "going on without a cache" in r.err, r
+        assert not glob.glob(os.path.join(cache, "entries", "*", "*.entry")), (where, mode)
+    if os.geteuid() == 0:  # only root can give the directory away
+        shutil.rmtree(cache)
+        os.makedirs(os.path.join(cache, "entries"))
+        os.chown(os.path.join(cache, "entries"), 4321, -1)
+        r = udfkit(*args, cwd=work, env=env_with(UDFKIT_CACHE_DIR=cache))
+        assert r.rc == 0 and "entries is owned by another user" in r.err, r
+        assert not glob.glob(os.path.join(cache, "entries", "*", "*.entry"))
+    shutil.rmtree(cache)
+    os.makedirs(cache)
+    os.chmod(cache, 0o775)
+    r = udfkit(*args, cwd=work, env=env_with(UDFKIT_CACHE_DIR=cache))
+    assert r.rc == 0 and "can be written by its group (mode 0775)" in r.err, r
+    assert glob.glob(os.path.join(cache, "entries", "*", "*.entry"))
+
+
 # ---- 3. manifests are untrusted ----
 
 def manifest_naming(work, path, kind="ltoir", extra=None):
@@ -334,7 +364,8 @@ if __name__ == "__main__":
           test_devices_and_fifos_are_written_through, test_failed_output_leaves_no_directories,
           test_cached_python_file_names_cannot_escape, test_cached_python_answer_naming_other_files_is_a_miss,
           test_cached_python_answer_without_a_type_or_kind_is_a_miss,
-          test_orphaned_temporary_files_are_found_and_removed, test_manifest_paths_stay_in_the_manifest_directory,
+          test_orphaned_temporary_files_are_found_and_removed, test_cache_directory_others_can_write_is_not_used,
+          test_manifest_paths_stay_in_the_manifest_directory,
           test_fifo_artifact_and_link_cycle_do_not_hang, test_malformed_binaries_are_errors_naming_the_file,
           test_compressed_entry_cannot_claim_a_gigabyte, test_inspect_lists_many_kernels,
           test_user_macros_do_not_reach_the_export_prelude, test_includes_resolve_as_nvcc_from_any_directory])
