@@ -1,5 +1,6 @@
 #include "frontend/cuda_build.h"
 
+#include "artifact/code_check.h"
 #include "base/fs.h"
 #include "base/templates.h"
 
@@ -60,6 +61,19 @@ static void note_job(const compile_job *j, const char *how)
     udfkit_buf_free(&opts);
 }
 
+/* A cached result is used only where it is the code it claims to be: the entry's checksum
+ * says that it is as stored, not what was stored (another process may have planted it). */
+static bool code_is(udfkit_code_kind kind, const udfkit_buf *code, const char *key)
+{
+    char why[256];
+    bool ok = kind == UDFKIT_CODE_LTOIR ? udfkit_ltoir_check(code->data, code->size, why, sizeof why)
+              : kind == UDFKIT_CODE_PTX ? udfkit_ptx_check(code->data, code->size, why, sizeof why)
+                                        : udfkit_cubin_check(code->data, code->size, why, sizeof why);
+    if (!ok)
+        udfkit_warn("the cache entry %s is not used: the code in it %s; the result is rebuilt", key, why);
+    return ok;
+}
+
 static void *worker(void *arg)
 {
     job_queue *q = arg;
@@ -79,7 +93,7 @@ static void *worker(void *arg)
             job_key(j, key);
             if (udfkit_cache_get(q->cache, key, &hit)) {
                 const udfkit_buf *code = udfkit_cache_entry_find(&hit, "code"), *log = udfkit_cache_entry_find(&hit, "log");
-                if (code && log) {
+                if (code && log && code_is(j->kind, code, key)) {
                     udfkit_cache_record(q->cache, &hit, true);
                     udfkit_buf_append(&j->code, code->data, code->size);
                     udfkit_buf_append(&j->log, log->data, log->size);

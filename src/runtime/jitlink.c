@@ -1,5 +1,6 @@
 #include "jitlink.h"
 
+#include "artifact/code_check.h"
 #include "driver.h"
 
 #include <dlfcn.h>
@@ -112,7 +113,11 @@ bool udfkit_jitlink_cached(udfkit_cache *cache, const char *key, udfkit_buf *cub
         return false;
     udfkit_cache_entry hit = {0};
     const udfkit_buf *code;
+    char why[256];
     bool found = udfkit_cache_get(cache, key, &hit) && (code = udfkit_cache_entry_find(&hit, "cubin"));
+    /* The entry's checksum says that it is as stored, not what was stored. */
+    if (found && !(found = udfkit_cubin_check(code->data, code->size, why, sizeof why)))
+        udfkit_warn("the cache entry %s is not used: the code in it %s; the code is linked again", key, why);
     if (found)
         udfkit_buf_append(cubin, code->data, code->size);
     udfkit_cache_record(cache, &hit, found);

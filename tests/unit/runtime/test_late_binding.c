@@ -192,6 +192,18 @@ static void refuses_damaged_packages(void **state)
     size = read_all(path(dir, "cuda.fatbin"), &data);
     write_all(path(dir, "cut.fatbin"), data, size - 64);
     expect_open_error(path(dir, "cut.fatbin"), UDFKIT_ERROR_BAD_IMAGE, "cut.fatbin");
+    /* A fatbin whose LTO-IR is damaged (its header, here): refused before nvJitLink sees it. */
+    char *magic = NULL;
+    for (size_t i = 0; i + 4 <= size && !magic; i++)
+        if (memcmp(data + i, "\xed\x43\x4e\x7f", 4) == 0)
+            magic = data + i;
+    assert_non_null(magic);
+    memcpy(magic + 20, "\xff\xff\xff\x7f", 4); /* the IR's offset, past the end */
+    write_all(path(dir, "damaged.fatbin"), data, size);
+    expect_open_error(path(dir, "damaged.fatbin"), UDFKIT_ERROR_BAD_IMAGE, "is damaged LTO-IR: its header places");
+    memcpy(magic, "text", 4);
+    write_all(path(dir, "damaged.fatbin"), data, size);
+    expect_open_error(path(dir, "damaged.fatbin"), UDFKIT_ERROR_BAD_IMAGE, "is not LTO-IR: it does not start with");
     write_all(path(dir, "junk.bin"), "\x7f" "ELF nothing", 12);
     expect_open_error(path(dir, "junk.bin"), UDFKIT_ERROR_BAD_IMAGE, "neither a udfkit manifest nor a package fatbin");
     free(data);
