@@ -8,6 +8,7 @@
 #include "base/spec.h"
 #include "base/types.h"
 #include "driver.h"
+#include "sandbox_options.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +147,21 @@ void udfkit_package_close(udfkit_package *pkg)
     free(pkg->storage);
     free(pkg->origin);
     free(pkg);
+}
+
+udfkit_status udfkit_package_set_options(udfkit_package *pkg, const udfkit_compile_options *copts)
+{
+    if (!pkg)
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_package_set_options: no package");
+    udfkit_sandbox sb;
+    int fd;
+    bool isolated;
+    udfkit_status s = udfkit_runtime_sandbox(copts, &sb, &fd, &isolated);
+    if (s)
+        return s;
+    pkg->isolated = isolated;
+    pkg->options = isolated ? *copts : (udfkit_compile_options)UDFKIT_COMPILE_OPTIONS_INIT;
+    return UDFKIT_OK;
 }
 
 size_t udfkit_package_function_count(const udfkit_package *pkg)

@@ -293,6 +293,46 @@ static const char *const text_specs[] = {"t_price:float32(float32, float32)", "t
                                          "t_widen:int64(int32)", "t_before:bool(float32, float32)",
                                          "t_maybe:float32?(float32?, float32)"};
 
+/* Text from a user, compiled untrusted: its package's binds link in the sandbox helper (the
+ * cache off, so that the link runs), and run as the text compiled in the process does; a
+ * bind cancelled by the package's token fails, leaving nothing loaded. */
+static void untrusted_binds(void)
+{
+    udfkit_compile_options copts = UDFKIT_COMPILE_OPTIONS_INIT;
+    copts.untrusted = 1;
+    udfkit_package *user = NULL, *stopped = NULL;
+    if (check(udfkit_compile_source_with("untrusted.cu", text_source, text_specs, 5, NULL, 0, &copts, &user),
+              "udfkit_compile_source_with (untrusted)"))
+        return;
+    const udfkit_slot_binding to_user[] = {{"price", user, "t_price"}, {"keep", user, "t_keep"},
+                                           {"widen", user, "t_widen"}, {"before", user, "t_before"},
+                                           {"maybe_price", user, "t_maybe"}};
+    setenv("UDFKIT_CACHE", "0", 1);
+    late_engine_instance *inst = NULL;
+    if (!check(late_engine_bind(to_user, 5, &inst), "bind to untrusted text (linked in the sandbox)")) {
+        run_instance(inst, 0, &text_fns, 1000);
+        run_instance(inst, 0, &text_fns, ((size_t)1 << 20) + 7);
+    }
+    late_engine_release(inst);
+    udfkit_cancel *token = NULL;
+    check(udfkit_cancel_create(&token), "udfkit_cancel_create");
+    if (!check(udfkit_compile_source_with("cancelled.cu", text_source, text_specs, 5, NULL, 0, &copts, &stopped),
+               "udfkit_compile_source_with (to be cancelled)")) {
+        copts.cancel = token;
+        check(udfkit_package_set_options(stopped, &copts), "udfkit_package_set_options");
+        udfkit_cancel_trigger(token);
+        const udfkit_slot_binding to_stopped[] = {{"price", stopped, "t_price"}, {"keep", stopped, "t_keep"},
+                                                  {"widen", stopped, "t_widen"}, {"before", stopped, "t_before"},
+                                                  {"maybe_price", stopped, "t_maybe"}};
+        expect_failure("a bind cancelled by its package's token", to_stopped, 5, UDFKIT_ERROR_COMPILE,
+                       "it was cancelled");
+    }
+    unsetenv("UDFKIT_CACHE");
+    udfkit_package_close(user);
+    udfkit_package_close(stopped);
+    udfkit_cancel_destroy(token);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -371,6 +411,7 @@ int main(int argc, char **argv)
         run_instance(e_text, 0, &text_fns, sizes[i]);
         run_instance(each_py, 1, &python_fns, sizes[i]);
     }
+    untrusted_binds();
     /* The package's fatbin binds as its manifest does. */
     late_engine_instance *e_fatbin = NULL;
     if (!check(late_engine_bind(to_cuda_fatbin, 5, &e_fatbin), "bind to the CUDA C package's fatbin"))

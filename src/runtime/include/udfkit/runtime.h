@@ -239,6 +239,66 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_compile_source(const char *name, const c
                                                        const char *const *options, size_t option_count,
                                                        udfkit_package **out);
 
+/* ---- Code from users: confinement, limits and cancel (docs/security.md) ----
+ *
+ * NVRTC and nvJitLink can be neither bounded nor stopped inside a process, and NVRTC reads
+ * any file an #include names. A compile given any of the options below runs NVRTC out of
+ * the caller's process, in udfkit's sandbox helper (udfkit-sandbox, installed beside the
+ * runtime in <libdir>/../libexec/udfkit; UDFKIT_SANDBOX names another): a fresh process
+ * with an empty environment, its address space and CPU time limited, killed at the time
+ * limit or on cancel and waited for, so that no thread or process is left. The cache is
+ * asked first, in the caller's process: a cached compile starts no helper. */
+
+/* A way to stop compiles and binds from another thread. */
+typedef struct udfkit_cancel udfkit_cancel;
+UDFKIT_RUNTIME_API udfkit_status udfkit_cancel_create(udfkit_cancel **out);
+/* From any thread, also from a signal handler: every compile or bind using the token, now
+ * or later, that runs NVRTC or nvJitLink ends with UDFKIT_ERROR_COMPILE and a message saying
+ * it was cancelled (one answered from the cache has nothing to stop, and returns its
+ * result). A token stays triggered; make a new one for the next request. */
+UDFKIT_RUNTIME_API void udfkit_cancel_trigger(udfkit_cancel *c);
+/* Accepts NULL. No call may be using it, and no package given it (udfkit_package_set_options)
+ * may be bound after. */
+UDFKIT_RUNTIME_API void udfkit_cancel_destroy(udfkit_cancel *c);
+
+#define UDFKIT_COMPILE_OPTIONS_VERSION 1
+typedef struct udfkit_compile_options {
+    unsigned version;      /* UDFKIT_COMPILE_OPTIONS_VERSION */
+    /* The text is a user's: the mode for UDF text an engine takes from its users. NVRTC reads
+     * only files below the "-I<dir>" options' directories and CUDA's headers (enforced by
+     * Landlock in the helper, and checked before: an #include of an absolute path, of a name
+     * with "..", an #include_next, or one leading outside those directories through a symbolic
+     * link is UDFKIT_ERROR_COMPILE, before any file is read); nothing else can be read, so
+     * no message holds a byte of another file and __has_include answers no for every other
+     * path; the text has no directory of its own to include from; results are cached apart
+     * from trusted compiles'. Limits default to 60 s and 4 GiB. Needs Linux 5.13 or newer with
+     * Landlock (else UDFKIT_ERROR_TOOLCHAIN: it is never run unconfined). */
+    int untrusted;
+    double time_limit;     /* seconds of the whole call; 0: none (untrusted: 60) */
+    uint64_t memory_limit; /* bytes of address space of each NVRTC, its ~0.3 GiB of code and
+                              data included; 0: none (untrusted: 4 GiB) */
+    udfkit_cancel *cancel; /* NULL: none */
+} udfkit_compile_options;
+#define UDFKIT_COMPILE_OPTIONS_INIT {UDFKIT_COMPILE_OPTIONS_VERSION, 0, 0.0, 0, NULL}
+
+/* udfkit_compile_source, with `copts` (NULL: none, as udfkit_compile_source). A compile
+ * stopped by a limit or cancelled is UDFKIT_ERROR_COMPILE with a message naming the limit
+ * ("... stopped: it ran past its time limit of 2 s", "... ran out of its memory limit of
+ * 512 MiB") or the cancel; a helper that cannot be found or started, or a kernel that cannot
+ * confine, UDFKIT_ERROR_TOOLCHAIN. The package keeps `copts` for its binds (below). */
+UDFKIT_RUNTIME_API udfkit_status udfkit_compile_source_with(const char *name, const char *source,
+                                                            const char *const *specs, size_t spec_count,
+                                                            const char *const *options, size_t option_count,
+                                                            const udfkit_compile_options *copts,
+                                                            udfkit_package **out);
+/* How binds that link this package run nvJitLink: where `copts` asks for anything (a limit,
+ * a cancel token, untrusted), in the sandbox helper under the strictest limits of the bound
+ * packages, cancelled by any of their tokens, and, for untrusted ones, reading no file at
+ * all; so damaged code that passed udfkit's checks costs the caller's process no memory
+ * nvJitLink keeps. For packages a user handed over (udfkit_package_open), or to change a
+ * compiled package's. NULL: in the process again. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_package_set_options(udfkit_package *pkg, const udfkit_compile_options *copts);
+
 /* One slot of a late-bound library, and what a caller binds to it. */
 typedef struct udfkit_slot {
     const char *name;      /* the SLOTS c_name */
