@@ -158,8 +158,9 @@ static bool below_roots(const udfkit_include_roots *c, const char *path)
 }
 
 /* A confined walk's checks of one directive of a file that is not CUDA's: no absolute name
- * or ".." in the source itself, no #include_next, and whatever is found a regular file
- * below the roots. The message names the directive, never what is there. */
+ * or ".." in the source itself, no #include_next, and whatever is found (CUDA's headers
+ * too: "<cuda/../../x>" is found there) a regular file below the roots, CUDA's among them.
+ * The message names the directive, never what is there. */
 static bool refused(walker *w, const char *path, int line, const char *name, const char *found, bool is_source)
 {
     const char *why = NULL;
@@ -207,7 +208,7 @@ static void scan_text(walker *w, const char *path, const char *text, bool system
             continue;
         bool found_system;
         char *found = check && name[0] == '/' ? NULL : resolve(w, dir, name, quoted, &found_system);
-        if (check && !(found && found_system) && refused(w, path, number, name, found, is_source)) {
+        if (check && refused(w, path, number, name, found, is_source)) {
             free(found);
             found = NULL;
         }

@@ -386,7 +386,8 @@ int main(int argc, char **argv)
     udfkit_buf request = UDFKIT_BUF_INIT, code = UDFKIT_BUF_INIT, log = UDFKIT_BUF_INIT;
     static job j;
     if (!read_all(STDIN_FILENO, &request) || !parse(&request, &j)) {
-        answer(UDFKIT_RC_INTERNAL, NULL, NULL, "the sandbox helper got a malformed job");
+        answer(UDFKIT_RC_ENV, NULL, NULL,
+               "the sandbox helper cannot read the job: it is of another udfkit version than the caller");
         return 1;
     }
     char why[512];

@@ -172,6 +172,8 @@ static void includes_of_the_servers_files_are_refused(void **state)
     expect_refused("#include \"../secret.txt\"\n" BODY, "#include \"../secret.txt\" is refused");
     expect_refused("#include \"host.h\"\n" BODY, "#include \"host.h\" is refused: a name that leads outside");
     expect_refused("#include \"pipe.h\"\n" BODY, "#include \"pipe.h\" is refused: a name that is not a regular file");
+    /* Through CUDA's include directory, out of it. */
+    expect_refused("#include <cuda/../../../../../../../../etc/passwd>\n" BODY, "is refused: a name with '..'");
     /* Under #if 0 too: every directive counts. */
     expect_refused("#if 0\n#include \"/etc/passwd\"\n#endif\n" BODY, "user.cu:2: error: #include \"/etc/passwd\"");
 }
