@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -177,9 +178,34 @@ static stop exchange(const udfkit_sandbox *sb, int sock, const udfkit_buf *reque
     }
 }
 
+/* A descriptor of the helper itself (Linux 5.3), taken while it waits for its job and so
+ * cannot have ended: killing through it never reaches another process that got its pid
+ * after a SIGCHLD handler of the caller's reaped it. -1 where the kernel has none. */
+static int pid_descriptor(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    return -1;
+#endif
+}
+
+static void kill_helper(pid_t pid, int pidfd)
+{
+#ifdef SYS_pidfd_send_signal
+    if (pidfd >= 0) {
+        syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+        return;
+    }
+#endif
+    (void)pidfd;
+    kill(pid, SIGKILL);
+}
+
 /* Waits for the helper to end: at once where it was stopped, else until the deadline (it
  * has closed its socket and is exiting), then stops it. */
-static int reap(const udfkit_sandbox *sb, pid_t pid, bool kill_now)
+static int reap(const udfkit_sandbox *sb, pid_t pid, int pidfd, bool kill_now)
 {
     int status = 0;
     double until = sb->deadline > 0 ? sb->deadline : udfkit_seconds() + 30.0;
@@ -193,7 +219,7 @@ static int reap(const udfkit_sandbox *sb, pid_t pid, bool kill_now)
             break;
         nanosleep(&(struct timespec){0, 1000000}, NULL);
     }
-    kill(pid, SIGKILL);
+    kill_helper(pid, pidfd);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     return status;
@@ -274,10 +300,13 @@ static udfkit_rc run(const udfkit_sandbox *sb, const char *what, const udfkit_bu
         close(socks[0]);
         return rc;
     }
+    int pidfd = pid_descriptor(pid);
     udfkit_buf answer = UDFKIT_BUF_INIT;
     stop how = exchange(sb, socks[0], request, &answer);
     close(socks[0]);
-    int status = reap(sb, pid, how != RAN);
+    int status = reap(sb, pid, pidfd, how != RAN);
+    if (pidfd >= 0)
+        close(pidfd);
     bool complete = false;
     if (how == RAN)
         rc = read_answer(&answer, what, code, log, &complete);
