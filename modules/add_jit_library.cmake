@@ -245,12 +245,20 @@ function(add_jit_library target)
     list(APPEND _slot_args --slot "${_slot}")
     list(APPEND _slot_functions --function "${_slot}")
   endforeach()
-  if((_kernels OR arg_SLOTS) AND _udfkit_now)
-    set(_keyword KERNELS)
-    if(NOT _kernels)
-      set(_keyword SLOTS)
+  foreach(_slot IN LISTS arg_SLOTS)
+    if(NOT _slot MATCHES "^[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*:[^=@]*$")
+      message(FATAL_ERROR "add_jit_library: SLOTS entry '${_slot}' of target '${target}' is not of the form "
+                          "c_name:signature; a slot is bound after the library ships, so it has no source name (=) "
+                          "or file (@) of its own")
     endif()
-    _udfkit_check_with_tool(add_jit_library "${target}" ${_keyword} "${_udfkit_now}" "${_ident}" SPECS ${_specs}
+  endforeach()
+  # The slots first, alone, so that a mistake in one is named as SLOTS's; then the entries.
+  if(arg_SLOTS AND _udfkit_now)
+    _udfkit_check_with_tool(add_jit_library "${target}" SLOTS "${_udfkit_now}" "${_ident}" SPECS ${_specs}
+                            SLOTS ${arg_SLOTS})
+  endif()
+  if(_kernels AND _udfkit_now)
+    _udfkit_check_with_tool(add_jit_library "${target}" KERNELS "${_udfkit_now}" "${_ident}" SPECS ${_specs}
                             SLOTS ${arg_SLOTS} KERNELS ${_kernels})
   endif()
   # A library with slots: their device prototypes for SOURCES, and LTO-IR for the lowest

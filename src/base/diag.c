@@ -1,5 +1,6 @@
 #include "base/diag.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,32 @@ void udfkit_diag_clear(void)
 
 static atomic_bool verbose;
 
+/* Where warnings and notes go: a sink set by the host (udfkit_log_set in the runtime), else
+ * stderr. A library built with UDFKIT_DIAG_QUIET (the runtime) writes nothing to its host's
+ * stderr unless UDFKIT_VERBOSE asks it to. */
+static struct {
+    pthread_mutex_t lock;
+    udfkit_diag_sink fn;
+    void *user;
+} sink = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL};
+
+void udfkit_diag_set_sink(udfkit_diag_sink fn, void *user)
+{
+    pthread_mutex_lock(&sink.lock);
+    sink.fn = fn;
+    sink.user = user;
+    pthread_mutex_unlock(&sink.lock);
+}
+
+#ifdef UDFKIT_DIAG_QUIET
+/* UDFKIT_VERBOSE set to anything but "" or "0". */
+static bool env_verbose(void)
+{
+    const char *v = getenv("UDFKIT_VERBOSE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+#endif
+
 void udfkit_verbose_set(bool on)
 {
     atomic_store(&verbose, on);
@@ -100,17 +127,43 @@ void udfkit_verbose_set(bool on)
 
 bool udfkit_verbose(void)
 {
+#ifdef UDFKIT_DIAG_QUIET
+    return atomic_load(&verbose) || env_verbose();
+#else
     return atomic_load(&verbose);
+#endif
 }
 
-/* One line, written with one call, so lines of parallel threads do not mix. */
-static void say(const char *fmt, va_list ap)
+/* One line, handed over with one call (written with one call to stderr, so lines of
+ * parallel threads do not mix). `line` ends without a newline. */
+static void emit(udfkit_diag_level level, const char *prefix, const char *line)
+{
+    pthread_mutex_lock(&sink.lock);
+    udfkit_diag_sink fn = sink.fn;
+    void *user = sink.user;
+    pthread_mutex_unlock(&sink.lock);
+    if (fn) {
+        fn((int)level, line, user);
+        return;
+    }
+#ifdef UDFKIT_DIAG_QUIET
+    if (!env_verbose())
+        return;
+#endif
+    size_t n = strlen(prefix) + strlen(line) + 2;
+    char *text = malloc(n);
+    if (!text)
+        return;
+    snprintf(text, n, "%s%s\n", prefix, line);
+    fputs(text, stderr);
+    free(text);
+}
+
+static void say(udfkit_diag_level level, const char *prefix, const char *fmt, va_list ap)
 {
     char line[4096];
-    int n = snprintf(line, sizeof line, "udfkit: ");
-    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    strcat(line, "\n");
-    fputs(line, stderr);
+    vsnprintf(line, sizeof line, fmt, ap);
+    emit(level, prefix, line);
 }
 
 void udfkit_note(const char *fmt, ...)
@@ -119,7 +172,7 @@ void udfkit_note(const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    say(fmt, ap);
+    say(UDFKIT_DIAG_NOTE, "udfkit: ", fmt, ap);
     va_end(ap);
 }
 
@@ -127,7 +180,7 @@ void udfkit_progress(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    say(fmt, ap);
+    say(UDFKIT_DIAG_NOTE, "udfkit: ", fmt, ap);
     va_end(ap);
 }
 
@@ -142,8 +195,6 @@ void udfkit_warn(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("udfkit: warning: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say(UDFKIT_DIAG_WARNING, "udfkit: warning: ", fmt, ap);
     va_end(ap);
 }

@@ -36,8 +36,17 @@ void udfkit_diag_append_log(const char *tool, const char *log);
 const char *udfkit_diag_message(void);
 void udfkit_diag_clear(void);
 
-/* Warnings and progress go to stderr at once; they never change the result. */
+/* Warnings and progress go to the sink at once (stderr where none is set); they never
+ * change the result. A build with UDFKIT_DIAG_QUIET defined (the runtime: a library never
+ * writes to its host's stderr unasked) drops them where no sink is set, unless the
+ * environment's UDFKIT_VERBOSE is set (to anything but 0); it also turns notes on. */
 void udfkit_warn(const char *fmt, ...) UDFKIT_PRINTF(1, 2);
+
+typedef enum udfkit_diag_level { UDFKIT_DIAG_WARNING = 1, UDFKIT_DIAG_NOTE = 2 } udfkit_diag_level;
+/* Gets each warning or note as one line, without its "udfkit: warning: " prefix or a
+ * newline. Called from any thread; NULL restores the default. */
+typedef void (*udfkit_diag_sink)(int level, const char *line, void *user); /* level: udfkit_diag_level */
+void udfkit_diag_set_sink(udfkit_diag_sink fn, void *user);
 
 /* -v / --verbose: every NVRTC, numba-cuda, nvJitLink and nvFatbin step is told on stderr
  * with its options and where its result came from ("udfkit: ..."), one line a step. */

@@ -123,6 +123,38 @@ static void say_unwritable(const char *dir, int err)
                     next_level ? "local cache" : "cache");
 }
 
+static void say_unsafe(const char *dir, const char *why, mode_t mode)
+{
+    static atomic_flag said = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&said))
+        udfkit_warn("the cache directory %s %s (mode %04o): results planted there would be taken for udfkit's; "
+                    "going on without a %s (make it the user's own, chmod go-w, or set UDFKIT_CACHE_DIR)",
+                    dir, why, (unsigned)mode, next_level ? "local cache" : "cache");
+}
+
+/* Why `dir` may not hold results, or NULL: another user (not root) owns it, or anyone may
+ * write in it, so entries planted there would be taken for results (ssh's StrictModes does
+ * the same for ~/.ssh). A directory its group may write is used, with a warning once. */
+static const char *unsafe_dir(const char *dir, mode_t *mode)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return NULL; /* not made: the writability check says so */
+    *mode = st.st_mode & 07777;
+    if (st.st_uid != geteuid() && st.st_uid != 0)
+        return "is owned by another user";
+    if (st.st_mode & S_IWOTH)
+        return "can be written by every user";
+    if (st.st_mode & S_IWGRP) {
+        static atomic_flag said = ATOMIC_FLAG_INIT;
+        if (!atomic_flag_test_and_set(&said))
+            udfkit_warn("the cache directory %s can be written by its group (mode %04o): its members can plant "
+                        "results there (chmod g-w to keep them out)",
+                        dir, (unsigned)*mode);
+    }
+    return NULL;
+}
+
 void udfkit_cache_set_next_level(const udfkit_cache_level *level)
 {
     next_level = level;
@@ -184,14 +216,22 @@ udfkit_cache *udfkit_cache_open_section(const char *section)
         return NULL;
     char *probe = udfkit_path_join(dir, section);
     bool usable = udfkit_make_dirs(probe) && access(probe, W_OK) == 0;
+    int err = errno;
+    /* The cache directory and the section's: results are taken from them unchecked. */
+    mode_t mode = 0;
+    const char *where = dir, *unsafe = usable ? unsafe_dir(dir, &mode) : NULL;
+    if (usable && !unsafe && (unsafe = unsafe_dir(probe, &mode)))
+        where = probe;
+    if (unsafe)
+        say_unsafe(where, unsafe, mode);
+    else if (!usable)
+        say_unwritable(dir, err);
     free(probe);
+    usable = usable && !unsafe;
     bool remote = next_level && strcmp(section, "entries") == 0;
-    if (!usable) {
-        say_unwritable(dir, errno);
-        if (!remote) {
-            free(dir);
-            return NULL;
-        }
+    if (!usable && !remote) {
+        free(dir);
+        return NULL;
     }
     udfkit_cache *c = calloc(1, sizeof *c);
     c->dir = dir;

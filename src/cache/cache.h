@@ -6,7 +6,9 @@
  * UDFKIT_CACHE=0 turns it off; UDFKIT_CACHE_SIZE (bytes, K/M/G suffixes) bounds it, default
  * 2G, least recently used entries evicted first. Entries appear atomically (written aside,
  * renamed), are verified on read (a corrupt one is removed with a warning and rebuilt), and
- * a cache that cannot be written degrades to no cache with one warning. The entries' total
+ * a cache that cannot be written degrades to no cache with one warning; so does one that
+ * other users could plant entries in (owned by another user than the process's or root, or
+ * writable by everyone; writable by its group: used, with a warning). The entries' total
  * size is counted in the file "size": every rename into place, eviction and removal is made
  * under a lock on that file together with the count, so the count is exact whatever number
  * of processes store, look up and evict at once (the invariant is in cache.c). */

@@ -1,6 +1,26 @@
 #include "commands.h"
+#include "base/spec.h"
 #include "codegen/kernel_gen.h"
 #include "options.h"
+
+#include <string.h>
+
+/* A slot is a C name and a signature: a source name (c_name=...) or a file (@...) would
+ * name code the library does not have, and would be dropped. */
+static udfkit_rc check_slot_form(const char *text)
+{
+    udfkit_spec spec;
+    udfkit_rc rc = udfkit_spec_parse(text, &spec);
+    if (rc)
+        return rc;
+    if (spec.file || strcmp(spec.c_name, spec.source_name) != 0 || strchr(text, '='))
+        rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                         "slot '%s' is not of the form c_name:signature: a slot is a function bound after the "
+                         "library ships, so it has no source name (=) or file (@) of its own",
+                         text);
+    udfkit_spec_free(&spec);
+    return rc;
+}
 
 int udfkit_cmd_kernels(int argc, char **argv)
 {
@@ -40,31 +60,31 @@ int udfkit_cmd_kernels(int argc, char **argv)
         &manifests,
     };
     int rc = udfkit_cli_parse(&cmd, argc, argv);
+    if (rc == 0 && !name)
+        rc = udfkit_cli_usage_error(&cmd, "no library name given (--name IDENT)");
+    else if (rc == 0 && !check && (!cuda || !c || !header))
+        rc = udfkit_cli_usage_error(&cmd, "no %s given (or --check to only validate)",
+                                    !cuda ? "--cuda OUT.cu" : !c ? "--c OUT.c" : "--header OUT.h");
+    for (size_t i = 0; rc == 0 && i < slots.count; i++)
+        rc = udfkit_cli_report(check_slot_form(slots.items[i]));
     if (rc == 0) {
-        if (!name)
-            rc = udfkit_cli_usage_error(&cmd, "no library name given (--name IDENT)");
-        else if (!check && (!cuda || !c || !header))
-            rc = udfkit_cli_usage_error(&cmd, "no %s given (or --check to only validate)",
-                                        !cuda ? "--cuda OUT.cu" : !c ? "--c OUT.c" : "--header OUT.h");
-        else {
-            udfkit_kernels_request req = {
-                .manifests = manifests.items,
-                .nmanifests = manifests.count,
-                .functions = functions.items,
-                .nfunctions = functions.count,
-                .slots = slots.items,
-                .nslots = slots.count,
-                .kernels = kernels.items,
-                .nkernels = kernels.count,
-                .name = name,
-                .fatbin_symbol = symbol,
-                .check = check,
-                .cuda_output = cuda,
-                .c_output = c,
-                .header_output = header,
-            };
-            rc = udfkit_cli_report(udfkit_kernels_generate(&req));
-        }
+        udfkit_kernels_request req = {
+            .manifests = manifests.items,
+            .nmanifests = manifests.count,
+            .functions = functions.items,
+            .nfunctions = functions.count,
+            .slots = slots.items,
+            .nslots = slots.count,
+            .kernels = kernels.items,
+            .nkernels = kernels.count,
+            .name = name,
+            .fatbin_symbol = symbol,
+            .check = check,
+            .cuda_output = cuda,
+            .c_output = c,
+            .header_output = header,
+        };
+        rc = udfkit_cli_report(udfkit_kernels_generate(&req));
     }
     udfkit_cli_list_free(&manifests);
     udfkit_cli_list_free(&functions);

@@ -1,5 +1,6 @@
 #include "frontend/cuda_build.h"
 
+#include "artifact/code_check.h"
 #include "base/fs.h"
 #include "base/templates.h"
 
@@ -16,6 +17,7 @@ typedef struct job_queue {
     size_t next;
     pthread_mutex_t lock;
     udfkit_cache *cache;
+    const cuda_build *build;
 } job_queue;
 
 /* The headers every CUDA C/C++ compile may include, by their include names: <udfkit/udf.h>
@@ -43,7 +45,9 @@ static void unit_key(source_unit *u)
     udfkit_hasher_finish(h, u->key);
 }
 
-static void job_key(const compile_job *j, char key[UDFKIT_CACHE_KEY_SIZE])
+/* An untrusted compile's results are kept apart, with the roots it could read: a trusted
+ * compile of the same text may have read files (a computed include) that no key names. */
+static void job_key(const cuda_build *b, const compile_job *j, char key[UDFKIT_CACHE_KEY_SIZE])
 {
     udfkit_hasher *h = udfkit_hasher_new("nvrtc-compile");
     udfkit_toolchain_key(h, UDFKIT_PART_NVRTC);
@@ -53,7 +57,23 @@ static void job_key(const compile_job *j, char key[UDFKIT_CACHE_KEY_SIZE])
     udfkit_hasher_add(h, &j->kind, sizeof j->kind);
     for (size_t i = 0; i < DEVICE_HEADERS; i++)
         udfkit_hasher_add_str(h, device_header_texts[i]);
+    if (b->req->untrusted) {
+        udfkit_hasher_add_str(h, "untrusted, reading only below:");
+        for (size_t i = 0; i < b->nroots; i++)
+            udfkit_hasher_add_str(h, b->roots[i]);
+    }
     udfkit_hasher_finish(h, key);
+}
+
+/* NVRTC here, or in the sandbox helper. */
+static udfkit_rc compile_one(const cuda_build *b, const udfkit_nvrtc_job *nj, compile_job *j)
+{
+    if (!b->isolated)
+        return udfkit_nvrtc_compile(nj, &j->code, &j->log);
+    udfkit_rc rc = udfkit_sandbox_nvrtc(&b->sandbox, nj, &j->code, &j->log);
+    if (b->req->untrusted)
+        udfkit_nvrtc_log_hide_open_reasons(&j->log);
+    return rc;
 }
 
 /* -v: "nvrtc udfs.cu --std=c++17 ... -arch=compute_80: 0.35 s" */
@@ -65,6 +85,19 @@ static void note_job(const compile_job *j, const char *how)
     udfkit_buf_join(&opts, j->options, j->noptions, " ");
     udfkit_note("nvrtc %s %s: %s", j->unit->path, opts.data ? opts.data : "", how);
     udfkit_buf_free(&opts);
+}
+
+/* A cached result is used only where it is the code it claims to be: the entry's checksum
+ * says that it is as stored, not what was stored (another process may have planted it). */
+static bool code_is(udfkit_code_kind kind, const udfkit_buf *code, const char *key)
+{
+    char why[256];
+    bool ok = kind == UDFKIT_CODE_LTOIR ? udfkit_ltoir_check(code->data, code->size, why, sizeof why)
+              : kind == UDFKIT_CODE_PTX ? udfkit_ptx_check(code->data, code->size, why, sizeof why)
+                                        : udfkit_cubin_check(code->data, code->size, why, sizeof why);
+    if (!ok)
+        udfkit_warn("the cache entry %s is not used: the code in it %s; the result is rebuilt", key, why);
+    return ok;
 }
 
 static void *worker(void *arg)
@@ -83,10 +116,10 @@ static void *worker(void *arg)
         char key[UDFKIT_CACHE_KEY_SIZE];
         udfkit_cache_entry hit = {0};
         if (q->cache) {
-            job_key(j, key);
+            job_key(q->build, j, key);
             if (udfkit_cache_get(q->cache, key, &hit)) {
                 const udfkit_buf *code = udfkit_cache_entry_find(&hit, "code"), *log = udfkit_cache_entry_find(&hit, "log");
-                if (code && log) {
+                if (code && log && code_is(j->kind, code, key)) {
                     udfkit_cache_record(q->cache, &hit, true);
                     udfkit_buf_append(&j->code, code->data, code->size);
                     udfkit_buf_append(&j->log, log->data, log->size);
@@ -107,7 +140,7 @@ static void *worker(void *arg)
                                device_header_names,
                                DEVICE_HEADERS,
                                j->kind};
-        j->rc = udfkit_nvrtc_compile(&nj, &j->code, &j->log);
+        j->rc = compile_one(q->build, &nj, j);
         char took[64];
         snprintf(took, sizeof took, "%.2f s%s", udfkit_seconds() - start, j->rc ? ", failed" : "");
         note_job(j, took);
@@ -124,7 +157,7 @@ static void *worker(void *arg)
 }
 
 /* Compiles every job on up to one thread per core: NVRTC programs are independent. */
-static void run_jobs(compile_job *jobs, size_t count, udfkit_cache *cache)
+static void run_jobs(const cuda_build *b, compile_job *jobs, size_t count, udfkit_cache *cache)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nthreads = cores > 0 ? (size_t)cores : 1;
@@ -132,7 +165,7 @@ static void run_jobs(compile_job *jobs, size_t count, udfkit_cache *cache)
         nthreads = count;
     if (nthreads > 32)
         nthreads = 32;
-    job_queue q = {jobs, count, 0, PTHREAD_MUTEX_INITIALIZER, cache};
+    job_queue q = {jobs, count, 0, PTHREAD_MUTEX_INITIALIZER, cache, b};
     pthread_t threads[32];
     size_t started = 0;
     for (size_t i = 1; i < nthreads; i++)
@@ -151,15 +184,21 @@ static bool is_cuda_source(const char *path)
            strcmp(ext, ".cc") == 0 || strcmp(ext, ".cxx") == 0;
 }
 
-static udfkit_rc load_unit(source_unit *u, const udfkit_compile_request *req, const char *given, const char *cuda_dir)
+static udfkit_rc load_unit(const cuda_build *b, source_unit *u, const char *given, const char *cuda_dir)
 {
+    const udfkit_compile_request *req = b->req;
     udfkit_rc rc = UDFKIT_RC_OK;
-    if (given) {
+    udfkit_include_roots roots = {(const char *const *)b->roots, b->nroots, false};
+    if (given)
         udfkit_buf_puts(&u->text, given);
-        rc = udfkit_includes_follow_text(u->path, given, req->include_dirs, req->ninclude_dirs, cuda_dir, &u->includes);
-    } else if (!(rc = udfkit_read_file(u->path, &u->text))) {
-        rc = udfkit_includes_follow(u->path, req->include_dirs, req->ninclude_dirs, cuda_dir, &u->includes);
-    }
+    else
+        rc = udfkit_read_file(u->path, &u->text);
+    if (!rc && req->untrusted)
+        rc = udfkit_includes_follow_confined(u->path, u->text.data ? u->text.data : "", req->include_dirs,
+                                             req->ninclude_dirs, cuda_dir, &roots, &u->includes);
+    else if (!rc)
+        rc = udfkit_includes_follow_text(u->path, u->text.data ? u->text.data : "", req->include_dirs,
+                                         req->ninclude_dirs, cuda_dir, &u->includes);
     if (rc)
         return rc;
     /* Definitions in the source and in the local headers it includes. */
@@ -326,11 +365,12 @@ static udfkit_rc load_sources(cuda_build *b)
     for (size_t i = 0; i < b->req->nsources; i++) {
         source_unit *u = &b->units[i];
         u->path = b->req->sources[i];
-        if (!is_cuda_source(u->path))
+        /* A text given in memory (udfkit_compile_source) is CUDA C++ whatever its name. */
+        if (!b->req->source_texts && !is_cuda_source(u->path))
             return udfkit_fail(UDFKIT_RC_INPUT, u->path, 0,
                                "unknown source kind '%s' (expected .cu, .cuh, .cpp, .cc, .cxx or .py)",
                                udfkit_path_extension(u->path));
-        udfkit_rc rc = load_unit(u, b->req, b->req->source_texts ? b->req->source_texts[i] : NULL, b->cuda_dir);
+        udfkit_rc rc = load_unit(b, u, b->req->source_texts ? b->req->source_texts[i] : NULL, b->cuda_dir);
         if (rc)
             return rc;
     }
@@ -407,6 +447,9 @@ static void plan_options(cuda_build *b)
     b->options[b->noptions++] = strdup("--pre-include=udfkit/udf.h");
     /* __int128 in device code, as nvcc allows it: <udfkit/decimal.cuh> computes with it. */
     b->options[b->noptions++] = strdup("--device-int128");
+    /* A user's text has no directory of its own to include from. */
+    if (req->untrusted)
+        b->options[b->noptions++] = strdup("-no-source-include");
     if (req->emit == UDFKIT_CODE_LTOIR)
         b->options[b->noptions++] = strdup("-dlto");
     for (size_t i = 0; i < req->ninclude_dirs; i++) {
@@ -538,6 +581,9 @@ void udfkit_cuda_build_free(cuda_build *b)
     free(b->spec_files);
     free(b->spec_lines);
     udfkit_buf_free(&b->warnings);
+    for (size_t i = 0; i < b->nroots; i++)
+        free(b->roots[i]);
+    free(b->roots);
 }
 
 const char *udfkit_cuda_kind_name(udfkit_code_kind k)
@@ -545,11 +591,48 @@ const char *udfkit_cuda_kind_name(udfkit_code_kind k)
     return k == UDFKIT_CODE_LTOIR ? "ltoir" : k == UDFKIT_CODE_PTX ? "ptx" : "cubin";
 }
 
+/* A root of an untrusted compile: a directory's real path (one that does not exist holds
+ * nothing to read, and is left out). */
+static void add_root(cuda_build *b, const char *dir)
+{
+    char *real = dir && *dir ? realpath(dir, NULL) : NULL;
+    char **grown = real ? realloc(b->roots, (b->nroots + 1) * sizeof *grown) : NULL;
+    if (!grown) {
+        free(real);
+        return;
+    }
+    b->roots = grown;
+    b->roots[b->nroots++] = real;
+}
+
+/* NVRTC in the sandbox helper: for untrusted text (confined to the roots), or where the
+ * request sets limits; the deadline counts from now. */
+static void plan_isolation(cuda_build *b)
+{
+    const udfkit_compile_request *req = b->req;
+    b->isolated = req->sandbox || req->untrusted;
+    if (req->sandbox)
+        b->sandbox = *req->sandbox;
+    if (b->sandbox.seconds > 0)
+        b->sandbox.deadline = udfkit_seconds() + b->sandbox.seconds;
+    if (!req->untrusted)
+        return;
+    for (size_t i = 0; i < req->ninclude_dirs; i++)
+        add_root(b, req->include_dirs[i]);
+    for (size_t i = 0; i < req->nallowed_dirs; i++)
+        add_root(b, req->allowed_dirs[i]);
+    add_root(b, b->cuda_dir);
+    b->sandbox.confine = true;
+    b->sandbox.roots = (const char *const *)b->roots;
+    b->sandbox.nroots = b->nroots;
+}
+
 udfkit_rc udfkit_cuda_build_run(cuda_build *b)
 {
     const udfkit_compile_request *req = b->req;
     if (!b->cuda_dir)
         b->cuda_dir = UDFKIT_CUDA_INCLUDE_DIR;
+    plan_isolation(b);
     b->specs = calloc(req->nfunctions + 1, sizeof *b->specs);
     b->spec_files = calloc(req->nfunctions + 1, sizeof *b->spec_files);
     b->spec_lines = calloc(req->nfunctions + 1, sizeof *b->spec_lines);
@@ -568,7 +651,7 @@ udfkit_rc udfkit_cuda_build_run(cuda_build *b)
     if (!rc) {
         plan_jobs(b);
         udfkit_cache *cache = udfkit_cache_open();
-        run_jobs(b->jobs, b->njobs, cache);
+        run_jobs(b, b->jobs, b->njobs, cache);
         udfkit_cache_close(cache);
         rc = report_jobs(b);
     }

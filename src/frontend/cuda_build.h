@@ -66,6 +66,10 @@ typedef struct cuda_build {
     compile_job *jobs;
     size_t njobs;
     udfkit_buf warnings; /* NVRTC's warnings, rewritten, where the compile succeeded */
+    bool isolated;       /* NVRTC in the sandbox helper, under `sandbox` */
+    udfkit_sandbox sandbox;
+    char **roots;        /* untrusted: the real paths below which the compile reads */
+    size_t nroots;
 } cuda_build;
 
 /* Runs everything up to the code: NVRTC's version, the specs, the targets, the sources and

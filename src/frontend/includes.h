@@ -30,6 +30,24 @@ udfkit_rc udfkit_includes_follow(const char *source, const char *const *dirs, si
  * looked for beside that name, as NVRTC does). */
 udfkit_rc udfkit_includes_follow_text(const char *source, const char *text, const char *const *dirs, size_t ndirs,
                                       const char *cuda_dir, udfkit_include_set *out);
+/* Where text a user wrote may include from (udfkit_compile_source's untrusted mode, udfkit
+ * compile --untrusted): files below `roots` (real paths: the -I directories, those allowed
+ * besides, CUDA's headers). */
+typedef struct udfkit_include_roots {
+    const char *const *roots;
+    size_t nroots;
+    bool source_dir; /* quoted includes of the source are looked for beside it (its directory is a root) */
+} udfkit_include_roots;
+
+/* As the two above (text NULL: read `source`), confined: a directive of the source or of a
+ * header outside CUDA's that names an absolute path, that names a path with '..' (in the
+ * source), that is an #include_next, or that leads to a file outside the roots (symbolic
+ * links resolved) or to anything but a regular file is refused, UDFKIT_RC_INPUT
+ * "file:line: error: ...", before the file is read. Every directive counts, whatever #if it
+ * sits under. A name found nowhere is left to the compile, which reports it. */
+udfkit_rc udfkit_includes_follow_confined(const char *source, const char *text, const char *const *dirs,
+                                          size_t ndirs, const char *cuda_dir, const udfkit_include_roots *confine,
+                                          udfkit_include_set *out);
 void udfkit_include_set_free(udfkit_include_set *s);
 
 #endif

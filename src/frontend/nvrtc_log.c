@@ -319,3 +319,38 @@ bool udfkit_nvrtc_log_rewrite(const char *log, const udfkit_log_export *exports,
     udfkit_buf_free(&stray);
     return has_error || strstr(log ? log : "", "catastrophic") != NULL;
 }
+
+/* The first `needle` in [p, p + n), or NULL. */
+static const char *find_in(const char *p, size_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    for (size_t i = 0; i + k <= n; i++)
+        if (memcmp(p + i, needle, k) == 0)
+            return p + i;
+    return NULL;
+}
+
+void udfkit_nvrtc_log_hide_open_reasons(udfkit_buf *log)
+{
+    static const char marker[] = "cannot open source file \"";
+    size_t out = 0;
+    for (size_t at = 0; at < log->size;) {
+        const char *line = log->data + at, *nl = memchr(line, '\n', log->size - at);
+        size_t len = nl ? (size_t)(nl - line) + 1 : log->size - at, keep = len;
+        const char *found = find_in(line, len, marker), *close = NULL;
+        if (found) {
+            const char *name = found + sizeof marker - 1;
+            close = memchr(name, '"', len - (size_t)(name - line));
+        }
+        if (close)
+            keep = (size_t)(close - line) + 1;
+        memmove(log->data + out, line, keep);
+        out += keep;
+        if (close && nl)
+            log->data[out++] = '\n';
+        at += len;
+    }
+    log->size = out;
+    if (log->data)
+        log->data[out] = '\0';
+}

@@ -20,4 +20,9 @@ typedef struct udfkit_log_export {
 /* Writes the rewritten log to `out`. Returns whether it holds an error. */
 bool udfkit_nvrtc_log_rewrite(const char *log, const udfkit_log_export *exports, size_t nexports, udfkit_buf *out);
 
+/* For a confined compile: NVRTC says why a file cannot be opened ("cannot open source file
+ * "x": Permission denied"), which tells a file the compile may not read from one that is
+ * not there; every such reason is cut, in place, so that both read the same. */
+void udfkit_nvrtc_log_hide_open_reasons(udfkit_buf *log);
+
 #endif

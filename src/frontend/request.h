@@ -6,6 +6,7 @@
 #include "base/diag.h"
 #include "base/fs.h"
 #include "nvidia/nvrtc_wrap.h"
+#include "nvidia/sandbox.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,6 +35,17 @@ typedef struct udfkit_compile_request {
     const char *python_frontend;  /* "numba-cuda", "numba-cuda-mlir" or "auto"; NULL: "auto" */
     bool skip_absent;             /* specs of functions no source here defines are left out, for
                                      build systems that compile a target's sources one by one */
+    /* NVRTC out of this process (nvidia/sandbox.h), with these limits and cancel descriptors
+       (the deadline counted from the build's start): NULL runs it in this process, unless
+       `untrusted`, which runs it in the sandbox without limits. */
+    const udfkit_sandbox *sandbox;
+    /* The sources are a user's text: each file their compile reads is below include_dirs,
+       allowed_dirs or CUDA's headers, which the include follower checks before the compile
+       (frontend/includes.h) and the sandbox helper enforces during it; no source directory
+       is searched; results are cached apart from trusted compiles'. CUDA C/C++ only. */
+    bool untrusted;
+    const char *const *allowed_dirs;
+    size_t nallowed_dirs;
 } udfkit_compile_request;
 
 /* Claims the request's outputs (the output and its depfile) and declares its sources as

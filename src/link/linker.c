@@ -1,5 +1,7 @@
 #include "link/linker.h"
 
+#include "artifact/code_check.h"
+
 #include "artifact/inspect.h"
 #include "artifact/manifest.h"
 #include "base/arch.h"
@@ -379,6 +381,19 @@ static void report_job(link_job *j, const char *name, const char *const *options
         udfkit_progress("[%zu/%zu] %s linked (%.1f s)", done, p->total, name, elapsed);
 }
 
+
+/* A cached result is used only where it is the code it claims to be (a cubin or PTX): the
+ * entry's checksum says that it is as stored, not what was stored. */
+static bool cached_code_is(bool cubin, const udfkit_buf *code, const char *key)
+{
+    char why[256];
+    bool ok = cubin ? udfkit_cubin_check(code->data, code->size, why, sizeof why)
+                    : udfkit_ptx_check(code->data, code->size, why, sizeof why);
+    if (!ok)
+        udfkit_warn("the cache entry %s is not used: the code in it %s; the result is rebuilt", key, why);
+    return ok;
+}
+
 static void *link_one(void *arg)
 {
     link_job *j = arg;
@@ -437,7 +452,8 @@ static void *link_one(void *arg)
         }
         udfkit_hasher_finish(h, key);
         const udfkit_buf *code;
-        bool found = udfkit_cache_get(j->cache, key, &hit) && (code = udfkit_cache_entry_find(&hit, "code"));
+        bool found = udfkit_cache_get(j->cache, key, &hit) && (code = udfkit_cache_entry_find(&hit, "code")) &&
+                     cached_code_is(j->target.sass, code, key);
         udfkit_cache_record(j->cache, &hit, found);
         if (found) {
             how = "from the cache";

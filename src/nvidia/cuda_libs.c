@@ -1,3 +1,5 @@
+/* dladdr */
+#define _GNU_SOURCE
 #include "nvidia/cuda_libs.h"
 
 #include <dlfcn.h>
@@ -33,6 +35,7 @@ static struct {
     pthread_mutex_t lock;
     bool tried[NPARTS];
     udfkit_rc rc[NPARTS];
+    void *symbol[NPARTS]; /* one of the loaded library's, to find its file */
     char problem[NPARTS][1024];
 } state = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -110,10 +113,36 @@ udfkit_rc udfkit_cuda_part_load(udfkit_cuda_part part, const udfkit_symbol *symb
     if (!state.tried[part]) {
         state.rc[part] = load(part, symbols, count, state.problem[part], sizeof state.problem[part]);
         state.tried[part] = true;
+        state.symbol[part] = !state.rc[part] && count ? *symbols[0].slot : NULL;
     }
     udfkit_rc rc = state.rc[part];
     pthread_mutex_unlock(&state.lock);
     if (rc)
         return udfkit_fail(rc, NULL, 0, "%s", state.problem[part]);
     return UDFKIT_RC_OK;
+}
+
+bool udfkit_cuda_part_file(udfkit_cuda_part part, char *out, size_t size)
+{
+    if ((unsigned)part >= NPARTS)
+        return false;
+    pthread_mutex_lock(&state.lock);
+    void *symbol = state.symbol[part];
+    pthread_mutex_unlock(&state.lock);
+    const char *file = part_file(part);
+    char real[PATH_MAX];
+    Dl_info info;
+    /* Not loaded, the loader's search to find: loaded here (kept), to ask where from. */
+    if (!symbol && (!file || !strchr(file, '/'))) {
+        void *lib = dlopen(file ? file : parts[part].soname, RTLD_LAZY | RTLD_LOCAL);
+        const char *probe[] = {[UDFKIT_PART_NVRTC] = "nvrtcVersion", [UDFKIT_PART_NVJITLINK] = "nvJitLinkVersion",
+                               [UDFKIT_PART_NVFATBIN] = "nvFatbinVersion"};
+        symbol = lib ? dlsym(lib, probe[part]) : NULL;
+    }
+    if (symbol && dladdr(symbol, &info) && info.dli_fname && realpath(info.dli_fname, real))
+        file = real;
+    else if (!file || !realpath(file, real))
+        return false;
+    snprintf(out, size, "%s", real);
+    return true;
 }

@@ -41,6 +41,10 @@ const char *udfkit_cuda_part_name(udfkit_cuda_part part);
  * finds it, the soname and "(the loader's search path)". */
 void udfkit_cuda_part_location(udfkit_cuda_part part, char *out, size_t size);
 
+/* The real path of the file the part is loaded from, or would be: what a sandboxed compile
+ * loads too. False where there is none. */
+bool udfkit_cuda_part_file(udfkit_cuda_part part, char *out, size_t size);
+
 /* The command that installs a consistent set, for messages. */
 #define UDFKIT_FIX_TOOLCHAIN_HINT \
     "install one consistent CUDA 13.0 set: python3 -m pip install --no-deps " UDFKIT_PIP_CUDA_PINS

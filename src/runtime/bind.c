@@ -12,6 +12,7 @@
 #include "library_internal.h"
 #include "package.h"
 #include "ptx_jit.h"
+#include "sandbox_options.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -344,6 +345,36 @@ static udfkit_status check_producer(const udfkit_package *pkg, unsigned major, u
                                pkg->producer_major, pkg->producer_minor, major, minor);
 }
 
+/* Where a bound package asks for the sandbox (udfkit_package_set_options), the link runs there:
+ * under the strictest of the packages' limits, cancelled by any of their tokens, reading no
+ * file at all where one is untrusted. */
+#define MAX_TOKENS 16
+
+static bool bind_sandbox(const binding_plan *p, udfkit_sandbox *sb, int fds[MAX_TOKENS])
+{
+    bool isolated = false;
+    *sb = (udfkit_sandbox){.cancel_fds = fds};
+    for (size_t d = 0; d < p->ndistinct; d++) {
+        const udfkit_package *pkg = p->distinct[d];
+        udfkit_sandbox one;
+        int fd = -1;
+        bool asks = false;
+        if (!pkg->isolated || udfkit_runtime_sandbox(&pkg->options, &one, &fd, &asks) || !asks)
+            continue;
+        isolated = true;
+        if (one.seconds > 0 && (sb->seconds <= 0 || one.seconds < sb->seconds))
+            sb->seconds = one.seconds;
+        if (one.memory && (!sb->memory || one.memory < sb->memory))
+            sb->memory = one.memory;
+        if (fd >= 0 && sb->ncancel < MAX_TOKENS)
+            fds[sb->ncancel++] = fd;
+        sb->confine |= pkg->options.untrusted != 0;
+    }
+    if (sb->seconds > 0)
+        sb->deadline = udfkit_seconds() + sb->seconds;
+    return isolated;
+}
+
 static udfkit_status link_bound(const udfkit_image *image, const binding_plan *p, int arch, udfkit_buf *cubin)
 {
     unsigned major = 0, minor = 0;
@@ -395,7 +426,7 @@ static udfkit_status link_bound(const udfkit_image *image, const binding_plan *p
         char arch_text[16];
         forwarders(p, &text);
         snprintf(arch_text, sizeof arch_text, "%d", arch);
-        s = udfkit_runtime_compile("udfkit-slot-forwarders.cu", text.data, NULL, 0, NULL, 0, arch_text, &shims);
+        s = udfkit_runtime_compile("udfkit-slot-forwarders.cu", text.data, NULL, 0, NULL, 0, arch_text, NULL, &shims);
         if (s) {
             /* The message is copied out first: the result goes to the same buffer. */
             char *why = strdup(udfkit_last_error());
@@ -409,8 +440,11 @@ static udfkit_status link_bound(const udfkit_image *image, const binding_plan *p
         if (!s)
             s = add_parts(shims, arch, &parts, &n, &link_hashes, &nlinks);
     }
+    udfkit_sandbox sb;
+    int fds[MAX_TOKENS];
+    bool isolated = bind_sandbox(p, &sb, fds);
     if (!s)
-        s = udfkit_jitlink_cubin(parts, n, arch, cubin);
+        s = udfkit_jitlink_cubin(parts, n, arch, isolated ? &sb : NULL, cubin);
     free(parts);
     free(link_hashes);
     udfkit_package_close(shims);

@@ -7,11 +7,11 @@
 
 #include <stddef.h>
 
-/* udfkit_compile_source, for the architectures `arch` (CMake's syntax; NULL: an --arch=
+/* udfkit_compile_source_with, for the architectures `arch` (CMake's syntax; NULL: an --arch=
  * option, else the current device's). */
 udfkit_status udfkit_runtime_compile(const char *name, const char *source, const char *const *specs, size_t nspecs,
                                      const char *const *options, size_t noptions, const char *arch,
-                                     udfkit_package **out);
+                                     const udfkit_compile_options *copts, udfkit_package **out);
 
 /* The tool core's failure (its message) as a status: `input` for input errors. */
 udfkit_status udfkit_runtime_from_rc(udfkit_rc rc, udfkit_status input);

@@ -1,5 +1,7 @@
 #include "driver.h"
 
+#include "base/diag.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -18,6 +20,16 @@ udfkit_status udfkit_runtime_fail(udfkit_status s, const char *fmt, ...)
 udfkit_status udfkit_report(udfkit_status s, const char *text)
 {
     return udfkit_runtime_fail(s, "%s", text ? text : "");
+}
+
+/* The callback is the diagnostics' sink itself (the same type; udfkit_log_level's numbers
+ * are udfkit_diag_level's), so that a callback and its user pointer change together. */
+_Static_assert(UDFKIT_LOG_WARNING == (int)UDFKIT_DIAG_WARNING && UDFKIT_LOG_NOTE == (int)UDFKIT_DIAG_NOTE,
+               "log levels");
+
+void udfkit_log_set(udfkit_log_fn fn, void *user)
+{
+    udfkit_diag_set_sink(fn, user);
 }
 
 const char *udfkit_last_error(void)

@@ -1,8 +1,14 @@
+/* dladdr */
+#define _GNU_SOURCE
 #include "jitlink.h"
 
+#include "artifact/code_check.h"
 #include "driver.h"
+#include "nvidia/nvjitlink_wrap.h"
 
 #include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -63,7 +69,43 @@ udfkit_status udfkit_jitlink_load(unsigned *major, unsigned *minor)
     return UDFKIT_OK;
 }
 
-udfkit_status udfkit_jitlink_cubin(const udfkit_jit_part *parts, size_t count, int arch, udfkit_buf *cubin)
+/* The link in the sandbox helper, with the nvJitLink loaded here. */
+static udfkit_status cubin_sandboxed(const udfkit_jit_part *parts, size_t count, int arch, const char *const *options,
+                                     size_t noptions, const udfkit_sandbox *sb, udfkit_buf *cubin)
+{
+    Dl_info info;
+    char library[PATH_MAX];
+    if (!dladdr(*(void **)&jl.create, &info) || !info.dli_fname || !realpath(info.dli_fname, library))
+        return udfkit_runtime_fail(UDFKIT_ERROR_TOOLCHAIN, "cannot tell which file nvJitLink was loaded from, which "
+                                                          "the sandbox helper must load too");
+    udfkit_link_input *inputs = calloc(count + 1, sizeof *inputs);
+    if (!inputs)
+        return udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory");
+    for (size_t i = 0; i < count; i++)
+        inputs[i] = (udfkit_link_input){parts[i].kind == UDFKIT_JIT_LTOIR  ? UDFKIT_INPUT_LTOIR
+                                        : parts[i].kind == UDFKIT_JIT_PTX ? UDFKIT_INPUT_PTX
+                                                                          : UDFKIT_INPUT_CUBIN,
+                                        parts[i].data, parts[i].size, "part"};
+    udfkit_buf log = UDFKIT_BUF_INIT;
+    udfkit_rc rc = udfkit_sandbox_jitlink(sb, library, options, noptions, inputs, count, false, cubin, &log);
+    free(inputs);
+    udfkit_status s = UDFKIT_OK;
+    if (rc == UDFKIT_RC_INPUT && log.size)
+        s = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "linking for sm_%d at load time failed (nvJitLink, in the "
+                                                        "sandbox): %s",
+                                arch, log.data);
+    else if (rc) /* stopped by a limit or cancelled (a compile error), or no helper to run */
+        s = udfkit_runtime_fail(rc == UDFKIT_RC_INPUT ? UDFKIT_ERROR_COMPILE
+                                : rc == UDFKIT_RC_ENV ? UDFKIT_ERROR_TOOLCHAIN
+                                                      : UDFKIT_ERROR_DRIVER,
+                                "%s", udfkit_diag_message());
+    udfkit_diag_clear();
+    udfkit_buf_free(&log);
+    return s;
+}
+
+udfkit_status udfkit_jitlink_cubin(const udfkit_jit_part *parts, size_t count, int arch, const udfkit_sandbox *sb,
+                                   udfkit_buf *cubin)
 {
     unsigned major, minor;
     udfkit_status s = udfkit_jitlink_load(&major, &minor);
@@ -76,6 +118,8 @@ udfkit_status udfkit_jitlink_cubin(const udfkit_jit_part *parts, size_t count, i
     for (size_t i = 0; i < count; i++)
         if (parts[i].kind == UDFKIT_JIT_LTOIR)
             noptions = 2;
+    if (sb)
+        return cubin_sandboxed(parts, count, arch, options, noptions, sb, cubin);
     void *h = NULL;
     int r = jl.create(&h, noptions, options);
     if (r != 0)
@@ -112,7 +156,11 @@ bool udfkit_jitlink_cached(udfkit_cache *cache, const char *key, udfkit_buf *cub
         return false;
     udfkit_cache_entry hit = {0};
     const udfkit_buf *code;
+    char why[256];
     bool found = udfkit_cache_get(cache, key, &hit) && (code = udfkit_cache_entry_find(&hit, "cubin"));
+    /* The entry's checksum says that it is as stored, not what was stored. */
+    if (found && !(found = udfkit_cubin_check(code->data, code->size, why, sizeof why)))
+        udfkit_warn("the cache entry %s is not used: the code in it %s; the code is linked again", key, why);
     if (found)
         udfkit_buf_append(cubin, code->data, code->size);
     udfkit_cache_record(cache, &hit, found);

@@ -1,4 +1,5 @@
 #include "cache/cache.h"
+#include "artifact/code_check.h"
 #include "artifact/fatbin_read.h"
 #include "driver.h"
 #include "jitlink.h"
@@ -55,6 +56,10 @@ static udfkit_status add_fatbin(const void *data, size_t size, int arch, udfkit_
         }
         if (better_exists)
             continue;
+        char why[256];
+        if (!udfkit_ltoir_check(e->payload, e->payload_size, why, sizeof why))
+            return udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "udfkit_library_link: a fatbin part's entry %zu %s", i,
+                                       why);
         udfkit_jit_part *grown = realloc(*parts, (*n + 1) * sizeof *grown);
         if (!grown)
             return udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "udfkit_library_link: out of memory");
@@ -98,6 +103,11 @@ udfkit_status udfkit_library_link(const udfkit_image *images, size_t count, udfk
             s = add_fatbin(p, size, arch, &parts, &n, &fatbins[i]);
             continue;
         }
+        char why[256];
+        if (is_ltoir(p, size) && !udfkit_ltoir_check(p, size, why, sizeof why)) {
+            s = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "udfkit_library_link: part %zu %s", i, why);
+            break;
+        }
         if (is_ltoir(p, size))
             kind = UDFKIT_JIT_LTOIR;
         else if (size > 4 && memcmp(p, "\177ELF", 4) == 0)
@@ -135,7 +145,7 @@ udfkit_status udfkit_library_link(const udfkit_image *images, size_t count, udfk
         udfkit_hasher_finish(h, key);
         cached = udfkit_jitlink_cached(cache, key, &cubin);
     }
-    if (!s && !cached && !(s = udfkit_jitlink_cubin(parts, n, arch, &cubin)))
+    if (!s && !cached && !(s = udfkit_jitlink_cubin(parts, n, arch, NULL, &cubin)))
         udfkit_jitlink_keep(cache, key, &cubin);
     if (!s)
         s = udfkit_library_load(cubin.data, cubin.size, out);

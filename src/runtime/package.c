@@ -1,5 +1,6 @@
 #include "package.h"
 
+#include "artifact/code_check.h"
 #include "artifact/fatbin_read.h"
 #include "artifact/package_id.h"
 #include "base/arch.h"
@@ -7,6 +8,7 @@
 #include "base/spec.h"
 #include "base/types.h"
 #include "driver.h"
+#include "sandbox_options.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +86,17 @@ udfkit_status udfkit_package_add_group(udfkit_package *pkg, const char *name, si
 
 udfkit_status udfkit_package_add_part(udfkit_package *pkg, udfkit_package_part part)
 {
+    /* Damaged code is refused here, before nvJitLink ever sees it: nvJitLink keeps memory
+     * of a link it refuses, and some damaged inputs make it ask for many gigabytes. */
+    char why[256], what[64];
+    if (!udfkit_ltoir_check(part.data, part.size, why, sizeof why)) {
+        if (part.link)
+            snprintf(what, sizeof what, "link file");
+        else
+            snprintf(what, sizeof what, "code for compute_%u%.1s", part.arch, part.suffix ? &part.suffix : "");
+        return udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "%s: its %s (%s) %s: the package is damaged", pkg->origin,
+                                   what, part.group < pkg->ngroups ? pkg->group_names[part.group] : "?", why);
+    }
     udfkit_package_part *grown = realloc(pkg->parts, (pkg->nparts + 1) * sizeof *grown);
     if (!grown)
         return no_memory();
@@ -134,6 +147,21 @@ void udfkit_package_close(udfkit_package *pkg)
     free(pkg->storage);
     free(pkg->origin);
     free(pkg);
+}
+
+udfkit_status udfkit_package_set_options(udfkit_package *pkg, const udfkit_compile_options *copts)
+{
+    if (!pkg)
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_package_set_options: no package");
+    udfkit_sandbox sb;
+    int fd;
+    bool isolated;
+    udfkit_status s = udfkit_runtime_sandbox(copts, &sb, &fd, &isolated);
+    if (s)
+        return s;
+    pkg->isolated = isolated;
+    pkg->options = isolated ? *copts : (udfkit_compile_options)UDFKIT_COMPILE_OPTIONS_INIT;
+    return UDFKIT_OK;
 }
 
 size_t udfkit_package_function_count(const udfkit_package *pkg)

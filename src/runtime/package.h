@@ -37,6 +37,8 @@ struct udfkit_package {
     udfkit_buf *storage;   /* bytes the parts point into, owned */
     size_t nstorage;
     struct udfkit_fatbin_contents *fatbin; /* where the parts come from a fatbin */
+    bool isolated;         /* binds link it in the sandbox helper, under `options` */
+    udfkit_compile_options options;
 };
 
 /* An empty package named `origin`. */

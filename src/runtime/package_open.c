@@ -11,11 +11,13 @@
 #include "driver.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static udfkit_manifest_reader js = {.name = "runtime"};
 static char js_problem[512];
@@ -257,7 +259,10 @@ udfkit_status udfkit_package_open(const char *path, udfkit_package **out)
         return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_package_open: %s",
                                    !path ? "no path given" : "no output pointer");
     *out = NULL;
-    if (!udfkit_file_exists(path))
+    /* Only a path that names nothing is NOT_FOUND: a directory, FIFO or device is there, and
+     * not a package (udfkit_read_file refuses it without blocking). */
+    struct stat st;
+    if (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
         return udfkit_runtime_fail(UDFKIT_ERROR_NOT_FOUND, "%s: no such package (file not found)", path);
     udfkit_buf bytes = UDFKIT_BUF_INIT;
     if (udfkit_read_file(path, &bytes) != UDFKIT_RC_OK) {

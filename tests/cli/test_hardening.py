@@ -4,6 +4,7 @@ user's files as they were."""
 import glob
 import json
 import os
+import shutil
 import stat
 import struct
 import subprocess
@@ -178,6 +179,48 @@ def test_cached_python_answer_without_a_type_or_kind_is_a_miss(work):
         assert "answer is malformed or names files outside its directory" in r.err, (name, r)
 
 
+def only_entry(cache):
+    entries = glob.glob(os.path.join(cache, "entries", "*", "*.entry"))
+    assert len(entries) == 1, entries
+    return os.path.basename(entries[0])[:-len(".entry")]
+
+
+def test_cached_code_must_be_what_it_claims(work):
+    """An entry planted with a valid checksum but code that is not what the key says (text
+    for LTO-IR, PTX or a cubin) is not used: the result is rebuilt, with a warning."""
+    write(os.path.join(work, "g.cu"), GOOD)
+    for emit, arch, out, magic in (("ltoir", "80", "g.ltoir", b"\xedCN\x7f"), ("ptx", "80", "g.ptx", b"//"),
+                                   ("cubin", "80-real", "g.cubin", b"\x7fELF")):
+        cache = os.path.join(work, "cache-" + emit)
+        env = env_with(UDFKIT_CACHE_DIR=cache)
+        args = ("compile", "g.cu", "-f", "f:float32(float32)", "--arch", arch, "--emit", emit, "-o", out)
+        assert udfkit(*args, cwd=work, env=env).rc == 0
+        expected = read(os.path.join(work, out))
+        key = only_entry(cache)
+        for planted in (b"plain text, not code at all", b"\xedCN\x7f" + b"\x01" * 40, b"\x7fELF" + b"\x02" * 60):
+            write(os.path.join(work, "planted"), planted, "wb")
+            tool(env, "set", key, "code", os.path.join(work, "planted"))
+            r = udfkit(*args, cwd=work, env=env)
+            assert r.rc == 0 and f"the cache entry {key} is not used: the code in it " in r.err, (emit, r)
+            assert read(os.path.join(work, out)) == expected and expected.startswith(magic), emit
+    # A link's cubin, planted the same way.
+    cache = os.path.join(work, "cache-link")
+    env = env_with(UDFKIT_CACHE_DIR=cache)
+    assert udfkit("compile", "g.cu", "-f", "f:float32(float32)", "--arch", "80", "-o", "m.json", cwd=work,
+                  env=env, ).rc == 0
+    before = set(glob.glob(os.path.join(cache, "entries", "*", "*.entry")))
+    args = ("link", "m.json", "--arch", "80-real", "--emit", "cubin", "-o", "m.cubin")
+    assert udfkit(*args, cwd=work, env=env).rc == 0
+    expected = read(os.path.join(work, "m.cubin"))
+    (entry,) = set(glob.glob(os.path.join(cache, "entries", "*", "*.entry"))) - before
+    key = os.path.basename(entry)[:-len(".entry")]
+    write(os.path.join(work, "planted"), b"\x7fELF" + b"\x02" * 60, "wb")
+    tool(env, "set", key, "code", os.path.join(work, "planted"))
+    r = udfkit(*args, cwd=work, env=env)
+    assert r.rc == 0 and "is not used: the code in it is" in r.err and "cubin" in r.err, r
+    assert read(os.path.join(work, "m.cubin")) == expected
+
+
 def test_orphaned_temporary_files_are_found_and_removed(work):
     cache = os.path.join(work, "cache")
     _, env = python_entry(work, cache)
@@ -194,6 +237,35 @@ def test_orphaned_temporary_files_are_found_and_removed(work):
     assert not os.path.exists(orphan) and os.path.exists(fresh)
     assert udfkit("cache", "clear", env=env).rc == 0
     assert not os.path.exists(fresh)
+
+
+def test_cache_directory_others_can_write_is_not_used(work):
+    """A cache directory that other users can write (or that another user owns) would hand
+    back results they planted: it is not used, with a warning; group-writable is used, with
+    a warning."""
+    write(os.path.join(work, "g.cu"), GOOD)
+    cache = os.path.join(work, "cache")
+    args = ("compile", "g.cu", "-f", "f:float32(float32)", "--arch", "80", "-o", "g.ltoir")
+    for where, mode in (("", 0o777), ("entries", 0o777), ("", 0o1777)):
+        shutil.rmtree(cache, ignore_errors=True)
+        os.makedirs(os.path.join(cache, "entries"))
+        os.chmod(os.path.join(cache, where), mode)
+        r = udfkit(*args, cwd=work, env=env_with(UDFKIT_CACHE_DIR=cache))
+        assert r.rc == 0 and "can be written by every user" in r.err and "going on without a cache" in r.err, r
+        assert not glob.glob(os.path.join(cache, "entries", "*", "*.entry")), (where, mode)
+    if os.geteuid() == 0:  # only root can give the directory away
+        shutil.rmtree(cache)
+        os.makedirs(os.path.join(cache, "entries"))
+        os.chown(os.path.join(cache, "entries"), 4321, -1)
+        r = udfkit(*args, cwd=work, env=env_with(UDFKIT_CACHE_DIR=cache))
+        assert r.rc == 0 and "entries is owned by another user" in r.err, r
+        assert not glob.glob(os.path.join(cache, "entries", "*", "*.entry"))
+    shutil.rmtree(cache)
+    os.makedirs(cache)
+    os.chmod(cache, 0o775)
+    r = udfkit(*args, cwd=work, env=env_with(UDFKIT_CACHE_DIR=cache))
+    assert r.rc == 0 and "can be written by its group (mode 0775)" in r.err, r
+    assert glob.glob(os.path.join(cache, "entries", "*", "*.entry"))
 
 
 # ---- 3. manifests are untrusted ----
@@ -334,7 +406,9 @@ if __name__ == "__main__":
           test_devices_and_fifos_are_written_through, test_failed_output_leaves_no_directories,
           test_cached_python_file_names_cannot_escape, test_cached_python_answer_naming_other_files_is_a_miss,
           test_cached_python_answer_without_a_type_or_kind_is_a_miss,
-          test_orphaned_temporary_files_are_found_and_removed, test_manifest_paths_stay_in_the_manifest_directory,
+          test_cached_code_must_be_what_it_claims, test_orphaned_temporary_files_are_found_and_removed,
+          test_cache_directory_others_can_write_is_not_used,
+          test_manifest_paths_stay_in_the_manifest_directory,
           test_fifo_artifact_and_link_cycle_do_not_hang, test_malformed_binaries_are_errors_naming_the_file,
           test_compressed_entry_cannot_claim_a_gigabyte, test_inspect_lists_many_kernels,
           test_user_macros_do_not_reach_the_export_prelude, test_includes_resolve_as_nvcc_from_any_directory])

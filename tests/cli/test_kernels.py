@@ -457,6 +457,13 @@ def test_slots_library(work):
                *outputs(work), cwd=work)
     assert r.rc == 1 and "slot 'price:(float32, float32)': a slot's signature needs a return type" in r.err, r
     assert not os.path.exists(os.path.join(work, "out")) or files_under(os.path.join(work, "out")) == []
+    # A slot is c_name:signature: a source name or a file would be dropped, so it is refused.
+    for slot in ("price=foo:float32(float32, float32)", "price@a.cu:float32(float32, float32)"):
+        for extra in ([], ["--check"]):
+            r = udfkit("kernels", "--slot", slot, "--kernel", "map(price)", "--name", "eng",
+                       *(extra or outputs(work)), cwd=work)
+            assert r.rc == 1 and f"slot '{slot}' is not of the form c_name:signature" in r.err, (slot, r)
+            assert not os.path.exists(os.path.join(work, "out")) or files_under(os.path.join(work, "out")) == []
 
 
 def test_dependent_launch_only_where_the_code_waits(work):

@@ -512,6 +512,15 @@ CONFIGURE_ERRORS = [
      r"add_jit_library: target 'lib' is given STATIC_RUNTIME and SHARED_RUNTIME; it links one runtime"),
     ("bad-python-frontend", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" PYTHON_FRONTEND numba)',
      r"add_ptx_udf: PYTHON_FRONTEND of target 'u' is 'numba'; it takes numba-cuda, numba-cuda-mlir or auto"),
+    ("slot-error-named-as-slots", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)\n'
+                                  'add_jit_library(lib UDFS u SLOTS "price:float33(float32)" KERNELS map(f) map(price)'
+                                  ' ARCHITECTURES 80-real)',
+     r"add_jit_library: SLOTS of target 'lib': .*unknown type 'float33'"),
+    ("slot-with-source-name", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)\n'
+                              'add_jit_library(lib UDFS u SLOTS "price=foo:float32(float32)" KERNELS map(price)'
+                              ' ARCHITECTURES 80-real)',
+     r"add_jit_library: SLOTS entry 'price=foo:float32\(float32\)' of target 'lib' is not of the form "
+     r"c_name:signature"),
     ("launcher-names-meet", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" "map_f=f:float32(float32)"'
                             ' ARCHITECTURES 80-real)\n'
                             'add_jit_library(a_filter UDFS u KERNELS map(f) ARCHITECTURES 80-real)\n'

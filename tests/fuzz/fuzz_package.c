@@ -1,6 +1,6 @@
 /* UDF packages are untrusted (a user hands them to an engine, udfkit_package_open): a
  * package fatbin, or a manifest beside the one artifact file the harness writes (x.ltoir,
- * "ltoir", whose size and hash a manifest may name). The first byte picks: 'M' the rest is
+ * 32 bytes of LTO-IR, whose size and hash a manifest may name). The first byte picks: 'M' the rest is
  * the manifest, anything else the whole input is the file opened. What opens is listed, and
  * its code chosen for three devices, as udfkit_library_bind would. */
 #include "fuzz_common.h"
@@ -11,7 +11,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     fuzz_make_dir();
-    fuzz_write("x.ltoir", "ltoir", 5);
+    /* The smallest LTO-IR the package reader takes (artifact/code_check: NVVM's container
+     * header, its offsets inside the file), so that manifests naming it get past the check. */
+    static const char ltoir[32] = {'\xed', 0x43, 0x4e, 0x7f, 0x01, 0x41, 0x02, 0x62, 0x03, 0x02, 0x07, 0x00, 0x18, 0x00, 0x01,
+                                   0x00, 0x18, 0, 0, 0, 0x1c, 0, 0, 0, 'l', 't', 'o', 'i', 'r', '-', 'i', 'r'};
+    fuzz_write("x.ltoir", ltoir, sizeof ltoir);
     return 0;
 }
 

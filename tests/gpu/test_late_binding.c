@@ -293,6 +293,60 @@ static const char *const text_specs[] = {"t_price:float32(float32, float32)", "t
                                          "t_widen:int64(int32)", "t_before:bool(float32, float32)",
                                          "t_maybe:float32?(float32?, float32)"};
 
+/* Binds whose link runs in the sandbox helper (the cache off, so that the link runs): text
+ * compiled with a time limit (the helper unconfined), and text compiled untrusted (confined by
+ * Landlock; where this machine's kernel cannot, the compile says so and that part is left
+ * out), each run as the text compiled in the process is; and a bind cancelled by its
+ * package's token, which fails leaving nothing loaded. */
+static void bind_and_run_sandboxed(const char *what, const udfkit_compile_options *copts)
+{
+    udfkit_package *pkg = NULL;
+    udfkit_status s = udfkit_compile_source_with(what, text_source, text_specs, 5, NULL, 0, copts, &pkg);
+    if (s == UDFKIT_ERROR_TOOLCHAIN && copts->untrusted) {
+        printf("  %s: left out: %s\n", what, udfkit_last_error());
+        return;
+    }
+    if (check(s, what))
+        return;
+    const udfkit_slot_binding to_pkg[] = {{"price", pkg, "t_price"}, {"keep", pkg, "t_keep"}, {"widen", pkg, "t_widen"},
+                                          {"before", pkg, "t_before"}, {"maybe_price", pkg, "t_maybe"}};
+    late_engine_instance *inst = NULL;
+    if (!check(late_engine_bind(to_pkg, 5, &inst), what)) {
+        run_instance(inst, 0, &text_fns, 1000);
+        run_instance(inst, 0, &text_fns, ((size_t)1 << 20) + 7);
+        printf("  %s: bound in the sandbox and run\n", what);
+    }
+    late_engine_release(inst);
+    udfkit_package_close(pkg);
+}
+
+static void sandboxed_binds(void)
+{
+    setenv("UDFKIT_CACHE", "0", 1);
+    udfkit_compile_options copts = UDFKIT_COMPILE_OPTIONS_INIT;
+    copts.time_limit = 300;
+    bind_and_run_sandboxed("limited.cu", &copts);
+    copts.untrusted = 1;
+    bind_and_run_sandboxed("untrusted.cu", &copts);
+    udfkit_cancel *token = NULL;
+    udfkit_package *stopped = NULL;
+    check(udfkit_cancel_create(&token), "udfkit_cancel_create");
+    copts = (udfkit_compile_options)UDFKIT_COMPILE_OPTIONS_INIT;
+    copts.cancel = token;
+    if (!check(udfkit_compile_source_with("cancelled.cu", text_source, text_specs, 5, NULL, 0, &copts, &stopped),
+               "udfkit_compile_source_with (to be cancelled)")) {
+        udfkit_cancel_trigger(token);
+        const udfkit_slot_binding to_stopped[] = {{"price", stopped, "t_price"}, {"keep", stopped, "t_keep"},
+                                                  {"widen", stopped, "t_widen"}, {"before", stopped, "t_before"},
+                                                  {"maybe_price", stopped, "t_maybe"}};
+        expect_failure("a bind cancelled by its package's token", to_stopped, 5, UDFKIT_ERROR_COMPILE,
+                       "it was cancelled");
+    }
+    unsetenv("UDFKIT_CACHE");
+    udfkit_package_close(stopped);
+    udfkit_cancel_destroy(token);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -371,6 +425,7 @@ int main(int argc, char **argv)
         run_instance(e_text, 0, &text_fns, sizes[i]);
         run_instance(each_py, 1, &python_fns, sizes[i]);
     }
+    sandboxed_binds();
     /* The package's fatbin binds as its manifest does. */
     late_engine_instance *e_fatbin = NULL;
     if (!check(late_engine_bind(to_cuda_fatbin, 5, &e_fatbin), "bind to the CUDA C package's fatbin"))

@@ -19,7 +19,7 @@ STAGES = ["base", "cache", "nvidia", "artifact", "frontend", "codegen", "link"]
 TOP = {
     "cli": set(STAGES),
     "runtime": {"base", "cache", "nvidia", "artifact", "frontend"},
-    "tools": set(),
+    "tools": {"base", "nvidia"},  # build-time helpers, and udfkit-sandbox (NVRTC and nvJitLink, confined)
 }
 MAX_LINES = 120
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -53,6 +53,7 @@ static size_t read_all(const char *file, char **out)
     fseek(f, 0, SEEK_SET);
     *out = malloc((size_t)size + 1);
     assert_int_equal(fread(*out, 1, (size_t)size, f), (size_t)size);
+    (*out)[size] = '\0';
     fclose(f);
     return (size_t)size;
 }
@@ -191,11 +192,31 @@ static void refuses_damaged_packages(void **state)
     size = read_all(path(dir, "cuda.fatbin"), &data);
     write_all(path(dir, "cut.fatbin"), data, size - 64);
     expect_open_error(path(dir, "cut.fatbin"), UDFKIT_ERROR_BAD_IMAGE, "cut.fatbin");
+    /* A fatbin whose LTO-IR is damaged (its header, here): refused before nvJitLink sees it. */
+    char *magic = NULL;
+    for (size_t i = 0; i + 4 <= size && !magic; i++)
+        if (memcmp(data + i, "\xed\x43\x4e\x7f", 4) == 0)
+            magic = data + i;
+    assert_non_null(magic);
+    memcpy(magic + 20, "\xff\xff\xff\x7f", 4); /* the IR's offset, past the end */
+    write_all(path(dir, "damaged.fatbin"), data, size);
+    expect_open_error(path(dir, "damaged.fatbin"), UDFKIT_ERROR_BAD_IMAGE, "is damaged LTO-IR: its header places");
+    memcpy(magic, "text", 4);
+    write_all(path(dir, "damaged.fatbin"), data, size);
+    expect_open_error(path(dir, "damaged.fatbin"), UDFKIT_ERROR_BAD_IMAGE, "is not LTO-IR: it does not start with");
     write_all(path(dir, "junk.bin"), "\x7f" "ELF nothing", 12);
     expect_open_error(path(dir, "junk.bin"), UDFKIT_ERROR_BAD_IMAGE, "neither a udfkit manifest nor a package fatbin");
     free(data);
     expect_open_error(getenv("UDFKIT_TEST_KEEP_LTOIR"), UDFKIT_ERROR_BAD_IMAGE,
                       "without a udfkit package's function table");
+    /* What is there but is no file is not "not found": a FIFO (without a writer: refused,
+     * never waited on), a device, a directory. */
+    assert_int_equal(mkfifo(path(dir, "pipe.fatbin"), 0600), 0);
+    expect_open_error(path(dir, "pipe.fatbin"), UDFKIT_ERROR_BAD_IMAGE, "is a FIFO; udfkit reads only regular files");
+    expect_open_error("/dev/zero", UDFKIT_ERROR_BAD_IMAGE, "is a character device");
+    expect_open_error(dir, UDFKIT_ERROR_BAD_IMAGE, "is a directory");
+    expect_open_error(path(dir, "cut.fatbin/x"), UDFKIT_ERROR_NOT_FOUND, "no such package");
+    unlink(path(dir, "pipe.fatbin"));
     remove_dir(dir);
 }
 
@@ -261,6 +282,134 @@ static void compiles_source_at_run_time(void **state)
     const char *no_arch[] = {"--arch=12"};
     assert_int_not_equal(udfkit_compile_source("user.cu", text, specs, 1, no_arch, 1, &pkg), UDFKIT_OK);
     assert_null(pkg);
+}
+
+/* The name is only for messages: any printable name, no extension needed; a control
+ * character, which would forge lines of the messages, is refused. */
+static void names_are_for_messages_only(void **state)
+{
+    (void)state;
+    const char *specs[] = {"twice:float32(float32)"};
+    const char *options[] = {"--arch=80"};
+    udfkit_package *pkg = NULL;
+    for (const char *const *name = (const char *const[]){"user", "query 17: price rule", "udf.txt", NULL}; *name;
+         name++) {
+        assert_int_equal(udfkit_compile_source(*name, text, specs, 1, options, 1, &pkg), UDFKIT_OK);
+        udfkit_package_close(pkg);
+    }
+    const char *bad = "__device__ float twice(float x) { return y; }\n";
+    assert_int_equal(udfkit_compile_source("query 17", bad, specs, 1, options, 1, &pkg), UDFKIT_ERROR_COMPILE);
+    assert_non_null(strstr(udfkit_last_error(), "query 17:1:"));
+    const char *forged = "x.cu\nx.cu:1:1: error: the server's secret is";
+    pkg = (udfkit_package *)1;
+    assert_int_equal(udfkit_compile_source(forged, bad, specs, 1, options, 1, &pkg), UDFKIT_ERROR_INVALID_ARGUMENT);
+    assert_null(pkg);
+    assert_non_null(strstr(udfkit_last_error(), "the name holds a control character (byte 4 is 0x0a)"));
+    assert_null(strchr(udfkit_last_error(), '\n'));
+    assert_int_equal(udfkit_compile_source("tab\there", bad, specs, 1, options, 1, &pkg),
+                     UDFKIT_ERROR_INVALID_ARGUMENT);
+}
+
+/* Warnings (here: a corrupt cache entry) reach the callback, else nothing unless
+ * UDFKIT_VERBOSE is set: the runtime writes nothing to its host's stderr unasked. */
+typedef struct heard {
+    int warnings;
+    char last[512];
+} heard;
+
+static void listen(int level, const char *message, void *user)
+{
+    heard *h = user;
+    if (level == UDFKIT_LOG_WARNING) {
+        h->warnings++;
+        snprintf(h->last, sizeof h->last, "%s", message);
+    }
+}
+
+/* A byte of each cache entry's payload changed (its checksum no longer matches). */
+static int damage_entry(const char *file, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    size_t n = strlen(file);
+    if (type != FTW_F || n < 6 || strcmp(file + n - 6, ".entry") != 0)
+        return 0;
+    FILE *f = fopen(file, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 40, SEEK_SET), 0);
+    int c = fgetc(f);
+    assert_int_equal(fseek(f, 40, SEEK_SET), 0);
+    fputc(c ^ 0x55, f);
+    fclose(f);
+    entries_found++;
+    return 0;
+}
+
+static int remove_one(const char *file, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return type == FTW_DP ? rmdir(file) : unlink(file);
+}
+
+/* Compiles `source` once more, in a cache of its own, after damaging the one entry its
+ * first compile stored, with stderr sent to a file: what reached stderr. */
+static char *compile_over_a_corrupt_entry(const char *source)
+{
+    const char *specs[] = {"twice:float32(float32)"};
+    const char *options[] = {"--arch=80"};
+    udfkit_package *pkg = NULL;
+    char cache[] = "/tmp/udfkit-warn-XXXXXX";
+    assert_non_null(mkdtemp(cache));
+    const char *before = getenv("UDFKIT_CACHE_DIR");
+    char *saved_cache = before ? strdup(before) : NULL;
+    setenv("UDFKIT_CACHE_DIR", cache, 1);
+    assert_int_equal(udfkit_compile_source("user.cu", source, specs, 1, options, 1, &pkg), UDFKIT_OK);
+    udfkit_package_close(pkg);
+    entries_found = 0;
+    assert_int_equal(nftw(cache, damage_entry, 16, FTW_PHYS), 0);
+    assert_int_equal(entries_found, 1);
+    char err[] = "/tmp/udfkit-stderr-XXXXXX";
+    int fd = mkstemp(err), saved = dup(2);
+    fflush(stderr);
+    dup2(fd, 2);
+    assert_int_equal(udfkit_compile_source("user.cu", source, specs, 1, options, 1, &pkg), UDFKIT_OK);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    udfkit_package_close(pkg);
+    char *written = NULL;
+    read_all(err, &written);
+    unlink(err);
+    if (saved_cache)
+        setenv("UDFKIT_CACHE_DIR", saved_cache, 1);
+    free(saved_cache);
+    assert_int_equal(nftw(cache, remove_one, 16, FTW_PHYS | FTW_DEPTH), 0);
+    return written;
+}
+
+static void warnings_reach_the_callback_not_stderr(void **state)
+{
+    (void)state;
+    unsetenv("UDFKIT_VERBOSE");
+    char *written = compile_over_a_corrupt_entry("__device__ float twice(float x) { return x + x; }\n");
+    assert_string_equal(written, "");
+    free(written);
+    heard h = {0};
+    udfkit_log_set(listen, &h);
+    written = compile_over_a_corrupt_entry("__device__ float twice(float x) { return 2 * x; }\n");
+    assert_string_equal(written, "");
+    free(written);
+    assert_int_equal(h.warnings, 1);
+    assert_non_null(strstr(h.last, "is corrupt; it is removed and the result rebuilt"));
+    udfkit_log_set(NULL, NULL);
+    setenv("UDFKIT_VERBOSE", "1", 1);
+    written = compile_over_a_corrupt_entry("__device__ float twice(float x) { return x * 2; }\n");
+    unsetenv("UDFKIT_VERBOSE");
+    assert_non_null(strstr(written, "udfkit: warning: cache entry "));
+    free(written);
+    assert_int_equal(h.warnings, 1);
 }
 
 /* A bind that must fail its checks: status, message, no instance, nothing loaded. */
@@ -333,6 +482,8 @@ int main(void)
         cmocka_unit_test(opens_manifests_and_fatbins),
         cmocka_unit_test(refuses_damaged_packages),
         cmocka_unit_test(compiles_source_at_run_time),
+        cmocka_unit_test(names_are_for_messages_only),
+        cmocka_unit_test(warnings_reach_the_callback_not_stderr),
         cmocka_unit_test(checks_bindings_before_linking),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -223,7 +223,8 @@ typedef struct udfkit_package udfkit_package;
 /* Opens a package: a manifest (JSON; needs libjansson.so.4 at run time) and the artifacts it
  * names beside it, every one checked against its recorded size and hash, or a package
  * fatbin. Nothing is linked yet. UDFKIT_ERROR_NOT_FOUND where the file is missing,
- * UDFKIT_ERROR_BAD_IMAGE where it or an artifact is corrupt, truncated or not a package. */
+ * UDFKIT_ERROR_BAD_IMAGE where it or an artifact is corrupt, truncated or not a package, or
+ * not a regular file (a directory, a FIFO, a device: refused without reading it). */
 UDFKIT_RUNTIME_API udfkit_status udfkit_package_open(const char *path, udfkit_package **out);
 /* Accepts NULL. A library bound to the package's functions stays valid after it closes. */
 UDFKIT_RUNTIME_API void udfkit_package_close(udfkit_package *pkg);
@@ -233,7 +234,8 @@ UDFKIT_RUNTIME_API size_t udfkit_package_function_count(const udfkit_package *pk
 UDFKIT_RUNTIME_API udfkit_status udfkit_package_function(const udfkit_package *pkg, size_t i, const char **c_name,
                                                          const char **signature);
 
-/* Compiles CUDA C/C++ `source` (named `name` in messages) with NVRTC, loaded at run time
+/* Compiles CUDA C/C++ `source` (named `name` in messages: any printable text, no extension
+ * needed; a control character in it is UDFKIT_ERROR_INVALID_ARGUMENT) with NVRTC, loaded at run time
  * (libnvrtc.so.13; UDFKIT_NVRTC_LIBRARY names another file), exporting each function spec
  * as `udfkit compile --function` does, with the same checks and messages, into a package
  * of LTO-IR. Options: "-I<dir>", "-D<name>[=<value>]", "--std=c++17", "--arch=<list>"
@@ -247,6 +249,66 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_compile_source(const char *name, const c
                                                        const char *const *specs, size_t spec_count,
                                                        const char *const *options, size_t option_count,
                                                        udfkit_package **out);
+
+/* ---- Code from users: confinement, limits and cancel (docs/security.md) ----
+ *
+ * NVRTC and nvJitLink can be neither bounded nor stopped inside a process, and NVRTC reads
+ * any file an #include names. A compile given any of the options below runs NVRTC out of
+ * the caller's process, in udfkit's sandbox helper (udfkit-sandbox, installed beside the
+ * runtime in <libdir>/../libexec/udfkit; UDFKIT_SANDBOX names another): a fresh process
+ * with an empty environment, its address space and CPU time limited, killed at the time
+ * limit or on cancel and waited for, so that no thread or process is left. The cache is
+ * asked first, in the caller's process: a cached compile starts no helper. */
+
+/* A way to stop compiles and binds from another thread. */
+typedef struct udfkit_cancel udfkit_cancel;
+UDFKIT_RUNTIME_API udfkit_status udfkit_cancel_create(udfkit_cancel **out);
+/* From any thread, also from a signal handler: every compile or bind using the token, now
+ * or later, that runs NVRTC or nvJitLink ends with UDFKIT_ERROR_COMPILE and a message saying
+ * it was cancelled (one answered from the cache has nothing to stop, and returns its
+ * result). A token stays triggered; make a new one for the next request. */
+UDFKIT_RUNTIME_API void udfkit_cancel_trigger(udfkit_cancel *c);
+/* Accepts NULL. No call may be using it, and no package given it (udfkit_package_set_options)
+ * may be bound after. */
+UDFKIT_RUNTIME_API void udfkit_cancel_destroy(udfkit_cancel *c);
+
+#define UDFKIT_COMPILE_OPTIONS_VERSION 1
+typedef struct udfkit_compile_options {
+    unsigned version;      /* UDFKIT_COMPILE_OPTIONS_VERSION */
+    /* The text is a user's: the mode for UDF text an engine takes from its users. NVRTC reads
+     * only files below the "-I<dir>" options' directories and CUDA's headers (enforced by
+     * Landlock in the helper, and checked before: an #include of an absolute path, of a name
+     * with "..", an #include_next, or one leading outside those directories through a symbolic
+     * link is UDFKIT_ERROR_COMPILE, before any file is read); nothing else can be read, so
+     * no message holds a byte of another file and __has_include answers no for every other
+     * path; the text has no directory of its own to include from; results are cached apart
+     * from trusted compiles'. Limits default to 60 s and 4 GiB. Needs Linux 5.13 or newer with
+     * Landlock (else UDFKIT_ERROR_TOOLCHAIN: it is never run unconfined). */
+    int untrusted;
+    double time_limit;     /* seconds of the whole call; 0: none (untrusted: 60) */
+    uint64_t memory_limit; /* bytes of address space of each NVRTC, its ~0.3 GiB of code and
+                              data included; 0: none (untrusted: 4 GiB) */
+    udfkit_cancel *cancel; /* NULL: none */
+} udfkit_compile_options;
+#define UDFKIT_COMPILE_OPTIONS_INIT {UDFKIT_COMPILE_OPTIONS_VERSION, 0, 0.0, 0, NULL}
+
+/* udfkit_compile_source, with `copts` (NULL: none, as udfkit_compile_source). A compile
+ * stopped by a limit or cancelled is UDFKIT_ERROR_COMPILE with a message naming the limit
+ * ("... stopped: it ran past its time limit of 2 s", "... ran out of its memory limit of
+ * 512 MiB") or the cancel; a helper that cannot be found or started, or a kernel that cannot
+ * confine, UDFKIT_ERROR_TOOLCHAIN. The package keeps `copts` for its binds (below). */
+UDFKIT_RUNTIME_API udfkit_status udfkit_compile_source_with(const char *name, const char *source,
+                                                            const char *const *specs, size_t spec_count,
+                                                            const char *const *options, size_t option_count,
+                                                            const udfkit_compile_options *copts,
+                                                            udfkit_package **out);
+/* How binds that link this package run nvJitLink: where `copts` asks for anything (a limit,
+ * a cancel token, untrusted), in the sandbox helper under the strictest limits of the bound
+ * packages, cancelled by any of their tokens, and, for untrusted ones, reading no file at
+ * all; so damaged code that passed udfkit's checks costs the caller's process no memory
+ * nvJitLink keeps. For packages a user handed over (udfkit_package_open), or to change a
+ * compiled package's. NULL: in the process again. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_package_set_options(udfkit_package *pkg, const udfkit_compile_options *copts);
 
 /* One slot of a late-bound library, and what a caller binds to it. */
 typedef struct udfkit_slot {
@@ -278,6 +340,21 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_library_bind(const udfkit_image *image, 
                                                      const udfkit_slot *slots, size_t slot_count,
                                                      const udfkit_slot_binding *bindings, size_t count,
                                                      udfkit_library **out);
+
+/* ---- What the runtime has to say besides a failure ----
+ *
+ * The runtime never writes to the process's stderr unless asked. Warnings (a cache directory
+ * that cannot be written or that other users could write, a corrupt cache entry, ...) go
+ * to the callback set here; with none set they are dropped, unless the environment's
+ * UDFKIT_VERBOSE is set (to anything but 0), which sends them to stderr. Notes (each NVRTC
+ * compile and nvJitLink link, and where its result came from) come only under
+ * UDFKIT_VERBOSE, to the callback where one is set. */
+typedef enum udfkit_log_level { UDFKIT_LOG_WARNING = 1, UDFKIT_LOG_NOTE = 2 } udfkit_log_level;
+/* level: a udfkit_log_level; message: one line, without a newline or a "udfkit: " prefix.
+ * Called from whichever thread has something to say, so it must be thread-safe. */
+typedef void (*udfkit_log_fn)(int level, const char *message, void *user);
+/* fn NULL: back to the default. */
+UDFKIT_RUNTIME_API void udfkit_log_set(udfkit_log_fn fn, void *user);
 
 /* For generated code: sets this thread's message to `message` and returns s. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_report(udfkit_status s, const char *message);
