@@ -1,4 +1,5 @@
 #include "commands.h"
+#include "base/locate.h"
 #include "base/subprocess.h"
 #include "cache/cache.h"
 #include "cache/remote.h"
@@ -80,7 +81,7 @@ int udfkit_cmd_version(int argc, char **argv)
             snprintf(path, sizeof path, "(linked statically into udfkit::runtime)");
         printf("%-19s%s\n", what, path);
     }
-    printf("%-19s%s\n", "CUDA headers", UDFKIT_CUDA_INCLUDE_DIR);
+    printf("%-19s%s\n", "CUDA headers", udfkit_locate_cuda_headers_dir());
     print_python_frontend();
     /* The remote caches as `cache stats` shows them: passwords and tokens as "***". */
     char *dir = udfkit_cache_directory();

@@ -1,6 +1,7 @@
 /* udfkit: compiles GPU user-defined functions ahead of time. */
 #include "base/diag.h"
 #include "base/fs.h"
+#include "base/locate.h"
 #include "cache/remote.h"
 #include "commands.h"
 #include "nvidia/toolchain.h"
@@ -42,6 +43,9 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* The CUDA parts and the Python frontend are looked for relative to this executable:
+     * its build tree's record, or the install's own Python environment (base/locate.h). */
+    udfkit_locate_as_tool();
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -1,6 +1,7 @@
 #include "frontend/cuda_build.h"
 
 #include "base/fs.h"
+#include "base/locate.h"
 #include "base/templates.h"
 
 #include <pthread.h>
@@ -540,8 +541,8 @@ const char *udfkit_cuda_kind_name(udfkit_code_kind k)
 udfkit_rc udfkit_cuda_build_run(cuda_build *b)
 {
     const udfkit_compile_request *req = b->req;
-    if (!b->cuda_dir)
-        b->cuda_dir = UDFKIT_CUDA_INCLUDE_DIR;
+    if (!b->cuda_dir && *udfkit_locate_cuda_headers_dir())
+        b->cuda_dir = udfkit_locate_cuda_headers_dir();
     b->specs = calloc(req->nfunctions + 1, sizeof *b->specs);
     b->spec_files = calloc(req->nfunctions + 1, sizeof *b->spec_files);
     b->spec_lines = calloc(req->nfunctions + 1, sizeof *b->spec_lines);
