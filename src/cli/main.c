@@ -27,6 +27,8 @@ static const command commands[] = {
     {"inspect", udfkit_cmd_inspect, "tell what an artifact holds", false},
     {"kernels", udfkit_cmd_kernels, "write map/filter/reduce kernels around UDFs, their C launchers and header",
      false},
+    {"doctor", udfkit_cmd_doctor, "check what a project's build needs: CUDA parts, Python frontends, remote caches",
+     false},
 };
 
 static void usage(FILE *f)
@@ -34,7 +36,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: udfkit <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n  udfkit --version        udfkit's and each CUDA part's version, and where each comes from\n"
+    fprintf(f, "\n  udfkit --version        udfkit's and each part's version and where it comes from, or how to get it\n"
                "  udfkit help <command>   a command's options\n"
                "  udfkit -v <command>     tell each NVRTC, numba-cuda, nvJitLink and nvFatbin step (also -v after it)\n"
                "  udfkit --touch-unchanged <command>\n"
