@@ -29,6 +29,8 @@ static const command commands[] = {
      false},
     {"doctor", udfkit_cmd_doctor, "check what a project's build needs: CUDA parts, Python frontends, remote caches",
      false},
+    {"setup-python", udfkit_cmd_setup_python,
+     "make udfkit's own Python environment with its pinned Python frontends and CUDA wheels", false},
 };
 
 static void usage(FILE *f)

@@ -1,12 +1,17 @@
-"""What the tool needs, as `udfkit --version` and `udfkit doctor` tell it: a missing part is
-listed with how to get it (exit 3), never a failure of the listing; doctor checks a
-project's Python frontends, architectures and remote caches (a Redis server started here,
-and a port where nothing answers)."""
+"""What the tool needs, as `udfkit --version`, `udfkit doctor` and `udfkit setup-python` tell
+it: a missing part is listed with how to get it (exit 3), never a failure of the listing;
+doctor checks a project's Python frontends, architectures and remote caches (a Redis server
+started here, and a port where nothing answers); setup-python's usage and its idempotence
+(the environment it would make is made by tests/install, which installs the wheels)."""
 import os
 import re
+import shutil
+import sys
 
 from harness import Skip, main, udfkit
 import servers
+
+REQUIREMENTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "requirements.txt")
 
 
 def test_version_lists_every_part_also_when_one_is_missing(work):
@@ -65,6 +70,23 @@ def test_doctor_checks_remote_caches(work):
         redis.stop()
 
 
+def test_setup_python(work):
+    # Run from its build tree, udfkit's Python is CMake's: setup-python says so.
+    r = udfkit("setup-python")
+    assert r.rc == 2 and "build tree" in r.err, r
+    # An environment holding requirements.txt's pins already is left as it is.
+    env_dir = os.path.join(work, "env")
+    os.makedirs(os.path.join(env_dir, "bin"))
+    os.symlink(sys.executable, os.path.join(env_dir, "bin", "python"))
+    shutil.copy(REQUIREMENTS, os.path.join(env_dir, "udfkit-requirements.txt"))
+    r = udfkit("setup-python", "--dir", env_dir)
+    assert r.rc == 0 and "nothing to do" in r.out, r
+    # An interpreter that cannot make one: exit 3, saying what ran and what to do.
+    r = udfkit("setup-python", "--dir", os.path.join(work, "new"), "--python", "/bin/false")
+    assert r.rc == 3 and "/bin/false -m venv" in r.err and "python3-venv" in r.err, r
+    assert "udfkit setup-python: creating the environment: /bin/false -m venv" in r.out, r
+
+
 if __name__ == "__main__":
     main([test_version_lists_every_part_also_when_one_is_missing, test_version_without_a_python_frontend,
-          test_doctor_checks_a_projects_set_up, test_doctor_checks_remote_caches])
+          test_doctor_checks_a_projects_set_up, test_doctor_checks_remote_caches, test_setup_python])
