@@ -27,6 +27,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+# The installed udfkit takes its Python frontend and CUDA wheels from UDFKIT_PYTHON's environment.
+os.environ.setdefault("UDFKIT_PYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
 sys.path[:0] = [HERE, os.path.join(ROOT, "tests", "cli")]
 import run as project  # noqa: E402  (bench/build/run.py: the same project)
 import servers  # noqa: E402  (tests/cli/servers.py: the servers the tests start)

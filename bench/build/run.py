@@ -26,6 +26,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PREFIX = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(ROOT, "build", "install")
 PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
+# The installed udfkit takes its Python frontend and CUDA wheels from UDFKIT_PYTHON's environment.
+os.environ.setdefault("UDFKIT_PYTHON", PYTHON)
 ARCHS = "75-real;80-real;90"
 GROUPS = 4
 CUDA_FILES_PER_GROUP = 4

@@ -10,6 +10,8 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 prefix=${UDFKIT_PREFIX:-$root/build/install}
+# The installed udfkit takes its Python frontend and CUDA wheels from UDFKIT_PYTHON's environment.
+export UDFKIT_PYTHON=${UDFKIT_PYTHON:-$root/.venv/bin/python}
 udfkit=$prefix/bin/udfkit
 runtime=$(realpath "${UDFKIT_RUNTIME_LIB:-$prefix/lib/libudfkit_runtime.a}")
 include=$(realpath "${UDFKIT_RUNTIME_INCLUDE:-$prefix/include}")

@@ -17,6 +17,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The installed udfkit takes its Python frontend and CUDA wheels from UDFKIT_PYTHON's environment.
+os.environ.setdefault("UDFKIT_PYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
 VARIANTS = [  # name, library type, extra add_jit_library options
     ("before", "STATIC", "PTX_FALLBACK COMPRESS none"),
     ("fallback", "STATIC", "PTX_FALLBACK"),

@@ -4,7 +4,7 @@
 include_guard(GLOBAL)
 
 set(UDFKIT_PYTHON "" CACHE FILEPATH
-    "Python interpreter with numba-cuda or numba-cuda-mlir for Python UDFs (default: udfkit's own)")
+    "Python interpreter with numba-cuda or numba-cuda-mlir for Python UDFs (default: $ENV{UDFKIT_PYTHON}, else udfkit's own)")
 
 function(_udfkit_python_check fn target sources frontend out_var)
   # Exits with the reason where the frontend (argv[1]) cannot be used; prints "<name> <version>".
@@ -30,7 +30,11 @@ if tuple(int(x) for x in v.split(".")[:3] if x.isdigit()) < minimum[name]:
 __import__(module[name])
 print(name + " " + v)
 ]=])
+  # The tool's order (base/locate.h): UDFKIT_PYTHON, then udfkit's own environment, then python3.
   set(_python "${UDFKIT_PYTHON}")
+  if(NOT _python)
+    set(_python "$ENV{UDFKIT_PYTHON}")
+  endif()
   if(NOT _python)
     set(_python "${UDFKIT_PYTHON_EXECUTABLE}")
   endif()
@@ -55,8 +59,9 @@ print(name + " " + v)
       endif()
       message(FATAL_ERROR "${fn}: SOURCES of target '${target}' has Python UDFs (${_shown}), but '${_python}' has no "
                           "usable ${_wanted} (${_error}); install it with: ${_python} -m pip install --no-deps "
-                          "${UDFKIT_PIP_PINS} (udfkit's pinned Python frontends and CUDA 13.0 wheels), or set "
-                          "UDFKIT_PYTHON to an interpreter that has it")
+                          "${UDFKIT_PIP_PINS} (udfkit's pinned Python frontends and CUDA 13.0 wheels), make "
+                          "udfkit's own environment with `udfkit setup-python`, or set UDFKIT_PYTHON to an "
+                          "interpreter that has it")
     endif()
     set(_UDFKIT_FRONTEND_OK_${_key} "${_version}" CACHE INTERNAL "Python frontend ${frontend} of ${_python}")
   endif()

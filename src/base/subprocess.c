@@ -81,3 +81,17 @@ udfkit_rc udfkit_run_program(char *const argv[], const char *input, size_t input
         udfkit_buf_append(output, "", 0);
     return UDFKIT_RC_OK;
 }
+
+udfkit_rc udfkit_run_program_attached(char *const argv[], int *status)
+{
+    pid_t pid;
+    int err = strchr(argv[0], '/') ? posix_spawn(&pid, argv[0], NULL, NULL, argv, environ)
+                                   : posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+    if (err != 0)
+        return udfkit_fail(UDFKIT_RC_ENV, NULL, 0, "cannot run %s: %s", argv[0], strerror(err));
+    int wstatus = 0;
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+        ;
+    *status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + (WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0);
+    return UDFKIT_RC_OK;
+}

@@ -11,4 +11,8 @@
 udfkit_rc udfkit_run_program(char *const argv[], const char *input, size_t input_size, udfkit_buf *output,
                              const char *stderr_path, int *status);
 
+/* Runs a program with this process's standard streams, so that what it prints reaches the
+ * user as it happens; *status as above. */
+udfkit_rc udfkit_run_program_attached(char *const argv[], int *status);
+
 #endif

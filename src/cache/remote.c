@@ -393,3 +393,41 @@ void udfkit_remote_stats_free(udfkit_remote_stats *s, size_t n)
         free(s[i].url);
     free(s);
 }
+
+/* ---- `udfkit doctor` ---- */
+
+size_t udfkit_remote_probe_all(udfkit_remote_probe **out)
+{
+    udfkit_remote_config *configs;
+    size_t n = configured(&configs);
+    *out = n ? calloc(n, sizeof **out) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        const udfkit_remote_backend *backend =
+            configs[i].kind == UDFKIT_REMOTE_HTTP ? &udfkit_remote_http : &udfkit_remote_redis;
+        udfkit_remote_probe *p = &(*out)[i];
+        p->url = strdup(configs[i].shown);
+        double start = udfkit_seconds();
+        udfkit_remote_conn *conn = backend->connect(&configs[i], &p->why);
+        if (conn) {
+            /* A lookup of a key no entry has: a miss is the answer of a server that works. */
+            udfkit_buf entry = UDFKIT_BUF_INIT;
+            p->reachable = backend->get(conn, "00000000000000000000000000000000", &entry, &p->why) !=
+                           UDFKIT_REMOTE_FAILED;
+            udfkit_buf_free(&entry);
+            backend->close(conn);
+        }
+        p->ms = (udfkit_seconds() - start) * 1e3;
+        udfkit_remote_config_free(&configs[i]);
+    }
+    free(configs);
+    return n;
+}
+
+void udfkit_remote_probe_free(udfkit_remote_probe *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(p[i].url);
+        free(p[i].why);
+    }
+    free(p);
+}

@@ -98,4 +98,15 @@ typedef struct udfkit_remote_stats {
 size_t udfkit_remote_read_stats(const char *dir, udfkit_remote_stats **out);
 void udfkit_remote_stats_free(udfkit_remote_stats *s, size_t n);
 
+/* `udfkit doctor`: whether each remote UDFKIT_REMOTE_CACHE names answers a lookup (of a key
+ * no entry has), and in how long; *why says why not. */
+typedef struct udfkit_remote_probe {
+    char *url; /* shown form */
+    bool reachable;
+    double ms;
+    char *why;
+} udfkit_remote_probe;
+size_t udfkit_remote_probe_all(udfkit_remote_probe **out);
+void udfkit_remote_probe_free(udfkit_remote_probe *p, size_t n);
+
 #endif

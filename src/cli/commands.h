@@ -12,5 +12,7 @@ int udfkit_cmd_embed(int argc, char **argv);
 int udfkit_cmd_inspect(int argc, char **argv);
 int udfkit_cmd_kernels(int argc, char **argv);
 int udfkit_cmd_version(int argc, char **argv);
+int udfkit_cmd_doctor(int argc, char **argv);
+int udfkit_cmd_setup_python(int argc, char **argv);
 
 #endif

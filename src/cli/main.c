@@ -1,6 +1,7 @@
 /* udfkit: compiles GPU user-defined functions ahead of time. */
 #include "base/diag.h"
 #include "base/fs.h"
+#include "base/locate.h"
 #include "cache/remote.h"
 #include "commands.h"
 #include "nvidia/toolchain.h"
@@ -26,6 +27,10 @@ static const command commands[] = {
     {"inspect", udfkit_cmd_inspect, "tell what an artifact holds", false},
     {"kernels", udfkit_cmd_kernels, "write map/filter/reduce kernels around UDFs, their C launchers and header",
      false},
+    {"doctor", udfkit_cmd_doctor, "check what a project's build needs: CUDA parts, Python frontends, remote caches",
+     false},
+    {"setup-python", udfkit_cmd_setup_python,
+     "make udfkit's own Python environment with its pinned Python frontends and CUDA wheels", false},
 };
 
 static void usage(FILE *f)
@@ -33,7 +38,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: udfkit <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n  udfkit --version        udfkit's and each CUDA part's version, and where each comes from\n"
+    fprintf(f, "\n  udfkit --version        udfkit's and each part's version and where it comes from, or how to get it\n"
                "  udfkit help <command>   a command's options\n"
                "  udfkit -v <command>     tell each NVRTC, numba-cuda, nvJitLink and nvFatbin step (also -v after it)\n"
                "  udfkit --touch-unchanged <command>\n"
@@ -42,6 +47,9 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* The CUDA parts and the Python frontend are looked for relative to this executable:
+     * its build tree's record, or the install's own Python environment (base/locate.h). */
+    udfkit_locate_as_tool();
     if (argc < 2) {
         usage(stderr);
         return 2;

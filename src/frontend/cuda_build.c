@@ -2,6 +2,7 @@
 
 #include "artifact/code_check.h"
 #include "base/fs.h"
+#include "base/locate.h"
 #include "base/templates.h"
 
 #include <pthread.h>
@@ -630,8 +631,8 @@ static void plan_isolation(cuda_build *b)
 udfkit_rc udfkit_cuda_build_run(cuda_build *b)
 {
     const udfkit_compile_request *req = b->req;
-    if (!b->cuda_dir)
-        b->cuda_dir = UDFKIT_CUDA_INCLUDE_DIR;
+    if (!b->cuda_dir && *udfkit_locate_cuda_headers_dir())
+        b->cuda_dir = udfkit_locate_cuda_headers_dir();
     plan_isolation(b);
     b->specs = calloc(req->nfunctions + 1, sizeof *b->specs);
     b->spec_files = calloc(req->nfunctions + 1, sizeof *b->spec_files);

@@ -48,7 +48,7 @@ typedef struct compile_job {
 } compile_job;
 
 /* One compile of CUDA C++ sources, from its request to its code. The caller sets req and
- * cuda_dir (NULL: the CUDA headers found when udfkit was built). */
+ * cuda_dir (NULL: the CUDA headers base/locate.h finds). */
 typedef struct cuda_build {
     const udfkit_compile_request *req;
     const char *cuda_dir;

@@ -4,6 +4,7 @@
 #include "base/arch.h"
 #include "base/fs.h"
 #include "base/hash.h"
+#include "base/locate.h"
 #include "base/spec.h"
 #include "base/templates.h"
 #include "cache/cache.h"
@@ -13,19 +14,28 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+static char default_python[PATH_MAX];
+
+static void find_default_python(void)
+{
+    udfkit_locate_python(default_python, sizeof default_python);
+}
+
 const char *udfkit_python_interpreter(const char *requested)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
     if (requested && *requested)
         return requested;
-    if (UDFKIT_PYTHON[0] && access(UDFKIT_PYTHON, X_OK) == 0)
-        return UDFKIT_PYTHON;
-    return "python3";
+    pthread_once(&once, find_default_python);
+    return default_python;
 }
 
 const char *udfkit_python_frontend(const char *requested)

@@ -12,7 +12,8 @@
 
 udfkit_rc udfkit_python_compile(const udfkit_compile_request *req);
 
-/* The interpreter used: req's, else the one udfkit was built with, else python3. */
+/* The interpreter used: req's, else base/locate.h's (UDFKIT_PYTHON, the build tree's, the
+ * install's Python environment, python3). */
 const char *udfkit_python_interpreter(const char *requested);
 
 /* The Python frontend asked: `requested`, or "auto" where it is NULL or empty. */

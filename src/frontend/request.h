@@ -30,7 +30,7 @@ typedef struct udfkit_compile_request {
     const char *output;           /* OUT.json (manifest) or, for one artifact, the artifact */
     const char *depfile;          /* or NULL */
     const char *depfile_target;   /* the target the depfile names; NULL: the output, absolute */
-    const char *cuda_include_dir; /* NULL: the one found at build time */
+    const char *cuda_include_dir; /* NULL: the one base/locate.h finds */
     const char *python;           /* interpreter for Python sources; NULL: the default */
     const char *python_frontend;  /* "numba-cuda", "numba-cuda-mlir" or "auto"; NULL: "auto" */
     bool skip_absent;             /* specs of functions no source here defines are left out, for

@@ -2,6 +2,9 @@
 #define _GNU_SOURCE
 #include "nvidia/cuda_libs.h"
 
+#include "base/buf.h"
+#include "base/locate.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -11,23 +14,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#ifndef UDFKIT_NVRTC_LIBRARY_PATH
-#define UDFKIT_NVRTC_LIBRARY_PATH ""
-#endif
-#ifndef UDFKIT_NVJITLINK_LIBRARY_PATH
-#define UDFKIT_NVJITLINK_LIBRARY_PATH ""
-#endif
-#ifndef UDFKIT_NVFATBIN_LIBRARY_PATH
-#define UDFKIT_NVFATBIN_LIBRARY_PATH ""
-#endif
-
 static const struct {
-    const char *name, *env, *configured, *soname;
+    const char *name, *env, *key, *soname;
 } parts[] = {
-    [UDFKIT_PART_NVRTC] = {"NVRTC", "UDFKIT_NVRTC_LIBRARY", UDFKIT_NVRTC_LIBRARY_PATH, "libnvrtc.so.13"},
-    [UDFKIT_PART_NVJITLINK] = {"nvJitLink", "UDFKIT_NVJITLINK_LIBRARY", UDFKIT_NVJITLINK_LIBRARY_PATH,
-                               "libnvJitLink.so.13"},
-    [UDFKIT_PART_NVFATBIN] = {"nvFatbin", "UDFKIT_NVFATBIN_LIBRARY", UDFKIT_NVFATBIN_LIBRARY_PATH, "libnvfatbin.so.13"},
+    [UDFKIT_PART_NVRTC] = {"NVRTC", "UDFKIT_NVRTC_LIBRARY", "nvrtc", "libnvrtc.so.13"},
+    [UDFKIT_PART_NVJITLINK] = {"nvJitLink", "UDFKIT_NVJITLINK_LIBRARY", "nvjitlink", "libnvJitLink.so.13"},
+    [UDFKIT_PART_NVFATBIN] = {"nvFatbin", "UDFKIT_NVFATBIN_LIBRARY", "nvfatbin", "libnvfatbin.so.13"},
 };
 #define NPARTS UDFKIT_PART_COUNT
 
@@ -36,7 +28,7 @@ static struct {
     bool tried[NPARTS];
     udfkit_rc rc[NPARTS];
     void *symbol[NPARTS]; /* one of the loaded library's, to find its file */
-    char problem[NPARTS][1024];
+    char problem[NPARTS][4096];
 } state = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 const char *udfkit_cuda_part_name(udfkit_cuda_part part)
@@ -44,28 +36,35 @@ const char *udfkit_cuda_part_name(udfkit_cuda_part part)
     return (unsigned)part < NPARTS ? parts[part].name : "?";
 }
 
-/* The file to load: the environment's, else the configured one where it exists; NULL
- * leaves the search to the loader. */
-static const char *part_file(udfkit_cuda_part part)
+const char *udfkit_cuda_part_env(udfkit_cuda_part part)
 {
-    if ((unsigned)part >= NPARTS)
-        return NULL;
-    const char *env = getenv(parts[part].env);
-    if (env && *env)
-        return env;
-    struct stat st;
-    if (*parts[part].configured && stat(parts[part].configured, &st) == 0)
-        return parts[part].configured;
-    return NULL;
+    return (unsigned)part < NPARTS ? parts[part].env : "?";
+}
+
+/* The file to load, in base/locate.h's order: a path, or the soname where the loader's
+ * search is left. */
+static udfkit_found part_file(udfkit_cuda_part part, char *out, size_t size)
+{
+    if ((unsigned)part >= NPARTS) {
+        snprintf(out, size, "?");
+        return UDFKIT_FOUND_NOWHERE;
+    }
+    return udfkit_locate_library(parts[part].env, parts[part].key, parts[part].soname, out, size);
+}
+
+udfkit_found udfkit_cuda_part_found(udfkit_cuda_part part)
+{
+    char file[PATH_MAX];
+    return part_file(part, file, sizeof file);
 }
 
 bool udfkit_cuda_part_stamp(udfkit_cuda_part part, char *out, size_t size)
 {
-    const char *file = part_file(part);
-    char real[PATH_MAX];
+    char file[PATH_MAX], real[PATH_MAX];
     struct stat st;
+    part_file(part, file, sizeof file);
     /* A bare name is found by the loader's search, not here: no stamp for it. */
-    if (!file || !strchr(file, '/') || !realpath(file, real) || stat(real, &st) != 0)
+    if (!strchr(file, '/') || !realpath(file, real) || stat(real, &st) != 0)
         return false;
     snprintf(out, size, "%s:%lld:%lld.%09ld", real, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
              st.st_mtim.tv_nsec);
@@ -74,35 +73,54 @@ bool udfkit_cuda_part_stamp(udfkit_cuda_part part, char *out, size_t size)
 
 void udfkit_cuda_part_location(udfkit_cuda_part part, char *out, size_t size)
 {
-    const char *file = part_file(part);
-    char real[PATH_MAX];
-    if (file && strchr(file, '/') && realpath(file, real))
+    char file[PATH_MAX], real[PATH_MAX];
+    part_file(part, file, sizeof file);
+    if (strchr(file, '/') && realpath(file, real))
         snprintf(out, size, "%s", real);
     else
-        snprintf(out, size, "%s (the loader's search path)", file ? file : parts[part].soname);
+        snprintf(out, size, "%s (the loader's search path)", file);
+}
+
+/* How to get a part, for messages: the tool's own environment first. */
+static void fix_hint(udfkit_cuda_part part, char *out, size_t size)
+{
+    char searched[2048];
+    udfkit_locate_searched(parts[part].env, searched, sizeof searched);
+    if (udfkit_locate_is_tool())
+        snprintf(out, size,
+                 "searched %s; run `udfkit setup-python` (the pinned CUDA 13.0 wheels in udfkit's own Python "
+                 "environment), or name the library in %s",
+                 searched, parts[part].env);
+    else
+        snprintf(out, size,
+                 "searched %s; install the pinned CUDA 13.0 wheels: python3 -m pip install --no-deps %s, or name "
+                 "the library in %s",
+                 searched, UDFKIT_PIP_CUDA_PINS, parts[part].env);
 }
 
 static udfkit_rc load(udfkit_cuda_part part, const udfkit_symbol *symbols, size_t count, char *problem, size_t size)
 {
-    const char *file = part_file(part);
-    const char *shown = file ? file : parts[part].soname;
+    char shown[PATH_MAX], hint[4096];
+    part_file(part, shown, sizeof shown);
+    udfkit_buf why = UDFKIT_BUF_INIT;
     void *lib = dlopen(shown, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        snprintf(problem, size, "%s (%s) cannot be loaded: %s; %s, or name the library in %s", parts[part].name, shown,
-                 dlerror(), "install the pinned CUDA 13.0 wheels: python3 -m pip install --no-deps " UDFKIT_PIP_CUDA_PINS,
-                 parts[part].env);
-        return UDFKIT_RC_ENV;
+        fix_hint(part, hint, sizeof hint);
+        udfkit_buf_printf(&why, "%s (%s) cannot be loaded: %s; %s", parts[part].name, shown, dlerror(), hint);
     }
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = 0; lib && !why.data && i < count; i++) {
         *symbols[i].slot = dlsym(lib, symbols[i].name);
-        if (!*symbols[i].slot) {
-            snprintf(problem, size, "%s (%s) lacks %s: it is not the CUDA 13 %s udfkit was built for; %s",
-                     parts[part].name, shown, symbols[i].name, parts[part].name,
-                     "install the pinned CUDA 13.0 wheels: python3 -m pip install --no-deps " UDFKIT_PIP_CUDA_PINS);
-            return UDFKIT_RC_ENV;
-        }
+        if (!*symbols[i].slot)
+            udfkit_buf_printf(&why, "%s (%s) lacks %s: it is not the CUDA 13 %s udfkit was built for; %s",
+                              parts[part].name, shown, symbols[i].name, parts[part].name,
+                              "install the pinned CUDA 13.0 wheels: python3 -m pip install --no-deps "
+                              UDFKIT_PIP_CUDA_PINS);
     }
-    return UDFKIT_RC_OK;
+    bool failed = why.data != NULL;
+    if (failed)
+        snprintf(problem, size, "%s", why.data);
+    udfkit_buf_free(&why);
+    return failed ? UDFKIT_RC_ENV : UDFKIT_RC_OK;
 }
 
 udfkit_rc udfkit_cuda_part_load(udfkit_cuda_part part, const udfkit_symbol *symbols, size_t count)
@@ -129,19 +147,21 @@ bool udfkit_cuda_part_file(udfkit_cuda_part part, char *out, size_t size)
     pthread_mutex_lock(&state.lock);
     void *symbol = state.symbol[part];
     pthread_mutex_unlock(&state.lock);
-    const char *file = part_file(part);
+    char found[PATH_MAX];
+    part_file(part, found, sizeof found);
+    const char *file = found;
     char real[PATH_MAX];
     Dl_info info;
     /* Not loaded, the loader's search to find: loaded here (kept), to ask where from. */
-    if (!symbol && (!file || !strchr(file, '/'))) {
-        void *lib = dlopen(file ? file : parts[part].soname, RTLD_LAZY | RTLD_LOCAL);
+    if (!symbol && !strchr(file, '/')) {
+        void *lib = dlopen(file, RTLD_LAZY | RTLD_LOCAL);
         const char *probe[] = {[UDFKIT_PART_NVRTC] = "nvrtcVersion", [UDFKIT_PART_NVJITLINK] = "nvJitLinkVersion",
                                [UDFKIT_PART_NVFATBIN] = "nvFatbinVersion"};
         symbol = lib ? dlsym(lib, probe[part]) : NULL;
     }
     if (symbol && dladdr(symbol, &info) && info.dli_fname && realpath(info.dli_fname, real))
         file = real;
-    else if (!file || !realpath(file, real))
+    else if (!strchr(file, '/') || !realpath(file, real))
         return false;
     snprintf(out, size, "%s", real);
     return true;

@@ -2,13 +2,15 @@
  * initialize: udfkit loads each on first use, so a command answered from the cache or one
  * that needs none of them starts in a few milliseconds.
  *
- * Each part is loaded from, in order: the path in its environment variable
- * (UDFKIT_NVRTC_LIBRARY, UDFKIT_NVJITLINK_LIBRARY, UDFKIT_NVFATBIN_LIBRARY), the library
- * found when udfkit was configured, then its soname through the loader's search path. */
+ * Each part is loaded from the first place base/locate.h's search finds it: its environment
+ * variable (UDFKIT_NVRTC_LIBRARY, UDFKIT_NVJITLINK_LIBRARY, UDFKIT_NVFATBIN_LIBRARY), the
+ * build tree's record (the tool run from its build tree), the Python environment (the tool),
+ * a CUDA toolkit, then its soname through the loader's search path. */
 #ifndef UDFKIT_CUDA_LIBS_H
 #define UDFKIT_CUDA_LIBS_H
 
 #include "base/diag.h"
+#include "base/locate.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,6 +38,10 @@ udfkit_rc udfkit_cuda_part_load(udfkit_cuda_part part, const udfkit_symbol *symb
 bool udfkit_cuda_part_stamp(udfkit_cuda_part part, char *out, size_t size);
 
 const char *udfkit_cuda_part_name(udfkit_cuda_part part);
+/* The environment variable that names the part's library ("UDFKIT_NVRTC_LIBRARY"). */
+const char *udfkit_cuda_part_env(udfkit_cuda_part part);
+/* Which step of the search gives the part's library (without loading it). */
+udfkit_found udfkit_cuda_part_found(udfkit_cuda_part part);
 
 /* Where the part is loaded from: its library file's real path, or, where the loader's search
  * finds it, the soname and "(the loader's search path)". */

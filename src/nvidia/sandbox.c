@@ -28,9 +28,6 @@
 #ifndef UDFKIT_SANDBOX_INSTALL_PATH
 #define UDFKIT_SANDBOX_INSTALL_PATH ""
 #endif
-#ifndef UDFKIT_SANDBOX_BUILD_PATH
-#define UDFKIT_SANDBOX_BUILD_PATH ""
-#endif
 
 /* An answer larger than this is not read: a helper is never asked for that much. */
 #define MAX_ANSWER (1ull << 30)
@@ -64,12 +61,8 @@ static void find_helper(void)
                 return;
         }
     }
-    const char *built[] = {UDFKIT_SANDBOX_INSTALL_PATH, UDFKIT_SANDBOX_BUILD_PATH};
-    for (size_t i = 0; i < 2; i++)
-        if (executable(built[i])) {
-            snprintf(helper_path, sizeof helper_path, "%s", built[i]);
-            return;
-        }
+    if (executable(UDFKIT_SANDBOX_INSTALL_PATH))
+        snprintf(helper_path, sizeof helper_path, "%s", UDFKIT_SANDBOX_INSTALL_PATH);
 }
 
 const char *udfkit_sandbox_helper(void)
@@ -85,8 +78,8 @@ static udfkit_rc spawn_helper(const udfkit_sandbox *sb, int sock, pid_t *pid)
     const char *helper = udfkit_sandbox_helper();
     if (!helper)
         return udfkit_fail(UDFKIT_RC_ENV, NULL, 0,
-                           "the sandbox helper udfkit-sandbox cannot be found (beside udfkit, in its "
-                           "../libexec/udfkit, or where it was installed): install it, or name it in UDFKIT_SANDBOX");
+                           "the sandbox helper udfkit-sandbox cannot be found (beside the program or library, "
+                           "in its ../libexec/udfkit, or where it was installed): install it, or name it in UDFKIT_SANDBOX");
     char memory[32], cpu[32];
     snprintf(memory, sizeof memory, "%llu", (unsigned long long)sb->memory);
     /* The CPU time limit is a backstop behind the deadline, which this process watches. */

@@ -55,8 +55,9 @@ udfkit_rc udfkit_sandbox_jitlink(const udfkit_sandbox *sb, const char *library, 
                                  udfkit_buf *out, udfkit_buf *log);
 
 /* The helper's path: UDFKIT_SANDBOX where set, else udfkit-sandbox beside the program or
- * library holding this code, or in its ../libexec/udfkit, else where it was installed or
- * built. NULL where there is none. */
+ * library holding this code, or in its ../libexec/udfkit, else where it was installed (the
+ * configured prefix's libexec/udfkit; no path of the build tree is compiled in). NULL where
+ * there is none. */
 const char *udfkit_sandbox_helper(void);
 
 #endif

@@ -133,8 +133,13 @@ udfkit_rc udfkit_toolchain_query(udfkit_toolchain *tc)
     tc->nvfatbin = nvfatbin->version;
     /* The tool never runs nvPTXCompiler; the runtime links it statically, and this is the
      * version it links (read when udfkit was built). */
-    tc->nvptxcompiler = (udfkit_version){UDFKIT_NVPTXCOMPILER_MAJOR, UDFKIT_NVPTXCOMPILER_MINOR};
+    tc->nvptxcompiler = udfkit_toolchain_nvptxcompiler();
     return UDFKIT_RC_OK;
+}
+
+udfkit_version udfkit_toolchain_nvptxcompiler(void)
+{
+    return (udfkit_version){UDFKIT_NVPTXCOMPILER_MAJOR, UDFKIT_NVPTXCOMPILER_MINOR};
 }
 
 udfkit_rc udfkit_toolchain_part_version(udfkit_cuda_part part, udfkit_version *out)

@@ -21,6 +21,10 @@ typedef struct udfkit_toolchain {
  * the answer for their library file; UDFKIT_RC_ENV where one cannot be loaded. */
 udfkit_rc udfkit_toolchain_query(udfkit_toolchain *tc);
 
+/* The version of the nvPTXCompiler that udfkit::runtime_ptx links statically (read when
+ * udfkit was built). */
+udfkit_version udfkit_toolchain_nvptxcompiler(void);
+
 /* One part's version, loading it only where the cache does not know its library file. */
 udfkit_rc udfkit_toolchain_part_version(udfkit_cuda_part part, udfkit_version *out);
 

@@ -236,14 +236,15 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_package_function(const udfkit_package *p
 
 /* Compiles CUDA C/C++ `source` (named `name` in messages: any printable text, no extension
  * needed; a control character in it is UDFKIT_ERROR_INVALID_ARGUMENT) with NVRTC, loaded at run time
- * (libnvrtc.so.13; UDFKIT_NVRTC_LIBRARY names another file), exporting each function spec
+ * (UDFKIT_NVRTC_LIBRARY, else a CUDA toolkit's: $CUDA_HOME, $CUDA_PATH, /usr/local/cuda, else
+ * libnvrtc.so.13 through the loader's path), exporting each function spec
  * as `udfkit compile --function` does, with the same checks and messages, into a package
  * of LTO-IR. Options: "-I<dir>", "-D<name>[=<value>]", "--std=c++17", "--arch=<list>"
  * (CMake's syntax; default: the current device's architecture), and any other option,
  * which goes to NVRTC as it is. Results are kept in udfkit's cache under the keys
  * `udfkit compile` uses, so compiling the same text again costs a lookup. CUDA's headers
  * (needed for T? specs) come from UDFKIT_CUDA_INCLUDE_DIR, else $CUDA_HOME/include, else
- * where they were when udfkit was built, else /usr/local/cuda/include.
+ * $CUDA_PATH/include, else /usr/local/cuda/include.
  * UDFKIT_ERROR_COMPILE with the diagnostics where the source or a spec is wrong. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_compile_source(const char *name, const char *source,
                                                        const char *const *specs, size_t spec_count,
