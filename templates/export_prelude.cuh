@@ -47,4 +47,24 @@ template <int __udfkit_K, class __udfkit_R> __device__ __forceinline__ void __ud
     static_assert(__udfkit_traits<__udfkit_R>::__udfkit_kind == __udfkit_K, "udfkit: the return type does not match the declared one");
 }
 
+/* A decimal128 argument of a source that takes udfkit_decimal128 by value (its two halves at
+ * the C ABI), and a decimal128 result it returns by value, stored through the leading out. */
+struct __udfkit_decimal128_arg {
+    unsigned long long __udfkit_lo;
+    long long __udfkit_hi;
+    __device__ __forceinline__ operator udfkit_decimal128() const
+    {
+        udfkit_decimal128 __udfkit_d;
+        __udfkit_d.lo = __udfkit_lo;
+        __udfkit_d.hi = __udfkit_hi;
+        return __udfkit_d;
+    }
+};
+__device__ __forceinline__ void __udfkit_decimal128_result(udfkit_decimal128 *__udfkit_out, const udfkit_decimal128 &__udfkit_r)
+{
+    *__udfkit_out = __udfkit_r;
+}
+/* Anything else is refused by __udfkit_check_return already; no second error. */
+template <class __udfkit_R> __device__ __forceinline__ void __udfkit_decimal128_result(udfkit_decimal128 *, const __udfkit_R &) {}
+
 } /* namespace __udfkit */

@@ -425,6 +425,15 @@ static udfkit_rc place_specs(cuda_build *b)
                                    "'%s' must take the C ABI pairs itself (T *x, bool *x_valid), as the header "
                                    "declares them",
                                    b->specs[i].text, k + 1, b->specs[i].source_name);
+        bool nullable_decimal128 = sig->has_return && sig->ret.nullable && sig->ret.kind == UDFKIT_DECIMAL128;
+        for (size_t k = 0; k < sig->nparams; k++)
+            nullable_decimal128 |= sig->params[k].nullable && sig->params[k].kind == UDFKIT_DECIMAL128;
+        if (nullable_decimal128 && !pair)
+            return udfkit_fail(UDFKIT_RC_INPUT, file, line,
+                               "function spec '%s': '%s' must take a decimal128? through the C ABI itself (the "
+                               "halves and their valid flag, a result's udfkit_decimal128 *out and a bool return), "
+                               "as the header declares it",
+                               b->specs[i].text, b->specs[i].source_name);
         u->exports[u->nexports] = (udfkit_export){&b->specs[i], check_only, pair, builder};
         u->log_exports[u->nexports] = (udfkit_log_export){&b->specs[i], file, line, pair};
         u->nexports++;

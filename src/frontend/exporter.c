@@ -143,12 +143,18 @@ static void own_form_call(const udfkit_export *e, udfkit_buf *call)
     const char *name = s->source_name;
     bool optional = udfkit_signature_nullable(&s->sig);
     udfkit_buf_printf(call, "%s%s(", strncmp(name, "::", 2) == 0 ? "" : "::", name);
+    /* The leading out: a string's builder, or a decimal128's pointer as it is. */
     if (e->builder)
-        udfkit_buf_puts(call, "__udfkit::__udfkit_builder{__udfkit_out}");
+        udfkit_buf_puts(call, s->sig.ret.kind == UDFKIT_STRING ? "__udfkit::__udfkit_builder{__udfkit_out}"
+                                                              : "__udfkit_out");
     for (size_t i = 0; i < s->sig.nparams; i++) {
         udfkit_type t = s->sig.params[i];
         udfkit_type plain = {t.kind, t.pointer, false};
         udfkit_buf_puts(call, i || e->builder ? ", " : "");
+        if (t.kind == UDFKIT_DECIMAL128 && !t.pointer) {
+            udfkit_buf_printf(call, "__udfkit::__udfkit_decimal128_arg{__udfkit_a%zu_lo, __udfkit_a%zu_hi}", i, i);
+            continue;
+        }
         if (udfkit_kind_info(t.kind)->parts && !t.pointer) {
             if (t.nullable)
                 udfkit_buf_printf(call, "__udfkit::__udfkit_optional_string_arg<%zu>{__udfkit_a%zu, __udfkit_a%zu_size, "
@@ -175,6 +181,12 @@ static void own_form_result(const udfkit_export *e, const char *call, udfkit_buf
 {
     const udfkit_signature *sig = &e->spec->sig;
     udfkit_type value = {sig->ret.kind, false, false};
+    if (sig->ret.kind == UDFKIT_DECIMAL128 && !sig->ret.pointer && !e->builder) {
+        /* Returned by value (udfkit_decimal128), stored through the leading out. */
+        udfkit_buf_printf(out, "    __udfkit::__udfkit_check_return<%d, decltype(%s)>();\n", kind_of(value), call);
+        udfkit_buf_printf(out, "    __udfkit::__udfkit_decimal128_result(__udfkit_out, %s);\n}\n", call);
+        return;
+    }
     if (udfkit_kind_info(sig->ret.kind)->result_out && !sig->ret.pointer) {
         if (e->builder) {
             /* The source built the result itself: it returns void, or bool (valid) under string?. */
