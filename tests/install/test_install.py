@@ -113,10 +113,12 @@ def test_packages_hold_the_install(work):
               "include/udfkit/udf.h", "lib/cmake/udfkit/udfkitConfig.cmake", "lib/cmake/udfkit/udfkitTargets.cmake",
               "lib/cmake/udfkit/modules/add_jit_library.cmake", "lib/pkgconfig/udfkit-runtime.pc",
               "lib/pkgconfig/udfkit-runtime-static.pc", "lib/pkgconfig/udfkit-runtime-ptx.pc",
-              "share/udfkit/requirements.txt"):
+              "share/udfkit/requirements.txt", "libexec/udfkit/udfkit-sandbox"):
         assert f"{TOP}/{f}" in names, (f, sorted(names))
-    # Nothing of the build tree's own: no record of what CMake found, no Python environment.
-    assert not any("build-tree" in n or "/libexec/" in n for n in names), sorted(names)
+    # Nothing of the build tree's own: no record of what CMake found, no Python environment
+    # (libexec/udfkit holds the sandbox helper alone; setup-python makes python/ there).
+    assert not any("build-tree" in n or "/libexec/udfkit/python" in n for n in names), sorted(names)
+    assert [n for n in names if "/libexec/udfkit/" in n] == [f"{TOP}/libexec/udfkit/udfkit-sandbox"], sorted(names)
 
 
 def test_no_installed_file_names_the_build_tree(work):
