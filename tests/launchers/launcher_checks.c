@@ -12,13 +12,11 @@
  * every pointer is device memory; after each call the context must still run
  * tpl_map_inc8 right, an allowed call must succeed, and where n = 0 each result written also
  * then (count, runs, a reduction's out, string results' first offset) holds 0. */
-#define _GNU_SOURCE
 #include "launcher_checks.h"
 #if LC_GPU
 #include "tpl.h"
 #endif
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
