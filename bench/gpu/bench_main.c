@@ -22,6 +22,7 @@ static const struct {
     {"sort", bench_sort_main, "sort(less) against cub::DeviceMergeSort, int32 and float64, keys and with order"},
     {"ops", bench_ops_main, "filter (one pass, its 3 outputs), map, reduce against CUB at 2^20, 2^24, 2^28"},
     {"host", bench_host_main, "host time of a launcher call against CUB's (map, reduce, filter, inclusive_scan)"},
+    {"launcher_checks", bench_launcher_checks_main, "host cost of the launchers' argument checks (with against without)"},
     {"link", bench_link_main, "udfkit_library_link: first link against a cached one in a new process"},
     {"bind", bench_bind_main, "late binding: first, cached and repeated binds against loading SASS; compile_source"},
 };

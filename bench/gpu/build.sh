@@ -96,6 +96,14 @@ run "$udfkit" kernels "$out/gen/udfs.json" --kernel "filter(above_half)" --kerne
   --kernel "reduce(add_i32)" --kernel "reduce(add_i64)" --kernel "reduce(add_f64)" --name opslib \
   --cuda "$out/gen/opslib_kernels.cu" --c "$out/gen/opslib.c" --header "$out/gen/opslib.h"
 
+# checklib: a launcher of each kind, for bench_launcher_checks.c; checkbase: the same launchers
+# with their argument checks taken out (strip_checks.py), loading checklib's fatbin.
+run "$udfkit" kernels "$out/gen/udfs.json" --kernel "map(affine)" --kernel "nullable_map(affine)" \
+  --kernel "reduce(add_i32)" --kernel "filter(above_half)" --name checklib \
+  --cuda "$out/gen/checklib_kernels.cu" --c "$out/gen/checklib.c" --header "$out/gen/checklib.h"
+run python3 "$here/strip_checks.py" checklib checkbase "$out/gen/checklib.c" "$out/gen/checklib.h" \
+  "$out/gen/checkbase.c" "$out/gen/checkbase.h"
+
 # sortlib: sort, for bench_sort.cu.
 run "$udfkit" kernels "$out/gen/udfs.json" --kernel "sort(less_i32)" --kernel "sort(less_f64)" --name sortlib \
   --cuda "$out/gen/sortlib_kernels.cu" --c "$out/gen/sortlib.c" --header "$out/gen/sortlib.h"
@@ -147,6 +155,10 @@ run "$udfkit" compile "$out/gen/opslib_kernels.cu" --arch "$archs" -o "$out/gen/
 run "$udfkit" link "$out/gen/opslib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/opslib.fatbin"
 run "$udfkit" embed "$out/gen/opslib.fatbin" --symbol opslib_fatbin -o "$out/gen/opslib_fatbin.c"
 
+run "$udfkit" compile "$out/gen/checklib_kernels.cu" --arch "$archs" -o "$out/gen/checklib_kernels.json"
+run "$udfkit" link "$out/gen/checklib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/checklib.fatbin"
+run "$udfkit" embed "$out/gen/checklib.fatbin" --symbol checklib_fatbin -o "$out/gen/checklib_fatbin.c"
+
 run "$udfkit" compile "$out/gen/sortlib_kernels.cu" --arch "$archs" -o "$out/gen/sortlib_kernels.json"
 run "$udfkit" link "$out/gen/sortlib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/sortlib.fatbin"
 run "$udfkit" embed "$out/gen/sortlib.fatbin" --symbol sortlib_fatbin -o "$out/gen/sortlib_fatbin.c"
@@ -192,6 +204,11 @@ run "$cc" "${cflags[@]}" -c "$out/gen/bindlib.c" -o "$out/obj/bindlib.o"
 run "$cc" "${cflags[@]}" -c "$out/gen/bindlib_fatbin.c" -o "$out/obj/bindlib_fatbin.o"
 run "$cc" "${cflags[@]}" -c "$here/bench_bind.c" -o "$out/obj/bench_bind.o"
 run "$cc" "${cflags[@]}" -c "$here/bench_main.c" -o "$out/obj/bench_main.o"
+run "$cc" "${cflags[@]}" -c "$out/gen/checklib.c" -o "$out/obj/checklib.o"
+# The checks' helpers stay in the copy, unused.
+run "$cc" "${cflags[@]}" -Wno-unused-function -c "$out/gen/checkbase.c" -o "$out/obj/checkbase.o"
+run "$cc" "${cflags[@]}" -c "$out/gen/checklib_fatbin.c" -o "$out/obj/checklib_fatbin.o"
+run "$cc" "${cflags[@]}" -c "$here/bench_launcher_checks.c" -o "$out/obj/bench_launcher_checks.o"
 run "$cc" "${cflags[@]}" -DBENCH_RUNTIME_HAS_PTX_COMPILE=$has_ptx_compile -c "$here/bench_load.c" -o "$out/obj/bench_load.o"
 run "$cc" "${cflags[@]}" -DBENCH_HAS_LINK=$has_link -DBENCH_LINK_BLOCK="$block" -c "$here/bench_link.c" \
   -o "$out/obj/bench_link.o"

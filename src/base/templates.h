@@ -68,6 +68,7 @@ extern const char udfkit_tpl_kernel_library_slots_h[];
 extern const char udfkit_tpl_launcher_blocks[];
 extern const char udfkit_tpl_launcher_chunks[];
 extern const char udfkit_tpl_launcher_tiles[];
+extern const char udfkit_tpl_launcher_checks[];
 extern const char udfkit_tpl_launcher_map[];
 extern const char udfkit_tpl_launcher_filter[];
 extern const char udfkit_tpl_launcher_nullable_filter[];

@@ -183,7 +183,7 @@ static void filter_rows(const render_parts *r, const udfkit_kernel_entry *e, ent
     t->what = narrow ? "rows' 32-bit numbers" : values ? "rows' values" : "rows' numbers";
     t->row_t = narrow ? "unsigned" : "unsigned long long";
     t->rows_check = narrow ? "    if (total > 0x100000000ull) /* row numbers past 2^32 - 1 */\n"
-                             "        return UDFKIT_ERROR_INVALID_ARGUMENT;\n"
+                             "        return udfkit_report(UDFKIT_ERROR_INVALID_ARGUMENT, \"more than 2^32 rows for 32-bit row numbers\");\n"
                            : "";
     /* select_helpers.cu.in's select_policy: 384 threads of 11 8-byte or 17 4-byte rows; for the
      * values of one column value_policy, by their size. */
@@ -459,6 +459,124 @@ static udfkit_rc launcher_texts(const render_parts *r, const udfkit_kernel_entry
     return rc;
 }
 
+/* The most rows (or segments) an entry's launchers take: UDFKIT_LAUNCH_MAX_ROWS, less where
+ * the template's own numbers give less: 2^31 - 1 tiles of a scan, reduce_by_key or sort, of
+ * the offsets scan of string results (n + 1 rows), 2^32 row numbers of 32 bits. */
+static unsigned long long max_rows(const udfkit_kernel_entry *e)
+{
+    const udfkit_template_row *row = udfkit_kernel_entry_row(e);
+    unsigned long long most = UDFKIT_LAUNCH_MAX_ROWS;
+    if (row->tile_items) {
+        size_t size = row->index_keys ? 8 : udfkit_kind_size(value_type(e).kind);
+        unsigned long long tiles = UDFKIT_MAX_TILES * row->tile_threads * row->tile_items(size);
+        most = tiles < most ? tiles : most;
+    }
+    if ((row->helpers & UDFKIT_NEEDS_OFFSETS) && UDFKIT_MAX_TILES * UDFKIT_OFFSETS_TILE_ROWS - 1 < most)
+        most = UDFKIT_MAX_TILES * UDFKIT_OFFSETS_TILE_ROWS - 1;
+    if (e->filter_out == UDFKIT_FILTER_INDICES32 && row->rows == UDFKIT_ROWS_FILTER && 0x100000000ull < most)
+        most = 0x100000000ull;
+    return most;
+}
+
+/* One parameter of a launcher's prototype: "const float *a1" is type "const float *", name
+ * "a1". */
+typedef struct proto_param {
+    char type[96], name[64];
+    bool pointer;
+} proto_param;
+
+static bool next_param(const char **p, proto_param *out)
+{
+    while (**p == ' ' || **p == ',')
+        (*p)++;
+    size_t len = strcspn(*p, ",)");
+    if (!len)
+        return false;
+    const char *text = *p, *space = NULL;
+    for (size_t i = 0; i < len; i++)
+        if (text[i] == ' ')
+            space = text + i;
+    *p += len;
+    if (!space)
+        return false;
+    const char *name = space + 1;
+    while (*name == '*')
+        name++;
+    snprintf(out->type, sizeof out->type, "%.*s", (int)(name - text), text);
+    snprintf(out->name, sizeof out->name, "%.*s", (int)(text + len - name), name);
+    out->pointer = strchr(out->type, '*') != NULL;
+    return true;
+}
+
+/* The checks of one launcher's arguments, from its prototype (docs/security.md, "Column data:
+ * launcher arguments"): its count against the most it takes, then each parameter by its type and its
+ * rule (udfkit_launcher_param_rule): a column's pointer, an input bitmap, a string column.
+ * Each returns UDFKIT_ERROR_INVALID_ARGUMENT through udfkit_<name>_refuse, before the
+ * launcher loads or queues anything. */
+static udfkit_rc launcher_checks(const render_parts *r, const udfkit_kernel_entry *e, const char *proto,
+                                 udfkit_buf *out)
+{
+    const udfkit_template_row *row = udfkit_kernel_entry_row(e);
+    const char *open = strchr(proto, '('), *name = strchr(proto, ' ');
+    if (!open || !name || name > open)
+        return udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "a launcher prototype without a name: %s", proto);
+    char launcher[128], k[16];
+    snprintf(launcher, sizeof launcher, "%.*s", (int)(open - name - 1), name + 1);
+    snprintf(k, sizeof k, "%zu", udfkit_rows_output_count(e));
+    const char *count = row->count;
+    unsigned long long most = max_rows(e);
+    udfkit_buf_puts(out, "    /* The arguments, checked before anything is loaded or queued (docs/security.md). */\n");
+    udfkit_buf_printf(out, "    if (%s > 0x%llxull)\n        return udfkit_%s_refuse(\"%s\", \"%s\", "
+                           "\"is more than the launcher takes (%llu)\", \"%s\", %s);\n",
+                      count, most, r->name, launcher, count, most, count, count);
+    udfkit_buf body = UDFKIT_BUF_INIT, extent = UDFKIT_BUF_INIT;
+    udfkit_rc rc = UDFKIT_RC_OK;
+    const udfkit_template_var vars[] = {{"COUNT", count}, {"K", k}};
+    proto_param p;
+    for (const char *at = open + 1; !rc && next_param(&at, &p);) {
+        /* The stream, the count, a SLOTS library's instance (udfkit_<name>_kernel checks it). */
+        if (strcmp(p.name, "s") == 0 || strcmp(p.name, count) == 0 || strcmp(p.name, "inst") == 0)
+            continue;
+        const char *call = NULL;
+        if (strcmp(p.type, "udfkit_mask ") == 0) {
+            udfkit_buf_printf(&body, "    if ((refused = udfkit_%s_mask(%s, %s)) != NULL)\n", r->name, p.name, count);
+            call = p.name;
+        } else if (strcmp(p.type, "udfkit_strings ") == 0) {
+            udfkit_buf_printf(&body, "    if ((refused = udfkit_%s_strings(%s, %s)) != NULL)\n", r->name, p.name, count);
+            call = p.name;
+        } else if (p.pointer) {
+            const udfkit_param_rule *rule = udfkit_launcher_param_rule(row, p.name);
+            udfkit_param_role role = rule ? rule->role : UDFKIT_PARAM_ROWS;
+            if (role == UDFKIT_PARAM_UNCHECKED)
+                continue;
+            extent.size = 0;
+            if (role == UDFKIT_PARAM_ALIGNED)
+                udfkit_buf_puts(&extent, "0");
+            else if (rule && rule->extent)
+                rc = udfkit_template_render(rule->extent, vars, sizeof vars / sizeof *vars, &extent);
+            else
+                udfkit_buf_puts(&extent, count);
+            /* Whether NULL is refused: where the count is not 0, always, or never. */
+            char required[80];
+            snprintf(required, sizeof required, "%s%s", role == UDFKIT_PARAM_ROWS ? count : "",
+                     role == UDFKIT_PARAM_ROWS ? " > 0" : role == UDFKIT_PARAM_ALWAYS ? "1" : "0");
+            udfkit_buf_printf(&body, "    if ((refused = udfkit_%s_column(%s, %s, sizeof *%s, %s)) != NULL)\n", r->name,
+                              p.name, extent.data ? extent.data : "", p.name, required);
+            call = p.name;
+        }
+        if (call)
+            udfkit_buf_printf(&body, "        return udfkit_%s_refuse(\"%s\", \"%s\", refused, \"%s\", %s);\n", r->name,
+                              launcher, call, count, count);
+    }
+    if (body.size) {
+        udfkit_buf_puts(out, "    const char *refused = NULL;\n");
+        udfkit_buf_puts(out, body.data);
+    }
+    udfkit_buf_free(&body);
+    udfkit_buf_free(&extent);
+    return rc;
+}
+
 /* How many kernels of its own an entry's launcher uses. */
 static size_t kernel_count(const udfkit_template_row *row)
 {
@@ -483,6 +601,10 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     tile_texts tile;
     tile_texts_fill(e, t.ret.data, &tile);
     udfkit_rc rc = launcher_texts(r, e, &tile, protos, &decls);
+    udfkit_buf checks[PROTOTYPES] = {UDFKIT_BUF_INIT};
+    for (size_t i = 0; i < PROTOTYPES && !rc; i++)
+        if (protos[i].data)
+            rc = launcher_checks(r, e, protos[i].data, &checks[i]);
     /* reduce's launcher reduces a few rows in one launch. */
     const udfkit_template_var small_vars[] = {{"UPPER_NAME", r->upper}};
     if (row->small_path)
@@ -493,6 +615,8 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"KERNEL", t.kernel.data},  {"PARAMS", TEXT(t.params)},    {"ARGS", TEXT(t.args)},
         {"RET", t.ret.data},        {"T", t.ret.data},             {"PROTOTYPE", TEXT(protos[0])},
         {"PROTOTYPE_SIZES", TEXT(protos[1])}, {"PROTOTYPE_SIZES32", TEXT(protos[2])}, {"PROTOTYPE32", TEXT(protos[3])},
+        {"CHECKS", TEXT(checks[0])}, {"CHECKS_SIZES", TEXT(checks[1])}, {"CHECKS_SIZES32", TEXT(checks[2])},
+        {"CHECKS32", TEXT(checks[3])},
         {"INDEX", index_text},      {"SCAN_INDEX", r->scan_index}, {"ARG_POINTERS", TEXT(t.ptrs)},
         {"SELF", r->slotted ? "inst" : "NULL"},
         {"TEMPLATE", row->name},    {"UDF", e->c_name},            {"PREFIX", TEXT(t.prefix)},
@@ -550,8 +674,10 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
                           &t.sizes_body, &t.copy_body, &t.op};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
-    for (size_t i = 0; i < PROTOTYPES; i++)
+    for (size_t i = 0; i < PROTOTYPES; i++) {
         udfkit_buf_free(&protos[i]);
+        udfkit_buf_free(&checks[i]);
+    }
     return rc;
 }
 
@@ -589,6 +715,8 @@ static udfkit_rc render_shared(render_parts *r, unsigned needs, bool any, const 
     if (!rc && any)
         rc = udfkit_template_render(r->slotted ? udfkit_tpl_launcher_common_slots : udfkit_tpl_launcher_common, vars,
                                     nvars, common);
+    if (!rc && any)
+        rc = udfkit_template_render(udfkit_tpl_launcher_checks, vars, nvars, common);
     if (!rc && (needs & UDFKIT_NEEDS_BLOCKS))
         rc = udfkit_template_render(udfkit_tpl_launcher_blocks, vars, nvars, common);
     if (!rc && (needs & UDFKIT_NEEDS_CHUNKS))

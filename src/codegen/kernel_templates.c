@@ -27,6 +27,27 @@ static size_t sort_items(size_t t_bytes)
     return t_bytes <= 4 ? 17 : 17 * 4 / t_bytes;
 }
 
+/* What the launchers' parameters are where they are not a column of the count's rows
+ * (docs/security.md, "Column data: launcher arguments"). */
+static const udfkit_param_rule shared_rules[] = {
+    {"count", UDFKIT_PARAM_ALWAYS, "1"},
+    {"runs", UDFKIT_PARAM_ALWAYS, "1"},
+    {"null_count", UDFKIT_PARAM_OPTIONAL, "@K@"},
+    {"valid_count", UDFKIT_PARAM_OPTIONAL, "1"},
+    /* String results: n + 1 offsets, the first written also where n = 0. */
+    {"*_offsets", UDFKIT_PARAM_ALWAYS, "@COUNT@ + 1"},
+    {"*_chars", UDFKIT_PARAM_UNCHECKED, NULL},
+    /* Output bitmaps: ceil(n / 8) bytes. */
+    {"*_bits", UDFKIT_PARAM_ROWS, "(@COUNT@ + 7) / 8"},
+    {NULL},
+};
+/* A reduction's result: written also where n = 0 (init). */
+static const udfkit_param_rule reduce_rules[] = {{"out", UDFKIT_PARAM_ALWAYS, "1"}, {NULL}};
+static const udfkit_param_rule sort_rules[] = {{"order", UDFKIT_PARAM_OPTIONAL, NULL}, {NULL}};
+/* segments + 1 offsets; in's rows are the offsets' last, in device memory. */
+static const udfkit_param_rule segmented_rules[] = {
+    {"offsets", UDFKIT_PARAM_ROWS, "@COUNT@ + 1"}, {"in", UDFKIT_PARAM_ALIGNED, NULL}, {NULL}};
+
 static const char *const one_kernel[] = {"", NULL};
 static const char *const reduce_kernels[] = {"_partials", "_final", NULL};
 static const char *const nullable_map_kernels[] = {"", "_dense", NULL};
@@ -176,6 +197,7 @@ static const udfkit_template_row rows[UDFKIT_KERNEL_TEMPLATE_COUNT] = {
         .count = "n", .params = "const @C_T@ *in, @C_T@ init, @C_T@ *out",
         .doc = "/* reduce(@UDF@): *out = init combined by @UDF@ with in[0], ..., in[n - 1], in this order\n"
                " * (@UDF@ " IN_ORDER "); init where n = 0. */\n",
+        .param_rules = reduce_rules,
     },
     [UDFKIT_KERNEL_NULLABLE_MAP] = {
         .name = "nullable_map", .extra = UDFKIT_EXTRA_WORD, .words = nullable_map_words, .shape = UDFKIT_SHAPE_MAP,
@@ -207,6 +229,7 @@ static const udfkit_template_row rows[UDFKIT_KERNEL_TEMPLATE_COUNT] = {
         .count = "n", .params = "const @C_T@ *in, udfkit_mask m, @C_T@ init, @C_T@ *out, uint64_t *valid_count",
         .doc = "/* nullable_reduce(@UDF@): *out = init combined by @UDF@ with the valid rows of in, in order,\n"
                " * nulls skipped; where valid_count is not NULL, *valid_count = their number. */\n",
+        .param_rules = reduce_rules,
     },
     [UDFKIT_KERNEL_INCLUSIVE_SCAN] = {
         .name = "inclusive_scan", .shape = UDFKIT_SHAPE_OP, .refuses_nullable = DENSE, .rows = UDFKIT_ROWS_COLUMN,
@@ -252,6 +275,7 @@ static const udfkit_template_row rows[UDFKIT_KERNEL_TEMPLATE_COUNT] = {
         .count = "n", .params = "@C_INPUTS@, @C_T@ init, @C_T@ *out",
         .doc = "/* transform_reduce(@UDF@, @OP@): *out = init @OP@ @UDF@(@ELEMENTS@) for i = 0, ..., n - 1, combined in\n"
                " * order, in one pass (@OP@ " IN_ORDER "); init where n = 0. */\n",
+        .param_rules = reduce_rules,
     },
     [UDFKIT_KERNEL_SEGMENTED_REDUCE] = {
         .name = "segmented_reduce", .shape = UDFKIT_SHAPE_OP, .refuses_nullable = DENSE, .rows = UDFKIT_ROWS_COLUMN,
@@ -262,6 +286,7 @@ static const udfkit_template_row rows[UDFKIT_KERNEL_TEMPLATE_COUNT] = {
                " * in[offsets[k + 1] - 1] in order, for k < segments (offsets holds segments + 1 row\n"
                " * numbers, ascending); init for an empty segment (@UDF@ must be associative; it need not\n"
                " * commute). */\n",
+        .param_rules = segmented_rules,
     },
     [UDFKIT_KERNEL_SORT] = {
         .name = "sort", .shape = UDFKIT_SHAPE_LESS, .refuses_nullable = DENSE, .t_is_parameter = true,
@@ -276,6 +301,7 @@ static const udfkit_template_row rows[UDFKIT_KERNEL_TEMPLATE_COUNT] = {
                " * A failing @UDF@ is recorded at the first row of the tile of @TILE_ITEMS@ rows it failed in\n"
                " * (the first pass compares each row of a tile of two or more), else at the first row\n"
                " * of the span a merge pass merged; out and order are then unspecified. */\n",
+        .param_rules = sort_rules,
     },
 };
 
@@ -292,6 +318,24 @@ bool udfkit_template_find(const char *name, size_t n, udfkit_kernel_template *ou
             return true;
         }
     return false;
+}
+
+static const udfkit_param_rule *find_rule(const udfkit_param_rule *rules, const char *name)
+{
+    size_t len = strlen(name);
+    for (const udfkit_param_rule *r = rules; r && r->name; r++) {
+        size_t n = strlen(r->name);
+        if (r->name[0] == '*' ? len >= n - 1 && strcmp(name + len - (n - 1), r->name + 1) == 0
+                              : strcmp(name, r->name) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+const udfkit_param_rule *udfkit_launcher_param_rule(const udfkit_template_row *row, const char *name)
+{
+    const udfkit_param_rule *r = find_rule(row->param_rules, name);
+    return r ? r : find_rule(shared_rules, name);
 }
 
 void udfkit_template_list(udfkit_buf *out)

@@ -105,6 +105,37 @@ enum {
     UDFKIT_WHEN_VALUES = 1u << 2,       /* the entry writes its inputs' values (filter(p, values)) */
 };
 
+/* What a launcher's pointer parameter is, for its argument checks (docs/security.md,
+ * "Column data: launcher arguments"): every launcher checks its arguments before it loads or queues
+ * anything. A pointer is ROWS unless a rule says otherwise; an input bitmap (udfkit_mask) and
+ * a string column (udfkit_strings) are checked as what they are. */
+typedef enum udfkit_param_role {
+    UDFKIT_PARAM_ROWS,      /* elements of the rows: NULL refused where the count is not 0 */
+    UDFKIT_PARAM_ALWAYS,    /* written also where the count is 0 (*count = 0): NULL refused always */
+    UDFKIT_PARAM_OPTIONAL,  /* NULL leaves it out: neither read nor written */
+    UDFKIT_PARAM_ALIGNED,   /* how many elements is in device memory (segmented_reduce's in): may be
+                               NULL (no element read), else aligned */
+    UDFKIT_PARAM_UNCHECKED, /* bytes whose number is in device memory (a string column's
+                               characters; NULL where there are none) */
+} udfkit_param_role;
+
+/* A rule for the parameters of a name. */
+typedef struct udfkit_param_rule {
+    const char *name;   /* "count", or "*_offsets": every name that ends so */
+    udfkit_param_role role;
+    const char *extent; /* its elements, C over the count (@COUNT@: "n") and the outputs (@K@);
+                           NULL: the count */
+} udfkit_param_rule;
+
+/* Rows a launcher takes at most where its template has no lower bound of its own: more than
+ * any device's address space holds (49 bits on sm_90), and far enough from 2^64 that no row
+ * arithmetic of a kernel wraps (n * 16 bytes, offset + n bits, n + 1 offsets). */
+#define UDFKIT_LAUNCH_MAX_ROWS (1ull << 56)
+/* The rows of a tile of the offsets scan of string results (launcher_offsets.c.in, 896u) and
+ * of the scans' tile state (at most 2^31 - 1 tiles, launcher_tiles.c.in). */
+#define UDFKIT_OFFSETS_TILE_ROWS 896ull
+#define UDFKIT_MAX_TILES 0x7fffffffull
+
 struct udfkit_template_row;
 /* Another row for entries of the template whose UDF is of another kind (its kernels and
  * launchers differ; its name, entry form and check are the template's). */
@@ -145,11 +176,17 @@ typedef struct udfkit_template_row {
     bool scan_init;               /* the scan starts from init (exclusive) */
     unsigned tile_threads;        /* a tile's threads (scan, reduce_by_key, sort) */
     size_t (*tile_items)(size_t t_bytes); /* a thread's rows of a tile, by T's size */
+    const udfkit_param_rule *param_rules; /* the launcher's parameters where they differ from
+                                             udfkit_launcher_param_rule's; ends with {NULL} */
 } udfkit_template_row;
 
 const udfkit_template_row *udfkit_template_info(udfkit_kernel_template t);
 /* The template named `name` (n bytes), or false. */
 bool udfkit_template_find(const char *name, size_t n, udfkit_kernel_template *out);
+/* The rule of the launcher parameter `name` of row's template: the row's own, else the one
+ * every launcher shares (count, runs, null_count, valid_count, string results' offsets and
+ * characters, bitmaps), else NULL (UDFKIT_PARAM_ROWS of the count's elements). */
+const udfkit_param_rule *udfkit_launcher_param_rule(const udfkit_template_row *row, const char *name);
 /* "map, filter, reduce, ..." */
 void udfkit_template_list(udfkit_buf *out);
 

@@ -589,6 +589,15 @@ static void renders_every_template_row(void **state)
                 assert_non_null(strstr(r.text.cuda.data, kernel));
             }
             assert_null(strchr(r.text.header.data, '@'));
+            /* The launcher's definition begins with its argument checks (docs/security.md). */
+            snprintf(launcher, sizeof launcher, "udfkit_status lib_%s_%s(udfkit_stream s, size_t %s, ", row->name,
+                     suffix.data, row->count);
+            const char *def = strstr(r.text.c.data, launcher), *body = def ? strstr(def, ")\n{\n") : NULL;
+            assert_non_null(body);
+            const char *checks = "    /* The arguments, checked before anything is loaded or queued";
+            assert_true(strncmp(body + 4, checks, strlen(checks)) == 0);
+            snprintf(kernel, sizeof kernel, "    if (%s > 0x", row->count);
+            assert_non_null(strstr(body, kernel));
             udfkit_buf_free(&suffix);
             rendered_free(&r);
         }
