@@ -36,10 +36,10 @@ udfkit_status udfkit_launch_dependent(udfkit_kernel k, udfkit_dim3 grid, udfkit_
     if (st)
         return st;
     /* Programmatic dependent launch came with compute capability 9.0 (the answer is kept per
-     * device), and is for code whose kernels wait for the pass before: the library's code on
-     * this device has udfkit_dependent_launch (asked per device: the caller may have asked
-     * on another, whose code is another). Else, and on drivers without cuLaunchKernelEx, an
-     * ordinary launch. */
+     * device), and is for code whose kernels wait for the pass before: the caller's own, or
+     * code of `udfkit kernels` that has udfkit_dependent_launch on this device (asked per
+     * device: the launcher may have asked on another, whose code is another). Else, and on
+     * drivers without cuLaunchKernelEx, an ordinary launch. */
     bool waits = false;
     if ((st = udfkit_kernel_for_device(d, &k, &waits)))
         return st;

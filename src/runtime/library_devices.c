@@ -11,7 +11,8 @@
  *
  * Whether a library's code waits for the pass before (udfkit_dependent_launch) is also
  * asked per device: a fatbin's sm_90 SASS may have the marker and the PTX the driver JITs
- * for another device not. */
+ * for another device not. Code that is not `udfkit kernels`' (no UDF error record) is the
+ * caller's, whose kernels wait as udfkit_launch_dependent requires. */
 #include "library_internal.h"
 #include "ptx_entries.h"
 
@@ -250,7 +251,10 @@ static udfkit_status handle_for(const udfkit_driver *d, udfkit_library *lib, int
     return s;
 }
 
-/* Whether lib's code on the current device (ordinal dev, code in `handle`) has the marker. */
+/* Whether launches of lib's code on the current device (ordinal dev, code in `handle`) may
+ * be dependent: code of `udfkit kernels` (it has the UDF error record) where it has the
+ * marker; the caller's own code always (udfkit_launch_dependent's contract: its kernels
+ * wait). */
 static bool has_marker(const udfkit_driver *d, udfkit_library *lib, CUdevice dev, CUlibrary handle)
 {
     bool cacheable = dev >= 0 && dev < UDFKIT_LIBRARY_DEVICES;
@@ -263,8 +267,11 @@ static bool has_marker(const udfkit_driver *d, udfkit_library *lib, CUdevice dev
      * one device may have it and another's not. */
     CUkernel marker;
     CUfunction f;
-    bool yes = d->library_get_kernel(&marker, handle, "udfkit_dependent_launch") == CUDA_SUCCESS &&
-               d->kernel_get_function(&f, marker) == CUDA_SUCCESS;
+    CUdeviceptr record;
+    size_t bytes;
+    bool generated = d->library_get_global(&record, &bytes, handle, "udfkit_udf_error_record") == CUDA_SUCCESS;
+    bool yes = !generated || (d->library_get_kernel(&marker, handle, "udfkit_dependent_launch") == CUDA_SUCCESS &&
+                              d->kernel_get_function(&f, marker) == CUDA_SUCCESS);
     if (cacheable) {
         pthread_mutex_lock(&lib->lock);
         lib->dependent[dev] = yes ? 1 : -1;
@@ -286,12 +293,12 @@ udfkit_status udfkit_kernel_for_device(const udfkit_driver *d, udfkit_kernel *k,
     pthread_rwlock_unlock(&reg.lock);
     if (!lib || (!dependent && !lib->sass_arch))
         return UDFKIT_OK; /* not one of a udfkit library's, or code for every device: as it is */
-    CUdevice dev;
+    CUdevice dev = -1;
     int arch = 0;
-    CUresult r = d->ctx_get_device(&dev);
+    CUresult r = dependent ? d->ctx_get_device(&dev) : CUDA_SUCCESS;
     if (r != CUDA_SUCCESS)
         return udfkit_driver_fail(d, r, "cuCtxGetDevice");
-    udfkit_status s = udfkit_runtime_device_arch(d, &arch);
+    udfkit_status s = lib->sass_arch ? udfkit_runtime_device_arch(d, &arch) : UDFKIT_OK;
     CUlibrary handle;
     CUkernel *variant = NULL;
     if (!s)
@@ -323,8 +330,8 @@ udfkit_status udfkit_library_handle_here(udfkit_library *lib, CUlibrary *out)
 }
 
 /* For tests: whether udfkit_launch_dependent of k on the current device is a dependent
- * launch as far as the code goes (1: its code here has udfkit_dependent_launch; 0: not;
- * -1: a failure, the message set). */
+ * launch as far as the code goes (1: its code here is the caller's, or has
+ * udfkit_dependent_launch; 0: not; -1: a failure, the message set). */
 int udfkit_kernel_waits_here(udfkit_kernel k);
 int udfkit_kernel_waits_here(udfkit_kernel k)
 {

@@ -185,7 +185,10 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_launch(udfkit_kernel k, udfkit_dim3 grid
  * griddepcontrol.wait) before it reads what that kernel wrote. The generated launchers use it
  * for the pass after the first of a reduce, filter, scan or reduce_by_key, where the library's
  * code has the kernel udfkit_dependent_launch (code compiled for compute_90 or later): the pass
- * is then resident and waiting when the first one ends. */
+ * is then resident and waiting when the first one ends. For such a library (one with the UDF
+ * error record of `udfkit kernels`) the launch is dependent only where the code the current
+ * device runs has udfkit_dependent_launch, asked per device: a launcher that saw the marker
+ * on one device launches ordinarily on a device whose code lacks it. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_launch_dependent(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block,
                                                          size_t shared_bytes, udfkit_stream s, void **args);
 
