@@ -41,10 +41,14 @@
  * (never released) and made current in that thread, as the CUDA runtime does; use
  * cudaSetDevice or cuCtxSetCurrent first for another device.
  * After cuDevicePrimaryCtxReset (cudaDeviceReset) every allocation of that context is gone:
- * the runtime forgets the temporary blocks and the scratch of the old context when the new
- * one asks (no stale memory is handed out), retains device 0's primary context again where it
- * made it current itself, and a library stays loaded (its code is loaded into the new context
- * at the next launch); memory the caller got from the runtime must be allocated again. */
+ * the runtime forgets the temporary blocks and the scratch of the old context when the
+ * context at its handle next asks (no stale memory is handed out); a thread with no current
+ * context gets device 0's primary context retained again where the reset left it inactive,
+ * and a thread whose current context was reset retains it again itself
+ * (cuDevicePrimaryCtxRetain, cuCtxSetCurrent), as the CUDA runtime does; a library stays
+ * loaded (its code is loaded into the new context at the next launch); memory the caller got
+ * from the runtime must be allocated again, and a scratch set again. docs/runtime.md says
+ * more. */
 #ifndef UDFKIT_RUNTIME_H
 #define UDFKIT_RUNTIME_H
 
@@ -199,7 +203,8 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_device_free(void *p);
  * the memory may be used by work queued on s after this call, and by other streams once
  * they wait for s. Free it on a stream after its last use. Requests of up to 64 KiB (a
  * launcher's partials and tile state below a few million rows) take one of 64 blocks that
- * stay allocated (4 MiB at most): a block given back is kept for the stream it was given
+ * stay allocated (4 MiB at most, for the whole process and all its devices; a block serves
+ * the streams of one context): a block given back is kept for the stream it was given
  * back on, whose next request takes it again with no driver allocation and no operation on
  * the stream but an event; another stream gets it only once that event has completed, so no
  * stream ever waits for another's work. On a stream being captured into a graph the memory
@@ -214,7 +219,10 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_device_free_async(void *p, udfkit_stream
  * fit comes from the stream-ordered pool as before. Work on s runs in order, so each launch
  * reuses the same bytes. The memory must stay allocated while work queued on s may use
  * it. scratch NULL (or bytes 0) ends it; a stream's scratch cannot be replaced or ended
- * while a launcher on it holds memory from it. Up to 64 streams at once. */
+ * while a launcher on it holds memory from it. Up to 64 streams at once, in the whole
+ * process. The scratch belongs to s in the current context (known by cuCtxGetId and
+ * cuStreamGetId): another context's NULL stream, or a stream created later at s's handle,
+ * does not use it. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_stream_scratch(udfkit_stream s, void *scratch, size_t bytes);
 /* Sets `bytes` bytes at p to `value`, in stream order. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_device_memset_async(void *p, int value, size_t bytes, udfkit_stream s);
