@@ -213,10 +213,14 @@ static udfkit_status variant_for(const udfkit_driver *d, udfkit_library *lib, in
     udfkit_code_choice_free(&choice);
     const char *name = lib->names;
     for (size_t i = 0; !s && i < lib->name_count; i++, name += strlen(name) + 1) {
+        /* A kernel this device's code lacks (udfkit_dependent_launch in code for an older
+         * architecture) stays NULL: launching it fails with a message. */
         CUfunction f;
         if (d->library_get_kernel(&v.kernels[i], v.handle, name) != CUDA_SUCCESS)
             v.kernels[i] = NULL;
-        else if ((r = d->kernel_get_function(&f, v.kernels[i])) != CUDA_SUCCESS)
+        else if ((r = d->kernel_get_function(&f, v.kernels[i])) == CUDA_ERROR_NOT_FOUND)
+            v.kernels[i] = NULL;
+        else if (r != CUDA_SUCCESS)
             s = udfkit_driver_fail(d, r, "resolving the library's kernels for this device");
     }
     if (s) {
