@@ -200,11 +200,12 @@ static udfkit_status variant_for(const udfkit_driver *d, udfkit_library *lib, in
                                    lib->sass_arch, arch);
     udfkit_library_variant v = {arch, NULL, calloc(lib->name_count ? lib->name_count : 1, sizeof(CUkernel))};
     udfkit_library_variant *grown = realloc(lib->variants, (lib->variant_count + 1) * sizeof *grown);
+    if (grown)
+        lib->variants = grown;
     if (!v.kernels || !grown) {
         free(v.kernels);
         return udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory");
     }
-    lib->variants = grown;
     udfkit_code_choice choice;
     udfkit_status s = udfkit_runtime_choose_code(d, lib->image, lib->image_size, &choice);
     CUresult r = CUDA_SUCCESS;
