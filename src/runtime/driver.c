@@ -38,6 +38,7 @@ static void load_driver(void)
     RESOLVE(device_get_count, "cuDeviceGetCount");
     RESOLVE(device_get_attribute, "cuDeviceGetAttribute");
     RESOLVE(primary_ctx_retain, "cuDevicePrimaryCtxRetain");
+    RESOLVE(primary_ctx_get_state, "cuDevicePrimaryCtxGetState");
     RESOLVE(ctx_get_current, "cuCtxGetCurrent");
     RESOLVE(ctx_set_current, "cuCtxSetCurrent");
     RESOLVE(ctx_get_device, "cuCtxGetDevice");
@@ -63,6 +64,8 @@ static void load_driver(void)
     RESOLVE(mem_get_info, "cuMemGetInfo_v2");
     RESOLVE(memcpy_htod, "cuMemcpyHtoD_v2");
     RESOLVE(memcpy_dtoh, "cuMemcpyDtoH_v2");
+    RESOLVE(memcpy_htod_async, "cuMemcpyHtoDAsync_v2");
+    RESOLVE(memcpy_dtoh_async, "cuMemcpyDtoHAsync_v2");
     RESOLVE(memset_d8_async, "cuMemsetD8Async");
     RESOLVE(stream_synchronize, "cuStreamSynchronize");
     RESOLVE(library_get_global, "cuLibraryGetGlobal");
@@ -129,13 +132,18 @@ udfkit_status udfkit_driver_enter(const udfkit_driver **out)
     if (r != CUDA_SUCCESS)
         return udfkit_driver_fail(&driver, r, "cuCtxGetCurrent");
     if (!current) {
+        /* Device 0's primary context, retained once for the process; again where a reset
+         * (cuDevicePrimaryCtxReset, cudaDeviceReset) left it inactive, which dropped every
+         * retain. */
         pthread_mutex_lock(&primary_lock);
-        if (!primary) {
-            CUdevice dev;
-            r = driver.device_get(&dev, 0);
-            if (r == CUDA_SUCCESS)
-                r = driver.primary_ctx_retain(&primary, dev);
-        }
+        CUdevice dev;
+        unsigned int flags = 0;
+        int active = 0;
+        r = driver.device_get(&dev, 0);
+        if (r == CUDA_SUCCESS && primary)
+            r = driver.primary_ctx_get_state(dev, &flags, &active);
+        if (r == CUDA_SUCCESS && (!primary || !active))
+            r = driver.primary_ctx_retain(&primary, dev);
         pthread_mutex_unlock(&primary_lock);
         if (r != CUDA_SUCCESS)
             return udfkit_driver_fail(&driver, r, "retaining the primary context of device 0");

@@ -16,6 +16,7 @@ typedef struct udfkit_driver {
     CUresult (*device_get_count)(int *);
     CUresult (*device_get_attribute)(int *, CUdevice_attribute, CUdevice);
     CUresult (*primary_ctx_retain)(CUcontext *, CUdevice);
+    CUresult (*primary_ctx_get_state)(CUdevice, unsigned int *, int *);
     CUresult (*ctx_get_current)(CUcontext *);
     CUresult (*ctx_set_current)(CUcontext);
     CUresult (*ctx_get_device)(CUdevice *);
@@ -41,6 +42,8 @@ typedef struct udfkit_driver {
     CUresult (*mem_get_info)(size_t *, size_t *);
     CUresult (*memcpy_htod)(CUdeviceptr, const void *, size_t);
     CUresult (*memcpy_dtoh)(void *, CUdeviceptr, size_t);
+    CUresult (*memcpy_htod_async)(CUdeviceptr, const void *, size_t, CUstream);
+    CUresult (*memcpy_dtoh_async)(void *, CUdeviceptr, size_t, CUstream);
     CUresult (*memset_d8_async)(CUdeviceptr, unsigned char, size_t, CUstream);
     CUresult (*stream_synchronize)(CUstream);
     CUresult (*library_get_global)(CUdeviceptr *, size_t *, CUlibrary, const char *);

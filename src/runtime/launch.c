@@ -1,4 +1,5 @@
 #include "driver.h"
+#include "library_internal.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -20,6 +21,8 @@ udfkit_status udfkit_launch(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block
         return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_launch: no kernel");
     const udfkit_driver *d;
     udfkit_status st = udfkit_driver_enter(&d);
+    if (!st)
+        st = udfkit_kernel_for_device(d, &k, NULL); /* the code this device runs */
     return st ? st : launch(d, k, grid, block, shared_bytes, s, args);
 }
 
@@ -33,9 +36,16 @@ udfkit_status udfkit_launch_dependent(udfkit_kernel k, udfkit_dim3 grid, udfkit_
     if (st)
         return st;
     /* Programmatic dependent launch came with compute capability 9.0 (the answer is kept per
-     * device): before it, and on drivers without cuLaunchKernelEx, an ordinary launch. */
+     * device), and is for code whose kernels wait for the pass before: the caller's own, or
+     * code of `udfkit kernels` that has udfkit_dependent_launch on this device (asked per
+     * device: the launcher may have asked on another, whose code is another). Else, and on
+     * drivers without cuLaunchKernelEx, an ordinary launch. */
+    bool waits = false;
+    if ((st = udfkit_kernel_for_device(d, &k, &waits)))
+        return st;
     int major = 0;
-    if (!d->launch_kernel_ex || udfkit_device_attribute(UDFKIT_DEVICE_COMPUTE_CAPABILITY_MAJOR, &major) || major < 9)
+    if (!waits || !d->launch_kernel_ex || udfkit_device_attribute(UDFKIT_DEVICE_COMPUTE_CAPABILITY_MAJOR, &major) ||
+        major < 9)
         return launch(d, k, grid, block, shared_bytes, s, args);
     CUlaunchAttribute attribute = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
     attribute.value.programmaticStreamSerializationAllowed = 1;
@@ -136,6 +146,8 @@ udfkit_status udfkit_kernel_occupancy(udfkit_kernel k, unsigned block_threads, s
     const udfkit_driver *d;
     udfkit_status st = udfkit_driver_enter(&d);
     if (st)
+        return st;
+    if ((st = udfkit_kernel_for_device(d, &k, NULL)))
         return st;
     CUdevice dev;
     CUresult r = d->ctx_get_device(&dev);

@@ -43,7 +43,6 @@ udfkit_status udfkit_library_load(const void *image, size_t size, udfkit_library
         udfkit_code_choice_free(&choice);
         return s;
     }
-    udfkit_code_choice_free(&choice);
     /* Resolve every kernel for this device now: with lazy loading a missing binary would
      * otherwise surface at the first launch. */
     unsigned int count = 0;
@@ -56,8 +55,12 @@ udfkit_status udfkit_library_load(const void *image, size_t size, udfkit_library
         r = d->kernel_get_function(&f, kernels[i]);
     }
     free(kernels);
-    if (r != CUDA_SUCCESS) {
-        s = udfkit_driver_fail(d, r, "resolving the library's kernels for the current device");
+    s = r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "resolving the library's kernels for the current device");
+    /* Which devices run this code, for launches on the others (library_devices.c). */
+    if (!s && (s = udfkit_library_register(lib, &choice, image, size)))
+        udfkit_library_unregister(lib);
+    udfkit_code_choice_free(&choice);
+    if (s) {
         d->library_unload(lib->handle);
         free(lib);
         return s;
@@ -89,6 +92,7 @@ void udfkit_library_destroy(udfkit_library *lib)
             udfkit_occupancy_forget((const void *const *)kernels, count);
         free(kernels);
     }
+    udfkit_library_unregister(lib);
     d->library_unload(lib->handle);
     free(lib);
 }
@@ -162,7 +166,11 @@ udfkit_status udfkit_library_udf_error(udfkit_library *lib, udfkit_stream s, uin
     const udfkit_driver *d = lib->driver;
     CUdeviceptr at = 0;
     size_t bytes = 0;
-    CUresult r = d->library_get_global(&at, &bytes, lib->handle, "udfkit_udf_error_record");
+    /* The record of the current context, in the code this device runs. */
+    CUlibrary handle;
+    if ((st = udfkit_library_handle_here(lib, &handle)))
+        return st;
+    CUresult r = d->library_get_global(&at, &bytes, handle, "udfkit_udf_error_record");
     if (r == CUDA_ERROR_NOT_FOUND)
         return UDFKIT_OK;
     if (r != CUDA_SUCCESS)

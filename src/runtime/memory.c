@@ -1,4 +1,5 @@
 #include "driver.h"
+#include "stream_state.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -6,86 +7,75 @@
 #include <stdint.h>
 #include <string.h>
 
-/* ---- caller-owned scratch, per stream (udfkit_stream_scratch) ---- */
+/* ---- caller-owned scratch, per stream (udfkit_stream_scratch) ----
+ *
+ * Kept by the ids of the context and the stream (stream_state.h), never by the stream's
+ * handle: a stream created at the handle of one destroyed with its scratch set, or the NULL
+ * stream of another context (another device), never takes memory from that scratch. */
 
-#define SCRATCH_STREAMS 64
-#define SCRATCH_ALIGN 256u
-typedef struct scratch_arena {
-    bool used;
-    udfkit_stream stream;
-    char *base;
-    size_t bytes, offset;
-    unsigned live; /* allocations taken and not yet given back */
-} scratch_arena;
-static scratch_arena arenas[SCRATCH_STREAMS];
+static udfkit_scratch_table arenas;
 static pthread_mutex_t arena_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_int arena_count; /* 0: no stream has one, and no lock is taken */
+static atomic_int arena_count; /* 0: no stream has one, and no id is asked for */
 
-static scratch_arena *arena_of(udfkit_stream s)
+/* The ids of the current context and of s in it. */
+static udfkit_status stream_key(const udfkit_driver *d, udfkit_stream s, udfkit_stream_key *key)
 {
-    for (size_t i = 0; i < SCRATCH_STREAMS; i++)
-        if (arenas[i].used && arenas[i].stream == s)
-            return &arenas[i];
-    return NULL;
+    CUcontext c = NULL;
+    CUresult r = d->ctx_get_current(&c);
+    if (r == CUDA_SUCCESS && !c)
+        r = CUDA_ERROR_INVALID_CONTEXT;
+    if (r == CUDA_SUCCESS)
+        r = d->ctx_get_id(c, &key->ctx_id);
+    if (r != CUDA_SUCCESS)
+        return udfkit_driver_fail(d, r, "cuCtxGetId");
+    if ((r = d->stream_get_id((CUstream)s, &key->stream_id)) != CUDA_SUCCESS)
+        return udfkit_driver_fail(d, r, "cuStreamGetId");
+    key->ctx_handle = c;
+    key->stream_handle = s;
+    return UDFKIT_OK;
 }
 
 udfkit_status udfkit_stream_scratch(udfkit_stream s, void *scratch, size_t bytes)
 {
+    const udfkit_driver *d;
+    udfkit_stream_key key;
+    udfkit_status st = udfkit_driver_enter(&d);
+    if (st || (st = stream_key(d, s, &key)))
+        return st;
     pthread_mutex_lock(&arena_lock);
-    scratch_arena *a = arena_of(s);
-    udfkit_status st = UDFKIT_OK;
-    if (a && a->live)
-        st = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
-                                 "udfkit_stream_scratch: a launcher on this stream holds memory from its scratch");
-    else if (!scratch || !bytes) {
-        if (a) {
-            *a = (scratch_arena){0};
-            atomic_fetch_sub(&arena_count, 1);
-        }
-    } else {
-        for (size_t i = 0; !a && i < SCRATCH_STREAMS; i++)
-            if (!arenas[i].used) {
-                a = &arenas[i];
-                atomic_fetch_add(&arena_count, 1);
-            }
-        if (a)
-            *a = (scratch_arena){true, s, scratch, bytes, 0, 0};
-        else
-            st = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
-                                     "udfkit_stream_scratch: %d streams have scratch already", SCRATCH_STREAMS);
-    }
+    udfkit_scratch_result r = udfkit_scratch_set(&arenas, &key, scratch, bytes);
+    atomic_store(&arena_count, (int)arenas.count);
     pthread_mutex_unlock(&arena_lock);
-    return st;
+    if (r == UDFKIT_SCRATCH_BUSY)
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
+                                   "udfkit_stream_scratch: a launcher on this stream holds memory from its scratch");
+    if (r == UDFKIT_SCRATCH_FULL)
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
+                                   "udfkit_stream_scratch: %d streams have scratch already", UDFKIT_SCRATCH_STREAMS);
+    return UDFKIT_OK;
 }
 
 /* Memory from s's scratch, or NULL where it has none or no room. */
-static void *scratch_take(udfkit_stream s, size_t bytes)
+static void *scratch_take(const udfkit_driver *d, udfkit_stream s, size_t bytes)
 {
-    if (!atomic_load(&arena_count))
+    udfkit_stream_key key;
+    if (!atomic_load(&arena_count) || stream_key(d, s, &key))
         return NULL;
-    void *p = NULL;
     pthread_mutex_lock(&arena_lock);
-    scratch_arena *a = arena_of(s);
-    size_t at = a ? (a->offset + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN : 0;
-    if (a && at <= a->bytes && bytes <= a->bytes - at) {
-        p = a->base + at;
-        a->offset = at + (bytes ? bytes : 1);
-        a->live++;
-    }
+    void *p = udfkit_scratch_take(&arenas, &key, bytes);
+    atomic_store(&arena_count, (int)arenas.count);
     pthread_mutex_unlock(&arena_lock);
     return p;
 }
 
 /* Whether p came from s's scratch (then it is given back). */
-static bool scratch_give(udfkit_stream s, void *p)
+static bool scratch_give(const udfkit_driver *d, udfkit_stream s, void *p)
 {
-    if (!atomic_load(&arena_count))
+    udfkit_stream_key key;
+    if (!atomic_load(&arena_count) || stream_key(d, s, &key))
         return false;
     pthread_mutex_lock(&arena_lock);
-    scratch_arena *a = arena_of(s);
-    bool mine = a && (char *)p >= a->base && (char *)p < a->base + a->bytes && a->live;
-    if (mine && --a->live == 0)
-        a->offset = 0; /* the next launch on s runs after this one: the bytes serve again */
+    bool mine = udfkit_scratch_give(&arenas, &key, p);
     pthread_mutex_unlock(&arena_lock);
     return mine;
 }
@@ -139,6 +129,34 @@ udfkit_status udfkit_copy_to_host(void *dst, const void *src, size_t bytes)
     return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "copying to the host");
 }
 
+udfkit_status udfkit_copy_to_device_async(void *dst, const void *src, size_t bytes, udfkit_stream s)
+{
+    if (!bytes)
+        return UDFKIT_OK;
+    if (!dst || !src)
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_copy_to_device_async: no memory given");
+    const udfkit_driver *d;
+    udfkit_status st = udfkit_driver_enter(&d);
+    if (st)
+        return st;
+    CUresult r = d->memcpy_htod_async((CUdeviceptr)(uintptr_t)dst, src, bytes, (CUstream)s);
+    return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuMemcpyHtoDAsync");
+}
+
+udfkit_status udfkit_copy_to_host_async(void *dst, const void *src, size_t bytes, udfkit_stream s)
+{
+    if (!bytes)
+        return UDFKIT_OK;
+    if (!dst || !src)
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_copy_to_host_async: no memory given");
+    const udfkit_driver *d;
+    udfkit_status st = udfkit_driver_enter(&d);
+    if (st)
+        return st;
+    CUresult r = d->memcpy_dtoh_async(dst, (CUdeviceptr)(uintptr_t)src, bytes, (CUstream)s);
+    return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuMemcpyDtoHAsync");
+}
+
 /* Launchers take temporary memory on every call. A pool of udfkit's own that keeps freed
  * memory (release threshold: never) spares each call mapping it again, without changing the
  * device's default pool, which belongs to the application. */
@@ -187,9 +205,13 @@ static udfkit_status pool_of(const udfkit_driver *d, CUmemoryPool *out)
  *   process, so a new stream or context at a recycled handle (cuStreamDestroy and
  *   cuStreamCreate, cuDevicePrimaryCtxReset) never gets a block that is still in use or
  *   that its context's reset freed;
+ * - the blocks of a context that is gone (a primary context reset, or a context destroyed)
+ *   are forgotten without a driver call once a context at the same handle asks: the reset
+ *   freed their memory and their events;
  * - a stream being captured into a graph takes its memory from the graph (memory nodes),
  *   and when all CACHE_SLOTS blocks are held requests go to the pool as before.
- * Blocks stay allocated for the process: at most CACHE_SLOTS * CACHE_BLOCK bytes. */
+ * Blocks stay allocated for the process: at most CACHE_SLOTS * CACHE_BLOCK bytes, for all its
+ * contexts and devices together. */
 
 #define CACHE_SLOTS 64
 #define CACHE_BLOCK (64u << 10)
@@ -197,6 +219,7 @@ static udfkit_status pool_of(const udfkit_driver *d, CUmemoryPool *out)
 
 typedef struct cached_block {
     unsigned long long ctx;    /* cuCtxGetId; 0: the slot is free */
+    CUcontext ctx_handle;      /* to notice that the context was reset or destroyed */
     unsigned long long stream; /* the stream it was last given back on (cuStreamGetId) */
     CUdeviceptr ptr;           /* 0 while the slot is being filled */
     CUevent done;              /* recorded where it was last given back */
@@ -209,14 +232,15 @@ static unsigned long long cache_clock;
 
 /* The ids of the current context and of s, where s is not being captured (*capturing
  * says whether it is). */
-static bool cache_ids(const udfkit_driver *d, udfkit_stream s, unsigned long long *ctx, unsigned long long *stream,
-                      bool *capturing)
+static bool cache_ids(const udfkit_driver *d, udfkit_stream s, CUcontext *handle, unsigned long long *ctx,
+                      unsigned long long *stream, bool *capturing)
 {
     CUcontext c = NULL;
     CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
     bool known = d->ctx_get_current(&c) == CUDA_SUCCESS && c && d->ctx_get_id(c, ctx) == CUDA_SUCCESS;
     CUresult r = d->stream_is_capturing((CUstream)s, &capture);
     *capturing = r != CUDA_SUCCESS || capture != CU_STREAM_CAPTURE_STATUS_NONE;
+    *handle = c;
     return known && !*capturing && d->stream_get_id((CUstream)s, stream) == CUDA_SUCCESS;
 }
 
@@ -225,9 +249,16 @@ static bool cache_ids(const udfkit_driver *d, udfkit_stream s, unsigned long lon
 static CUdeviceptr cache_take(const udfkit_driver *d, size_t bytes, udfkit_stream s, bool *capturing)
 {
     unsigned long long ctx, stream;
-    if (!cache_ids(d, s, &ctx, &stream, capturing) || bytes > CACHE_BLOCK)
+    CUcontext handle = NULL;
+    if (!cache_ids(d, s, &handle, &ctx, &stream, capturing) || bytes > CACHE_BLOCK)
         return 0;
     pthread_mutex_lock(&cache_lock);
+    /* Blocks of a context that had this handle before (reset by cuDevicePrimaryCtxReset, or
+     * destroyed and another created at its address) went with it, their events too: their
+     * slots are free again, with no driver call. */
+    for (size_t i = 0; i < CACHE_SLOTS; i++)
+        if (cache[i].ctx && cache[i].ctx_handle == handle && cache[i].ctx != ctx)
+            cache[i] = (cached_block){0};
     cached_block *b = NULL;
     for (size_t i = 0; !b && i < CACHE_SLOTS; i++)
         if (cache[i].ctx == ctx && !cache[i].busy && cache[i].stream == stream)
@@ -256,7 +287,7 @@ static CUdeviceptr cache_take(const udfkit_driver *d, size_t bytes, udfkit_strea
         if (!cache[i].ctx)
             b = &cache[i];
     if (b)
-        *b = (cached_block){.ctx = ctx, .stream = stream, .busy = true}; /* held while it is made */
+        *b = (cached_block){.ctx = ctx, .ctx_handle = handle, .stream = stream, .busy = true}; /* held while made */
     pthread_mutex_unlock(&cache_lock);
     if (!b)
         return 0;
@@ -295,7 +326,8 @@ static bool cache_keep(const udfkit_driver *d, CUdeviceptr p, udfkit_stream s)
         return false;
     }
     unsigned long long ctx = 0, stream = 0;
-    bool capturing, ids = cache_ids(d, s, &ctx, &stream, &capturing);
+    CUcontext handle = NULL;
+    bool capturing, ids = cache_ids(d, s, &handle, &ctx, &stream, &capturing);
     if (ids && ctx == b->ctx && d->event_record(b->done, (CUstream)s) == CUDA_SUCCESS) {
         b->stream = stream;
         b->given = ++cache_clock;
@@ -319,12 +351,12 @@ udfkit_status udfkit_device_alloc_async(size_t bytes, udfkit_stream s, void **ou
     if (!out)
         return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_device_alloc_async: no output pointer");
     *out = NULL;
-    if ((*out = scratch_take(s, bytes)))
-        return UDFKIT_OK;
     const udfkit_driver *d;
     udfkit_status st = udfkit_driver_enter(&d);
     if (st)
         return st;
+    if ((*out = scratch_take(d, s, bytes)))
+        return UDFKIT_OK;
     bool capturing = false;
     CUdeviceptr p = cache_take(d, bytes, s, &capturing);
     if (p) {
@@ -352,11 +384,11 @@ udfkit_status udfkit_device_alloc_async(size_t bytes, udfkit_stream s, void **ou
 
 udfkit_status udfkit_device_free_async(void *p, udfkit_stream s)
 {
-    if (!p || scratch_give(s, p))
+    if (!p)
         return UDFKIT_OK;
     const udfkit_driver *d;
     udfkit_status st = udfkit_driver_enter(&d);
-    if (st || cache_keep(d, (CUdeviceptr)(uintptr_t)p, s))
+    if (st || scratch_give(d, s, p) || cache_keep(d, (CUdeviceptr)(uintptr_t)p, s))
         return st;
     CUresult r = d->mem_free_async((CUdeviceptr)(uintptr_t)p, (CUstream)s);
     return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuMemFreeAsync");

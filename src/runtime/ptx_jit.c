@@ -85,6 +85,11 @@ static void isa_text(int isa, char *out, size_t size)
     snprintf(out, size, "%d.%d", isa / 10, isa % 10);
 }
 
+bool udfkit_runtime_sass_runs(int sm, int arch)
+{
+    return sm / 10 == arch / 10 && sm <= arch;
+}
+
 /* The PTX compiled here, by udfkit::runtime_ptx's nvPTXCompiler, for the sm_`arch` device. */
 static udfkit_status compile_ptx(const char *ptx, size_t ptx_size, int arch, ptx_mode mode, udfkit_code_choice *out)
 {
@@ -108,10 +113,15 @@ static udfkit_status compile_ptx(const char *ptx, size_t ptx_size, int arch, ptx
     udfkit_status result = UDFKIT_OK;
     if (c->compile(ptx, ptx_size, gpu, &cubin, &cubin_size, &log)) {
         udfkit_buf_append(&out->storage, cubin, cubin_size);
-        if (!out->storage.data)
+        const char *nul = memchr(ptx, '\0', ptx_size);
+        size_t text = nul ? (size_t)(nul - ptx) : ptx_size;
+        udfkit_buf_append(&out->compiled_ptx, ptx, text);
+        udfkit_buf_append(&out->compiled_ptx, "", 1);
+        if (!out->storage.data || !out->compiled_ptx.data)
             result = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory");
         out->code = out->storage.data;
         out->size = out->storage.size;
+        out->sass_arch = arch;
     } else {
         int ma, mi;
         c->version(&ma, &mi);
@@ -191,6 +201,7 @@ udfkit_status udfkit_runtime_choose_code(const udfkit_driver *d, const void *ima
         if (!sass_fits(t, arch))
             return udfkit_runtime_fail(UDFKIT_ERROR_NO_BINARY, "the image is a cubin for sm_%u, which this sm_%d device cannot run",
                                        t.number, arch);
+        out->sass_arch = (int)t.number;
         return UDFKIT_OK;
     } else if (size > 8 && udfkit_ptx_isa(image, size)) {
         ptx = image;
@@ -230,4 +241,5 @@ void udfkit_code_choice_free(udfkit_code_choice *c)
 {
     udfkit_buf_free(&c->storage);
     udfkit_buf_free(&c->ptx_text);
+    udfkit_buf_free(&c->compiled_ptx);
 }

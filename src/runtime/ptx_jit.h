@@ -18,11 +18,20 @@ typedef struct udfkit_code_choice {
     char ptx_isa[16];
     char driver_isa[16];
     char driver_version[16];
+    /* 0 where `code` is the image as given (the driver takes each device's code from it);
+     * else the sm its code is SASS for: a cubin image's, or the device's that nvPTXCompiler
+     * compiled the PTX for (then `compiled_ptx` holds that PTX, NUL-terminated). */
+    int sass_arch;
+    udfkit_buf compiled_ptx;
 } udfkit_code_choice;
 
 /* Decides by UDFKIT_PTX_COMPILE (auto, always, never) and the current device. */
 udfkit_status udfkit_runtime_choose_code(const udfkit_driver *d, const void *image, size_t size, udfkit_code_choice *out);
 void udfkit_code_choice_free(udfkit_code_choice *c);
+
+/* Whether SASS for sm_`sm` (no arch-specific suffix) runs on an sm_`arch` device: the same
+ * major architecture, a minor no higher. */
+bool udfkit_runtime_sass_runs(int sm, int arch);
 
 /* Whether the program links udfkit::runtime_ptx (ptx_fallback.h). */
 bool udfkit_runtime_ptx_available(void);

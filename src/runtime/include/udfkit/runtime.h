@@ -4,7 +4,51 @@
  * starts, and reports UDFKIT_ERROR_NO_DRIVER, on a machine without a GPU. Every call works
  * in the calling thread's current CUDA context, else the first device's primary context,
  * as the CUDA runtime does. Every failure leaves a message for this thread in
- * udfkit_last_error(). */
+ * udfkit_last_error().
+ *
+ * ---- Devices, contexts and streams ----
+ *
+ * One process may drive several devices, from one thread or many (a thread per device, a
+ * context current in each: cudaSetDevice, cuCtxSetCurrent). What the runtime keeps is:
+ * - per process: a loaded library (udfkit_library_load, _link, _bind; a generated
+ *   library's <target>_load), loaded once and launched on every device: the driver takes
+ *   each device's code from a fatbin. Code made for one device (a cubin; udfkit_library_link's
+ *   and udfkit_library_bind's, linked for the device that was current; SASS that
+ *   nvPTXCompiler made of PTX the driver is too old for) runs on the devices of that
+ *   architecture; on another, a launch takes the image compiled again with nvPTXCompiler for
+ *   it (once, at the first launch there), and where there is no PTX to compile (a cubin,
+ *   linked or bound code) it fails with UDFKIT_ERROR_NO_BINARY and a message: load, link
+ *   or bind it again with that device's context current. A bound SLOTS instance is such
+ *   code: bind it once per architecture, and use it on every device of that one. The
+ *   temporary blocks of udfkit_device_alloc_async (64 of 64 KiB, 4 MiB at most for the whole
+ *   process, all devices together); the table of bound libraries; the log callback.
+ * - per device: its attributes and memory pool (udfkit's own, never the device's default);
+ *   whether a library's code there waits for the pass before (udfkit_launch_dependent asks
+ *   per device, so a launcher that chose dependent launches on one device launches ordinarily
+ *   where the code does not wait).
+ * - per context: every allocation, and the UDF error record of a udfkit kernels library
+ *   (each context that runs its kernels has its own: udfkit_library_udf_error reads and
+ *   clears the current context's). A temporary block serves streams of its own context only.
+ * - per stream: the scratch of udfkit_stream_scratch, and which temporary block a stream
+ *   takes first. Streams are told apart by cuStreamGetId within cuCtxGetId, never by their
+ *   handle: a stream created at the handle of a destroyed one, the NULL stream of another
+ *   context (the same handle on every device), and the per-thread default stream of another
+ *   thread are other streams, and never see each other's scratch or blocks. The scratch of a
+ *   destroyed stream is forgotten when its handle comes back with a new stream; end it
+ *   (udfkit_stream_scratch(s, NULL, 0)) before destroying the stream to free its place at once.
+ * - per thread: udfkit_last_error().
+ * A thread with no current context gets device 0's primary context, retained for the process
+ * (never released) and made current in that thread, as the CUDA runtime does; use
+ * cudaSetDevice or cuCtxSetCurrent first for another device.
+ * After cuDevicePrimaryCtxReset (cudaDeviceReset) every allocation of that context is gone:
+ * the runtime forgets the temporary blocks and the scratch of the old context when the
+ * context at its handle next asks (no stale memory is handed out); a thread with no current
+ * context gets device 0's primary context retained again where the reset left it inactive,
+ * and a thread whose current context was reset retains it again itself
+ * (cuDevicePrimaryCtxRetain, cuCtxSetCurrent), as the CUDA runtime does; a library stays
+ * loaded (its code is loaded into the new context at the next launch); memory the caller got
+ * from the runtime must be allocated again, and a scratch set again. docs/runtime.md says
+ * more. */
 #ifndef UDFKIT_RUNTIME_H
 #define UDFKIT_RUNTIME_H
 
@@ -145,7 +189,10 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_launch(udfkit_kernel k, udfkit_dim3 grid
  * griddepcontrol.wait) before it reads what that kernel wrote. The generated launchers use it
  * for the pass after the first of a reduce, filter, scan or reduce_by_key, where the library's
  * code has the kernel udfkit_dependent_launch (code compiled for compute_90 or later): the pass
- * is then resident and waiting when the first one ends. */
+ * is then resident and waiting when the first one ends. For such a library (one with the UDF
+ * error record of `udfkit kernels`) the launch is dependent only where the code the current
+ * device runs has udfkit_dependent_launch, asked per device: a launcher that saw the marker
+ * on one device launches ordinarily on a device whose code lacks it. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_launch_dependent(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block,
                                                          size_t shared_bytes, udfkit_stream s, void **args);
 
@@ -156,7 +203,8 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_device_free(void *p);
  * the memory may be used by work queued on s after this call, and by other streams once
  * they wait for s. Free it on a stream after its last use. Requests of up to 64 KiB (a
  * launcher's partials and tile state below a few million rows) take one of 64 blocks that
- * stay allocated (4 MiB at most): a block given back is kept for the stream it was given
+ * stay allocated (4 MiB at most, for the whole process and all its devices; a block serves
+ * the streams of one context): a block given back is kept for the stream it was given
  * back on, whose next request takes it again with no driver allocation and no operation on
  * the stream but an event; another stream gets it only once that event has completed, so no
  * stream ever waits for another's work. On a stream being captured into a graph the memory
@@ -171,19 +219,45 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_device_free_async(void *p, udfkit_stream
  * fit comes from the stream-ordered pool as before. Work on s runs in order, so each launch
  * reuses the same bytes. The memory must stay allocated while work queued on s may use
  * it. scratch NULL (or bytes 0) ends it; a stream's scratch cannot be replaced or ended
- * while a launcher on it holds memory from it. Up to 64 streams at once. */
+ * while a launcher on it holds memory from it. Up to 64 streams at once, in the whole
+ * process. The scratch belongs to s in the current context (known by cuCtxGetId and
+ * cuStreamGetId): another context's NULL stream, or a stream created later at s's handle,
+ * does not use it. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_stream_scratch(udfkit_stream s, void *scratch, size_t bytes);
 /* Sets `bytes` bytes at p to `value`, in stream order. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_device_memset_async(void *p, int value, size_t bytes, udfkit_stream s);
+/* Copies between host and device memory of the current context, synchronously: on the
+ * legacy default stream (cuMemcpyHtoD, cuMemcpyDtoH), so they start after the work queued
+ * before on that stream and on blocking streams (cuStreamCreate's default flag), but do not
+ * wait for non-blocking streams (CU_STREAM_NON_BLOCKING, cudaStreamNonBlocking), nor for
+ * other contexts' work; udfkit_copy_to_host returns when the data is in dst. Under
+ * per-thread default streams (nvcc --default-stream per-thread) the legacy stream is still
+ * the one used. For data a kernel on a non-blocking stream writes, synchronize that stream
+ * first, or use udfkit_copy_to_host_async on it. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_copy_to_device(void *dst, const void *src, size_t bytes);
 UDFKIT_RUNTIME_API udfkit_status udfkit_copy_to_host(void *dst, const void *src, size_t bytes);
+/* The same copies in stream order on s (cuMemcpyHtoDAsync, cuMemcpyDtoHAsync): they run
+ * after the work queued on s before, and the work queued after waits for them. Host memory
+ * that is page-locked (cudaMallocHost, cuMemHostAlloc, cuMemHostRegister) is copied by the
+ * device while the call returns at once: it must stay unchanged (to the device) or unread
+ * (to the host) until s has reached the copy (udfkit_stream_synchronize(s), or an event).
+ * Pageable host memory is staged by the driver: a copy to the device may return before it
+ * is done (src can be reused at once), a copy to the host returns once it is done. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_copy_to_device_async(void *dst, const void *src, size_t bytes,
+                                                             udfkit_stream s);
+UDFKIT_RUNTIME_API udfkit_status udfkit_copy_to_host_async(void *dst, const void *src, size_t bytes,
+                                                           udfkit_stream s);
 UDFKIT_RUNTIME_API udfkit_status udfkit_synchronize(void);
 UDFKIT_RUNTIME_API udfkit_status udfkit_stream_synchronize(udfkit_stream s);
 
 /* The UDF error record of a library made by `udfkit kernels` (its kernels keep the lowest
- * row a UDF failed with udfkit_row_error, and that code): waits for s, then returns
+ * row a UDF failed with udfkit_row_error, and that code), in the current context: each
+ * context that runs the library's kernels has a record of its own (a device global of the
+ * library's code), shared by all its streams. Waits for s, then returns
  * UDFKIT_ERROR_UDF with *row and *code set (and the detail in udfkit_last_error()) where a
- * launch failed a row since the last call, and clears the record; else UDFKIT_OK. A
+ * launch in this context failed a row since the last call, and clears the record; else
+ * UDFKIT_OK. Launches on other streams of the context that are still running may add to
+ * the record after it was read: wait for them (udfkit_synchronize) to see theirs. A
  * library without the record (no udfkit kernels in it) always gives UDFKIT_OK.
  * <target>_udf_error calls this with its library; row and code may be NULL. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_library_udf_error(udfkit_library *lib, udfkit_stream s, uint64_t *row,
