@@ -6,7 +6,7 @@
  *
  * In order: die with the thread that started it; close every other descriptor; limit its
  * address space and CPU time, no core file; read the job; load the library the job names
- * and run a warm-up job (NVRTC loads its builtin headers' library, the time zone is read);
+ * and what it loads later (NVRTC's builtin headers' library; the time zone is read);
  * where the job asks, confine reads to its roots with Landlock (every other file access,
  * and TCP and abstract sockets and signals to other processes where the kernel offers
  * them, refused) and refuse new programs, sockets and tracing with seccomp; then run the
@@ -20,6 +20,7 @@
 #include "nvidia/sandbox_wire.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -311,21 +312,33 @@ static const char *arch_option(const job *j)
     return NULL;
 }
 
-/* NVRTC loaded, and what it loads on its first compile (its builtins' library) loaded too. */
+/* NVRTC loaded, and what it loads on its first compile (its builtins' library, found beside
+ * it) loaded too, without compiling: a compile may leave a thread of NVRTC's behind (the
+ * CUDA toolkit's NVRTC does), and Landlock confines only the thread that asks and those it
+ * starts later. The time zone is read now (NVRTC's __DATE__ and __TIME__). */
 static udfkit_rc warm_up(const job *j)
 {
-    tzset(); /* NVRTC's __DATE__ and __TIME__: the time zone, read now */
+    tzset();
     if (strcmp(j->kind, "nvrtc") == 0) {
         setenv("UDFKIT_NVRTC_LIBRARY", j->library, 1);
-        const char *arch = arch_option(j), *options[1] = {arch};
-        udfkit_nvrtc_job warm = {"", "udfkit-warm-up.cu", options, arch ? 1 : 0, NULL, NULL, 0, UDFKIT_CODE_PTX};
-        udfkit_buf code = UDFKIT_BUF_INIT, log = UDFKIT_BUF_INIT;
-        udfkit_rc rc = udfkit_nvrtc_compile(&warm, &code, &log);
-        udfkit_buf_free(&code);
-        udfkit_buf_free(&log);
-        if (rc != UDFKIT_RC_ENV)
-            udfkit_diag_clear(); /* NVRTC is loaded; the job itself says what is wrong with its options */
-        return rc == UDFKIT_RC_ENV ? rc : UDFKIT_RC_OK;
+        int major, minor, *archs = NULL;
+        size_t count = 0;
+        udfkit_rc rc = udfkit_nvrtc_query(&major, &minor, &archs, &count);
+        free(archs);
+        if (rc)
+            return rc;
+        char builtins[4096];
+        const char *slash = strrchr(j->library, '/');
+        int dir = slash ? (int)(slash - j->library) : 0;
+        const char *names[] = {"libnvrtc-builtins.so.%d.%d", "libnvrtc-builtins.so.%d", "libnvrtc-builtins.so"};
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+            char name[64];
+            snprintf(name, sizeof name, names[i], major, minor);
+            snprintf(builtins, sizeof builtins, "%.*s%s%s", dir, j->library, slash ? "/" : "", name);
+            if (dlopen(builtins, RTLD_NOW | RTLD_GLOBAL))
+                break;
+        }
+        return UDFKIT_RC_OK;
     }
     setenv("UDFKIT_NVJITLINK_LIBRARY", j->library, 1);
     int major, minor;

@@ -119,12 +119,14 @@ static void decimals(size_t n)
         expect(ok, "exclusive_scan(dec_add)");
         free(r);
     }
-    /* segmented_reduce over segments of 0..9 rows */
-    uint64_t *offs = calloc(n + 2, sizeof *offs);
+    /* segmented_reduce over segments of 0..9 rows (at most n + 1 of them empty: the offsets
+     * hold 2n + 2 segments at most) */
+    uint64_t *offs = calloc(2 * n + 3, sizeof *offs);
     size_t segments = 0;
     for (uint64_t at = 0; at < n; segments++) {
         offs[segments] = at;
-        at += next_random() % 10;
+        uint64_t step = next_random() % 10;
+        at += step || segments <= n ? step : 1;
         if (at > n)
             at = n;
         offs[segments + 1] = at;
