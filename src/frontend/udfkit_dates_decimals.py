@@ -673,6 +673,10 @@ def make_api():
 
         return op
 
+    def present(ty):
+        """A nullable result's type where it is not None (the wrapper has returned before)."""
+        return ty.type if isinstance(ty, types.Optional) else ty
+
     def abi_out(spec, what):
         """An intrinsic making a result's C ABI value from the UDF's, checked; a decimal128's
         is stored through the leading out pointer (its first argument)."""
@@ -690,6 +694,7 @@ def make_api():
             if spec.kind == "decimal128":
                 @intrinsic
                 def wide(typingctx, out, value):
+                    value = present(value)
                     check(value)
 
                     def codegen(context, builder, sig, args):
@@ -702,6 +707,7 @@ def make_api():
 
             @intrinsic
             def narrow(typingctx, value):
+                value = present(value)
                 check(value)
 
                 def codegen(context, builder, sig, args):
@@ -717,6 +723,7 @@ def make_api():
 
         @intrinsic
         def op(typingctx, value):
+            value = present(value)
             if not isinstance(value, want):
                 raise errors.TypingError(MARK + f"{what} returns {value}, where its spec declares {spec.name.rstrip('?')}"
                                          f" (numpy.{'timedelta64' if want is types.NPTimedelta else 'datetime64'})")

@@ -156,3 +156,15 @@ def next_week(d):
 
 def in_seconds(t):
     return udfkit.to_unit(t, "s")
+
+
+def net_or_none(price, discount):
+    if price is None:
+        return None
+    return price * (1 - discount)
+
+
+def days_or_none(a, b):
+    if a is None:
+        return None
+    return b - a
