@@ -4,10 +4,19 @@ SPEC.md (decimal128 parameters as two halves, a decimal128 result through a lead
 pointer, date32 and decimal32 as int32), with the CUDA C their operations call as a link
 artifact; a kernel calling them through the header links with no symbol left undefined; and
 what cannot work is refused with one `file:line: error:` naming the operation, exit 1, no
-output left. Their values are checked on a GPU by gpu-python-dates-decimals."""
+output left. The values: gpu-python-dates-decimals checks them on a GPU, and here the same
+cases run on the host (test_cases_on_the_host): numba-cuda's LLVM IR of each wrapped UDF,
+retargeted to this machine and compiled by llvmlite's JIT, calling the same CUDA C compiled
+as C++ by the host compiler, every row against the same expected values and codes."""
+import ctypes
+import importlib.util
 import json
 import os
 import re
+import shutil
+import subprocess
+import sys
+import types as pytypes
 
 from harness import Skip, data, files_under, frontend_missing, main, ok, udfkit
 
@@ -168,6 +177,148 @@ def test_numba_cuda_mlir_refuses_them(work):
     assert not os.path.exists(os.path.join(work, "m.json")), r
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HOST_PRELUDE = """#define __device__
+#define __forceinline__ inline
+extern "C" {
+int udfkit_host_row_error;
+void udfkit_row_error(int code)
+{
+    if (!udfkit_host_row_error)
+        udfkit_host_row_error = code;
+}
+}
+"""
+
+
+def load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def host_udfs(work):
+    """udfkit_dates_decimals.py as the worker runs it, its `udfkit` module, and its shims
+    compiled for the host (a shared library that defines udfkit_row_error)."""
+    cxx = shutil.which(os.environ.get("CXX", "g++")) or shutil.which("c++")
+    if not cxx:
+        raise Skip("no C++ compiler for the shims on the host")
+    dd = load("udfkit_dates_decimals", os.path.join(ROOT, "src/frontend/udfkit_dates_decimals.py"))
+    source = os.path.join(work, "shims.cpp")
+    with open(source, "w") as f:
+        f.write(HOST_PRELUDE + dd.SHIMS)
+    shims = os.path.join(work, "shims.so")
+    proc = subprocess.run([cxx, "-std=c++17", "-O1", "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror",
+                           "-I", os.path.join(ROOT, "src/runtime/include"), source, "-o", shims],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    module = pytypes.ModuleType("udfkit")
+    sys.modules["udfkit"] = module
+    dd.install(module)
+    return dd, shims
+
+
+def test_cases_on_the_host(work):
+    need_numba_cuda()
+    try:
+        import llvmlite.binding as llvm
+        import numpy  # noqa: F401
+        import pyarrow  # noqa: F401
+        from numba import cuda
+        from numba.cuda import dispatcher
+        from numba.cuda.compiler import _compile_pyfunc_with_fixup
+    except ImportError as exc:
+        raise Skip(f"cannot run the cases on the host: {exc}")
+    dd, shims = host_udfs(work)
+
+    class Target:  # device functions compile for a named architecture, as the worker does
+        compute_capability = (8, 0)
+
+    dispatcher.get_current_device = lambda: Target
+    builder = load("build_python_dates_decimals", os.path.join(ROOT, "tests/gpu/build_python_dates_decimals.py"))
+    udfs = load("dd_udfs_host", data("py_dates_decimals/udfs.py"))
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    llvm.load_library_permanently(shims)
+    machine = llvm.Target.from_default_triple().create_target_machine()
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+    row_error = ctypes.c_int.in_dll(ctypes.CDLL(shims), "udfkit_host_row_error")
+
+    class Frontend:
+        def device_function(self, pyfunc):
+            return cuda.jit(device=True)(pyfunc)
+
+    def host(text):
+        text = re.sub(r'target triple = ".*"', f'target triple = "{llvm.get_default_triple()}"', text)
+        return re.sub(r'target datalayout = ".*"', f'target datalayout = "{machine.target_data}"', text)
+
+    scalar = {"decimal32": ctypes.c_int32, "date32": ctypes.c_int32, "int32": ctypes.c_int32,
+              "float64": ctypes.c_double, "bool": ctypes.c_bool}
+    failures, rows = [], 0
+    for name, source_name, params, ret, inputs, expected in builder.build_cases():
+        fn = {"source_name": source_name, "c_name": name, "params": params, "ret": ret}
+        numba_types = {"int32": "int32", "int64": "int64", "float64": "float64", "bool": "boolean"}
+        wrapper, sig, _ = dd.wrapper(fn, getattr(udfs, source_name), "udfs.py", 1, Frontend(),
+                                     lambda t: getattr(sys.modules["numba"].types, numba_types[t]), str)
+        lib, _ = _compile_pyfunc_with_fixup(wrapper, sig, debug=False, lineinfo=False, device=True, fastmath=False,
+                                            cc=(8, 0), opt=True, abi="c", abi_info={"abi_name": name},
+                                            forceinline=False, launch_bounds=None, lto=False)
+        modules = [llvm.parse_assembly(host(str(m))) for m in lib.modules]
+        for m in modules[1:]:
+            modules[0].link_in(m)
+        modules[0].verify()
+        engine.add_module(modules[0])
+        engine.finalize_object()
+        out_kind = builder.storage(ret)
+        wide_out = out_kind == "decimal128"
+        argtypes = []
+        if wide_out or ret.endswith("?"):
+            argtypes.append(ctypes.c_void_p)
+        for t in params:
+            kind = builder.storage(t)
+            argtypes += [ctypes.c_uint64, ctypes.c_int64] if kind == "decimal128" else [scalar.get(kind, ctypes.c_int64)]
+            if t.endswith("?"):
+                argtypes.append(ctypes.c_bool)
+        restype = ctypes.c_bool if ret.endswith("?") else None if wide_out else scalar.get(out_kind, ctypes.c_int64)
+        call = ctypes.CFUNCTYPE(restype, *argtypes)(engine.get_function_address(name))
+        out = (ctypes.c_uint64 * 2)()
+        wrong = 0
+        for i, (row, (want, want_code)) in enumerate(zip(zip(*inputs), expected)):
+            args = [ctypes.addressof(out)] if wide_out or ret.endswith("?") else []
+            for k, (t, v) in enumerate(zip(params, row)):
+                if builder.storage(t) == "decimal128":
+                    bits = v & ((1 << 128) - 1)
+                    args += [bits & ((1 << 64) - 1), (bits >> 64) - ((bits >> 127) << 64)]
+                else:
+                    args.append(v)
+                if t.endswith("?"):
+                    args.append(i % 5 != 0 if k == 0 else True)
+            out[0] = out[1] = 0
+            row_error.value = 0
+            r = call(*args)
+            code = row_error.value
+            if ret.endswith("?"):
+                code = code or (0 if r else builder.NULL)
+            if wide_out:
+                got = out[0] | (out[1] << 64)
+                got -= (got >> 127) << 128
+            elif ret.endswith("?"):
+                got = ctypes.cast(out, ctypes.POINTER(scalar.get(out_kind, ctypes.c_int64)))[0]
+            else:
+                got = r
+            ok_row = code == want_code and (code != 0 or got == want)
+            if not ok_row and wrong < 3:
+                failures.append(f"{name} row {i} {row}: got {got!r} (error {code}), expected {want!r} "
+                                f"(error {want_code})")
+            wrong += not ok_row
+            rows += 1
+        if wrong:
+            failures.append(f"{name}: {wrong} of {len(expected)} rows wrong")
+    print(f"{rows} rows run on the host")
+    assert not failures, "\n".join(failures)
+
+
 if __name__ == "__main__":
     main([test_specs_manifest_header_and_link, test_refusals_name_the_operation_and_its_line,
-          test_numba_cuda_mlir_refuses_them])
+          test_numba_cuda_mlir_refuses_them, test_cases_on_the_host])

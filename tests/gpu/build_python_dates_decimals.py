@@ -13,6 +13,7 @@ each row, 0 where it succeeds). test_python_dates_decimals.c needs nothing else,
 where numba cannot. Where numba-cuda does not import, OUT/skip.txt says why and the test skips.
 
 usage: build_python_dates_decimals.py UDFKIT DATA_DIR OUT ARCHS
+(cli-python_dates_decimals imports build_cases() and runs the same cases on the host.)
 """
 import calendar
 import decimal
@@ -22,8 +23,6 @@ import subprocess
 import sys
 
 import numpy as np
-
-UDFKIT, DATA, OUT, ARCHS = sys.argv[1:5]
 
 OVERFLOW, DIV_ZERO, INVALID = -2147483646, -2147483645, -2147483644  # UDFKIT_ROW_ERROR_*
 DT_OVERFLOW = -2147483643
@@ -465,7 +464,9 @@ def run(*cmd):
         sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
 
 
-def main():
+def main(udfkit, data_dir, out, archs):
+    global UDFKIT, DATA, OUT, ARCHS
+    UDFKIT, DATA, OUT, ARCHS = udfkit, data_dir, out, archs
     os.makedirs(OUT, exist_ok=True)
     proc = subprocess.run([sys.executable, "-c", "import numba.cuda, pyarrow"], capture_output=True, text=True)
     if proc.returncode != 0:
@@ -504,4 +505,5 @@ def main():
         f.writelines(lines)
 
 
-main()
+if __name__ == "__main__":  # cli-python_dates_decimals imports build_cases to run them on the host
+    main(*sys.argv[1:5])
