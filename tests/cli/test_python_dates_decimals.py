@@ -166,6 +166,17 @@ def test_refusals_name_the_operation_and_its_line(work):
         assert "Traceback" not in r.err and files_under(os.path.join(work, "out")) == [], (spec, r)
 
 
+def test_worker_fits_one_argument(work):
+    """The worker, with this module in it, is one argument of `python -c`: Linux takes at
+    most 128 KiB (MAX_ARG_STRLEN) in one argument."""
+    worker = os.path.join(os.path.dirname(os.environ["UDFKIT"]), "generated", "udfkit_worker.py")
+    if not os.path.isfile(worker):
+        raise Skip(f"{worker} is not beside the tool (an installed udfkit)")
+    text = open(worker, "rb").read()
+    assert b"@UDFKIT_PY_DATES_DECIMALS@" not in text and b"def install(module, compiled=True)" in text
+    assert len(text) < 128 * 1024, f"the worker is {len(text)} bytes: past what one argument of execve may hold"
+
+
 def test_numba_cuda_mlir_refuses_them(work):
     missing = frontend_missing("numba-cuda-mlir")
     if missing:
@@ -321,4 +332,4 @@ def test_cases_on_the_host(work):
 
 if __name__ == "__main__":
     main([test_specs_manifest_header_and_link, test_refusals_name_the_operation_and_its_line,
-          test_numba_cuda_mlir_refuses_them, test_cases_on_the_host])
+          test_numba_cuda_mlir_refuses_them, test_cases_on_the_host, test_worker_fits_one_argument])
