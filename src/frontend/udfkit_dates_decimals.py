@@ -352,6 +352,12 @@ def make_api():
         return None
 
     api["Decimal"] = Decimal
+    # Python's decimal.Decimal, named in a UDF, is the same constructor (the intrinsic's typing
+    # registered for that class too).
+    from numba.cuda.typing.templates import infer_global, make_intrinsic_template
+
+    infer_global(pydecimal.Decimal, types.Function(make_intrinsic_template(Decimal, Decimal._defn, "Decimal",
+                                                                           prefer_literal=True, kwargs={})))
 
     def named(name, typer):
         """An intrinsic that numba's messages call `name`."""

@@ -351,6 +351,8 @@ def build_cases():
     a = decimals(t, N)
     case("dd_literals", "literals", [t], "decimal64(18,4)", [a],
          per_row(lambda v: store((dec(v, t) * D("1.0825") - D("0.0001") + 3 - dec(v, t)) * 2, "decimal64(18,4)"))(a))
+    case("dd_python_decimal", "python_decimal", [t], "decimal64(18,2)", [a],
+         per_row(lambda v: store(dec(v, t) * D("0.25") + 1, "decimal64(18,2)"))(a))
     a, b, s = decimals(D128_15_2, N), decimals(D128_15_2, N), dates(N, civil(1992, 1, 1), civil(1999, 1, 1))
     case("dd_discounted", "discounted", [D128_15_2, D128_15_2, "date32"], "decimal128(38,4)", [a, b, s],
          per_row(lambda x, y, z: store(dec(x, D128_15_2) * (1 - dec(y, D128_15_2)) if z <= civil(1998, 9, 2)

@@ -1,6 +1,8 @@
 """Python UDFs over decimals, dates and times (gpu-python-dates-decimals, built by
 tests/gpu/build_python_dates_decimals.py, which computes what each should give with Python's
 decimal module, pyarrow.compute and numpy)."""
+import decimal
+
 import numpy as np
 
 import udfkit
@@ -168,3 +170,7 @@ def days_or_none(a, b):
     if a is None:
         return None
     return b - a
+
+
+def python_decimal(a):
+    return a * decimal.Decimal("0.25") + decimal.Decimal(1)
