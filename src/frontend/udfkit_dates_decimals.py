@@ -251,6 +251,10 @@ def make_api():
     literal_intrinsic = extending._intrinsic(prefer_literal=True)
 
     i8p, i32, i64 = ir.IntType(8).as_pointer(), ir.IntType(32), ir.IntType(64)
+
+    def refuse(message):
+        """A typing error whose message the worker shows as it is (own_message)."""
+        return errors.TypingError(MARK + message)
     api = {}
 
     class DecimalType(types.Type):
@@ -302,13 +306,13 @@ def make_api():
         try:
             d = pydecimal.Decimal(text)
         except (pydecimal.InvalidOperation, ValueError):
-            raise errors.TypingError(MARK + f"udfkit.Decimal({text!r}): not a decimal number")
+            raise refuse(f"udfkit.Decimal({text!r}): not a decimal number")
         if not d.is_finite():
-            raise errors.TypingError(MARK + f"udfkit.Decimal({text!r}): a decimal is finite (no NaN or infinity)")
+            raise refuse(f"udfkit.Decimal({text!r}): a decimal is finite (no NaN or infinity)")
         scale = max(0, -d.as_tuple().exponent)
         unscaled = int(d.scaleb(scale, pydecimal.Context(prec=100)))
         if scale > 38 or abs(unscaled) >= 10 ** 38:
-            raise errors.TypingError(MARK + f"udfkit.Decimal({text!r}) has more than 38 digits, or a scale past 38")
+            raise refuse(f"udfkit.Decimal({text!r}) has more than 38 digits, or a scale past 38")
         return unscaled, scale
 
     # -- Making decimals --------------------------------------------------------------
@@ -325,10 +329,10 @@ def make_api():
 
             return DEC(value, types.none), codegen
         if isinstance(value, types.UnicodeType):
-            raise errors.TypingError(MARK + "udfkit.Decimal(text) takes a constant string: Decimal(\"0.05\")")
+            raise refuse("udfkit.Decimal(text) takes a constant string: Decimal(\"0.05\")")
         if isinstance(value, types.Float):
             if scale is None or not isinstance(scale, types.Integer):
-                raise errors.TypingError(MARK + "udfkit.Decimal(x) of a float x needs a scale: Decimal(x, 2) is x rounded "
+                raise refuse("udfkit.Decimal(x) of a float x needs a scale: Decimal(x, 2) is x rounded "
                                          "half away from zero to 2 decimal places")
 
             def codegen(context, builder, sig, args):
@@ -520,22 +524,22 @@ def make_api():
         if not isinstance(ty, (types.NPDatetime, types.NPTimedelta)):
             return None
         if ty.unit not in STORAGE:
-            raise errors.TypingError(MARK + f"{what}: a {ty} is not counted in a unit udfkit's dates take (days, hours, "
+            raise refuse(f"{what}: a {ty} is not counted in a unit udfkit's dates take (days, hours, "
                                      f"minutes, s, ms, us or ns)")
         return UNITS[ty.unit]
 
     def literal_unit(ty, what):
         if not isinstance(ty, types.StringLiteral):
-            raise errors.TypingError(MARK + f"{what} takes its unit as a constant string ('D', 'month', ...)")
+            raise refuse(f"{what} takes its unit as a constant string ('D', 'month', ...)")
         code = UNIT_NAMES.get(ty.literal_value, ty.literal_value)
         if code not in UNITS:
-            raise errors.TypingError(MARK + f"{what}: unknown unit {ty.literal_value!r} (Y, Q, M, W, D, h, m, s, ms, us, ns "
+            raise refuse(f"{what}: unknown unit {ty.literal_value!r} (Y, Q, M, W, D, h, m, s, ms, us, ns "
                                      f"or year .. nanosecond)")
         return code
 
     def datetime_only(t, what):
         if isinstance(t, types.NPTimedelta):
-            raise errors.TypingError(MARK + f"{what} takes a datetime64, not a {t}")
+            raise refuse(f"{what} takes a datetime64, not a {t}")
         return isinstance(t, types.NPDatetime)
 
     def field(index, name):
@@ -626,7 +630,7 @@ def make_api():
             return None
         code = literal_unit(unit, "udfkit.to_unit")
         if code not in STORAGE:
-            raise errors.TypingError(MARK + f"udfkit.to_unit: a value is counted in D, h, m, s, ms, us or ns, not {code}")
+            raise refuse(f"udfkit.to_unit: a value is counted in D, h, m, s, ms, us or ns, not {code}")
         frm = unit_of(t, "udfkit.to_unit")
         result = type(t)(code)
 
@@ -689,7 +693,7 @@ def make_api():
         if spec.decimal:
             def check(value):
                 if not decimal_like(value):
-                    raise errors.TypingError(MARK + f"{what} returns {value}, where its spec declares {spec.name.rstrip('?')}"
+                    raise refuse(f"{what} returns {value}, where its spec declares {spec.name.rstrip('?')}"
                                              f": return a udfkit.Decimal or an int")
 
             def store(context, builder, out, ty, value):
@@ -731,7 +735,7 @@ def make_api():
         def op(typingctx, value):
             value = present(value)
             if not isinstance(value, want):
-                raise errors.TypingError(MARK + f"{what} returns {value}, where its spec declares {spec.name.rstrip('?')}"
+                raise refuse(f"{what} returns {value}, where its spec declares {spec.name.rstrip('?')}"
                                          f" (numpy.{'timedelta64' if want is types.NPTimedelta else 'datetime64'})")
             frm = unit_of(value, what)
 

@@ -15,7 +15,6 @@ where numba cannot. Where numba-cuda does not import, OUT/skip.txt says why and 
 usage: build_python_dates_decimals.py UDFKIT DATA_DIR OUT ARCHS
 (cli-python_dates_decimals imports build_cases() and runs the same cases on the host.)
 """
-import calendar
 import decimal
 import fractions
 import os
