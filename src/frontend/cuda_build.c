@@ -34,6 +34,13 @@ static const char *const device_header_texts[] = {
     udfkit_tpl_decimal_cuh,      udfkit_tpl_datetime_cuh};
 #define DEVICE_HEADERS (sizeof device_header_names / sizeof *device_header_names)
 
+size_t udfkit_device_headers(const char *const **names, const char *const **texts)
+{
+    *names = device_header_names;
+    *texts = device_header_texts;
+    return DEVICE_HEADERS;
+}
+
 /* The source text (with its forwarders) and every file the includes reach, CUDA's own
  * headers too. */
 static void unit_key(source_unit *u)

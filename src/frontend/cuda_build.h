@@ -81,4 +81,8 @@ void udfkit_cuda_build_free(cuda_build *b);
 /* "ltoir", "ptx" or "cubin" */
 const char *udfkit_cuda_kind_name(udfkit_code_kind k);
 
+/* udfkit's device headers (<udfkit/udf.h>, string.cuh and those it includes, decimal.cuh,
+ * datetime.cuh), as the tool holds them: their names under an include directory and texts. */
+size_t udfkit_device_headers(const char *const **names, const char *const **texts);
+
 #endif

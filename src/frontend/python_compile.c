@@ -8,6 +8,7 @@
 #include "base/spec.h"
 #include "base/templates.h"
 #include "cache/cache.h"
+#include "frontend/cuda_build.h"
 #include "frontend/python_server.h"
 #include "nvidia/nvrtc_wrap.h"
 #include "nvidia/toolchain.h"
@@ -131,6 +132,13 @@ static json_t *build_request(const udfkit_compile_request *req, const udfkit_spe
     for (int k = 0; k < UDFKIT_KIND_COUNT; k++)
         json_object_set_new(kinds, udfkit_kind_name((udfkit_kind)k), json_string(udfkit_kind_info((udfkit_kind)k)->numba));
     json_object_set_new(r, "kinds", kinds);
+    /* Dates, times and decimals in Python UDFs call CUDA C over these, which the worker
+     * compiles where a UDF uses them (udfkit_dates_decimals.py). */
+    json_t *headers = json_object();
+    const char *const *names, *const *texts;
+    for (size_t i = 0, n = udfkit_device_headers(&names, &texts); i < n; i++)
+        json_object_set_new(headers, names[i], json_string(texts[i]));
+    json_object_set_new(r, "headers", headers);
     return r;
 }
 

@@ -27,6 +27,8 @@ MIN_VERSIONS = {"numba-cuda": (0, 30, 1), "numba-cuda-mlir": (0, 6, 0)}
 # udfkit's pins (requirements.txt, written in when udfkit is built).
 INSTALL_HINT = "{python} -m pip install --no-deps @UDFKIT_PIP_PINS@"
 FRONTEND = None  # the frontend this process compiles with (choose_frontend)
+# src/frontend/udfkit_dates_decimals.py, put in when udfkit is built (src/CMakeLists.txt).
+DATES_DECIMALS_SOURCE = """@UDFKIT_PY_DATES_DECIMALS@"""
 
 
 class UdfError(Exception):
@@ -366,7 +368,20 @@ def udfkit_module():
     module.RowError = RowError
     module.ROW_ERROR_RAISED = ROW_ERROR_RAISED
     module.udfkit_worker = True
+    dates_decimals().install(module, FRONTEND.name == "numba-cuda")  # udfkit.Decimal, udfkit.year, ...
     sys.modules["udfkit"] = module
+
+
+def dates_decimals():
+    """udfkit_dates_decimals.py as a module: decimals, dates and times in Python UDFs."""
+    import types as pytypes
+
+    module = sys.modules.get("udfkit_dates_decimals")
+    if module is None:
+        module = pytypes.ModuleType("udfkit_dates_decimals")
+        exec(compile(DATES_DECIMALS_SOURCE, "udfkit_dates_decimals.py", "exec"), module.__dict__)
+        sys.modules["udfkit_dates_decimals"] = module
+    return module
 
 
 def raise_code(exc, exc_args, loc=None):
@@ -539,6 +554,18 @@ def nullable_wrapper(fn, pyfunc, path, line):
     return scope[f"udfkit_nullable_{fn['c_name']}"], abi_ret(*abi_types), ret
 
 
+def dates_decimals_wrapper(fn, pyfunc, path, line):
+    """nullable_wrapper's counterpart for specs with dates, times or decimals."""
+    dd = dates_decimals()
+    if FRONTEND.name != "numba-cuda":
+        raise UdfError(f"'{fn['source_name']}': dates, times and decimals ({fn['spec']}) are supported under "
+                       f"numba-cuda only; compile it with --python-frontend numba-cuda", path, line)
+    try:
+        return dd.wrapper(fn, pyfunc, path, line, FRONTEND, numba_type, udfkit_type)
+    except dd.UdfError as exc:
+        raise UdfError(exc.message, exc.file, exc.line)
+
+
 def compile_function(fn, module, request, out):
     pyfunc = getattr(module, fn["source_name"], None)
     path = module.__file__
@@ -554,7 +581,9 @@ def compile_function(fn, module, request, out):
     FRONTEND.check(fn, pyfunc, path, line)
     nullable_ret = None
     try:
-        if any("?" in t for t in fn["params"] + [fn["ret"] or ""]):
+        if dates_decimals().handles(fn):
+            compiled, sig, nullable_ret = dates_decimals_wrapper(fn, pyfunc, path, line)
+        elif any("?" in t for t in fn["params"] + [fn["ret"] or ""]):
             compiled, sig, nullable_ret = nullable_wrapper(fn, pyfunc, path, line)
         else:
             argtypes = tuple(numba_type(t) for t in fn["params"])
@@ -565,6 +594,10 @@ def compile_function(fn, module, request, out):
         raise UdfError(f"cannot compile '{fn['source_name']}': code it links cannot be read: {exc}", path, line)
     except FRONTEND.errors() as exc:  # TypingError and numba's other errors, whichever module defines them
         file, at = error_location(exc, path, line)
+        own = dates_decimals().own_message(exc) if "udfkit_dates_decimals" in sys.modules else None
+        if own:  # a decimal, date or time operation's reason (at the UDF, not in udfkit's wrapper)
+            raise UdfError(f"cannot compile '{fn['source_name']}' for {shown}: {own}",
+                           *((file, at) if file and not file.startswith("<") else (path, line)))
         if "No conversion from none to" in str(exc):
             raise UdfError(f"'{fn['source_name']}' may return None, but its return type {fn['ret']} is not nullable: "
                            f"declare {fn['ret']}? in its spec", file, at)
@@ -696,6 +729,13 @@ def handle(request):
                                    f"{owners[0].__file__} and {owners[1].__file__}; name one with @file")
                 module = owners[0]
             compile_function(fn, module, request, functions)
+        shims = dates_decimals().shim_code(request) if "udfkit_dates_decimals" in sys.modules else None
+        if shims:  # the CUDA C that the functions' decimal, date and time operations call
+            name = f"udfkit_dates_decimals.{shims[1]}"
+            with open(os.path.join(request["outdir"], name), "wb") as f:
+                f.write(shims[0])
+            for fn in functions:
+                fn["artifacts"].append({"file": name, "kind": shims[1], "role": "link"})
         for path, module in modules.items():
             links += declared_links(module, request)
         return {"ok": True, "frontend": frontend.name, "frontend_version": frontend.version, "nvvm": nvvm_version(),
