@@ -62,7 +62,7 @@ def main():
         links = [a for a in arts if a.get("role") == "link"]
         assert len(links) == 1 and links[0]["kind"] == "ltoir", links
         for a in arts:
-            assert os.path.getsize(os.path.join(work, a["file"])) > 0, a
+            assert os.path.getsize(os.path.join(work, a["path"])) == a["size"] > 0, a
         print(f"ok: {len(funcs)} string UDFs compiled, string functions linked once")
 
         bad = os.path.join(work, "bad.py")
