@@ -40,13 +40,15 @@ typedef struct udfkit_pystr_block {
 } udfkit_pystr_block;
 
 /* A row's arena: bump allocation in `base` (the wrapper's local memory), then blocks of
- * the device heap, freed by udfkit_pystr_release. `owned`: allocated on the heap itself, for
- * strings made from literals and numbers alone. */
+ * the device heap, freed by udfkit_pystr_release. `owned` 1: an arena on the heap itself, of
+ * strings made from literals and numbers alone; 2: one the row's arena has adopted (on its
+ * `adopted` list, through `next`), freed with it. */
 typedef struct udfkit_pystr_ctx {
     char *base;
     long long used, cap;
     udfkit_pystr_block *blocks;
     long long owned;
+    struct udfkit_pystr_ctx *adopted, *next;
 } udfkit_pystr_ctx;
 
 typedef struct udfkit_pystr {
@@ -63,8 +65,30 @@ static __device__ __forceinline__ string_view V(const udfkit_pystr *s)
     return string_view(s->ptr ? s->ptr : s->inl, s->size);
 }
 
+static __device__ void take(udfkit_pystr_ctx *row, udfkit_pystr_ctx *o)
+{
+    if (o && o->owned == 1) {
+        o->owned = 2;
+        o->next = row->adopted;
+        row->adopted = o;
+    }
+}
+
+/* Where a string with an arena of its own meets one of the row's, the row adopts it: it is
+ * freed when the row ends, whatever becomes of the string. */
+static __device__ __forceinline__ void adopt(const udfkit_pystr *a, const udfkit_pystr *b)
+{
+    udfkit_pystr_ctx *row = a->ctx && !a->ctx->owned ? a->ctx : b->ctx && !b->ctx->owned ? b->ctx : nullptr;
+    if (row && (a->ctx != b->ctx)) {
+        take(row, a->ctx);
+        take(row, b->ctx);
+    }
+}
+
 static __device__ __forceinline__ udfkit_pystr_ctx *pick(const udfkit_pystr *a, const udfkit_pystr *b)
 {
+    if (a && b)
+        adopt(a, b);
     if (a && a->ctx && !a->ctx->owned)
         return a->ctx;
     if (b && b->ctx && !b->ctx->owned)
@@ -98,6 +122,7 @@ static __device__ char *room(udfkit_pystr *out, udfkit_pystr_ctx *ctx, long long
             ctx->used = ctx->cap = 0;
             ctx->blocks = nullptr;
             ctx->owned = 1;
+            ctx->adopted = ctx->next = nullptr;
             out->ctx = ctx;
         }
     }
@@ -142,7 +167,8 @@ template <typename F> static __device__ void build(udfkit_pystr *out, udfkit_pys
     f(w);
 }
 
-#define P extern "C" __device__
+/* Link-once: UDFs compiled apart each bring these, and link together. */
+#define P extern "C" __device__ inline __attribute__((used))
 
 P void udfkit_pystr_ctx_init(udfkit_pystr_ctx *ctx, char *base)
 {
@@ -151,6 +177,7 @@ P void udfkit_pystr_ctx_init(udfkit_pystr_ctx *ctx, char *base)
     ctx->cap = UDFKIT_PYSTR_ARENA;
     ctx->blocks = nullptr;
     ctx->owned = 0;
+    ctx->adopted = ctx->next = nullptr;
 }
 
 static __device__ void release(udfkit_pystr_ctx *ctx)
@@ -161,12 +188,19 @@ static __device__ void release(udfkit_pystr_ctx *ctx)
         b = next;
     }
     ctx->blocks = nullptr;
+    for (udfkit_pystr_ctx *o = ctx->adopted; o;) {
+        udfkit_pystr_ctx *next = o->next;
+        release(o);
+        free(o);
+        o = next;
+    }
+    ctx->adopted = nullptr;
 }
 
 /* The end of a row: its arena's heap blocks, and a result's own arena. */
 P void udfkit_pystr_release(udfkit_pystr_ctx *ctx, const udfkit_pystr *result)
 {
-    if (result && result->ctx && result->ctx->owned) {
+    if (result && result->ctx && result->ctx->owned == 1) {
         release(result->ctx);
         free(result->ctx);
     }
@@ -184,15 +218,40 @@ P void udfkit_pystr_param(udfkit_pystr *out, const char *data, long long size, u
 P void udfkit_pystr_emit(udfkit_string_out *out, const udfkit_pystr *s) { out->append(V(s)); }
 
 P long long udfkit_pystr_len(const udfkit_pystr *s) { return V(s).length(); }
-P int udfkit_pystr_cmp(const udfkit_pystr *a, const udfkit_pystr *b) { return V(a).compare(V(b)); }
-P int udfkit_pystr_eq(const udfkit_pystr *a, const udfkit_pystr *b) { return V(a) == V(b); }
-P int udfkit_pystr_contains(const udfkit_pystr *a, const udfkit_pystr *sub) { return V(a).contains(V(sub)); }
+P int udfkit_pystr_cmp(const udfkit_pystr *a, const udfkit_pystr *b)
+{
+    adopt(a, b);
+    return V(a).compare(V(b));
+}
+P int udfkit_pystr_eq(const udfkit_pystr *a, const udfkit_pystr *b)
+{
+    adopt(a, b);
+    return V(a) == V(b);
+}
+P int udfkit_pystr_contains(const udfkit_pystr *a, const udfkit_pystr *sub)
+{
+    adopt(a, sub);
+    return V(a).contains(V(sub));
+}
 
-P long long udfkit_pystr_find(const udfkit_pystr *s, const udfkit_pystr *t, long long a, long long b) { return V(s).find(V(t), a, b); }
-P long long udfkit_pystr_rfind(const udfkit_pystr *s, const udfkit_pystr *t, long long a, long long b) { return V(s).rfind(V(t), a, b); }
-P long long udfkit_pystr_count(const udfkit_pystr *s, const udfkit_pystr *t, long long a, long long b) { return V(s).count(V(t), a, b); }
+P long long udfkit_pystr_find(const udfkit_pystr *s, const udfkit_pystr *t, long long a, long long b)
+{
+    adopt(s, t);
+    return V(s).find(V(t), a, b);
+}
+P long long udfkit_pystr_rfind(const udfkit_pystr *s, const udfkit_pystr *t, long long a, long long b)
+{
+    adopt(s, t);
+    return V(s).rfind(V(t), a, b);
+}
+P long long udfkit_pystr_count(const udfkit_pystr *s, const udfkit_pystr *t, long long a, long long b)
+{
+    adopt(s, t);
+    return V(s).count(V(t), a, b);
+}
 P long long udfkit_pystr_index(const udfkit_pystr *s, const udfkit_pystr *t, long long a, long long b)
 {
+    adopt(s, t);
     long long r = V(s).find(V(t), a, b);
     if (r < 0)
         udfkit_row_error(UDFKIT_PYSTR_RAISED);
@@ -200,13 +259,22 @@ P long long udfkit_pystr_index(const udfkit_pystr *s, const udfkit_pystr *t, lon
 }
 P long long udfkit_pystr_rindex(const udfkit_pystr *s, const udfkit_pystr *t, long long a, long long b)
 {
+    adopt(s, t);
     long long r = V(s).rfind(V(t), a, b);
     if (r < 0)
         udfkit_row_error(UDFKIT_PYSTR_RAISED);
     return r;
 }
-P long long udfkit_pystr_startswith(const udfkit_pystr *s, const udfkit_pystr *t, long long a, long long b) { return V(s).starts_with(V(t), a, b); }
-P long long udfkit_pystr_endswith(const udfkit_pystr *s, const udfkit_pystr *t, long long a, long long b) { return V(s).ends_with(V(t), a, b); }
+P long long udfkit_pystr_startswith(const udfkit_pystr *s, const udfkit_pystr *t, long long a, long long b)
+{
+    adopt(s, t);
+    return V(s).starts_with(V(t), a, b);
+}
+P long long udfkit_pystr_endswith(const udfkit_pystr *s, const udfkit_pystr *t, long long a, long long b)
+{
+    adopt(s, t);
+    return V(s).ends_with(V(t), a, b);
+}
 
 #define UDFKIT_PYSTR_PRED(py, cxx) P int udfkit_pystr_##py(const udfkit_pystr *s) { return V(s).cxx(); }
 UDFKIT_PYSTR_PRED(isalnum, is_alnum)
@@ -229,7 +297,11 @@ UDFKIT_PYSTR_VIEW(lstrip, lstrip())
 UDFKIT_PYSTR_VIEW(rstrip, rstrip())
 
 #define UDFKIT_PYSTR_VIEW2(py, cxx) \
-    P void udfkit_pystr_##py(udfkit_pystr *out, const udfkit_pystr *s, const udfkit_pystr *t) { view(out, s, V(s).cxx(V(t))); }
+    P void udfkit_pystr_##py(udfkit_pystr *out, const udfkit_pystr *s, const udfkit_pystr *t) \
+    {                                                                                         \
+        adopt(s, t);                                                                          \
+        view(out, s, V(s).cxx(V(t)));                                                         \
+    }
 UDFKIT_PYSTR_VIEW2(strip_chars, strip)
 UDFKIT_PYSTR_VIEW2(lstrip_chars, lstrip)
 UDFKIT_PYSTR_VIEW2(rstrip_chars, rstrip)
@@ -286,6 +358,7 @@ P void udfkit_pystr_replace(udfkit_pystr *out, const udfkit_pystr *s, const udfk
                             long long count)
 {
     string_view v = V(s), x = V(a), y = V(b);
+    adopt(s, a);
     build(out, pick(s, b), [&](udfkit_string_out &o) { v.replace(o, x, y, count); });
 }
 
@@ -353,6 +426,8 @@ P void udfkit_pystr_split_part(udfkit_pystr *out, const udfkit_pystr *s, const u
                                long long maxsplit, int reverse)
 {
     string_view v = V(s), part;
+    if (sep)
+        adopt(s, sep);
     bool ok = sep ? (reverse ? v.rsplit_part(&part, V(sep), k, maxsplit) : v.split_part(&part, V(sep), k, maxsplit))
                   : (reverse ? v.rsplit_part(&part, k, maxsplit) : v.split_part(&part, k, maxsplit));
     if (!ok) {
@@ -632,7 +707,7 @@ def define():
     def s_ctx(typingctx):
         """The row's arena, in the calling function's frame."""
         def codegen(context, builder, sig, args):
-            ctx = cgutils.alloca_once(builder, ir.ArrayType(i64, 5))
+            ctx = cgutils.alloca_once(builder, ir.ArrayType(i64, 7))
             base = cgutils.alloca_once(builder, ir.ArrayType(ir.IntType(8), ARENA))
             shim(builder, "udfkit_pystr_ctx_init", ir.VoidType(),
                  [builder.bitcast(ctx, i8p), builder.bitcast(base, i8p)])

@@ -5,6 +5,8 @@ refused at its line, naming the operation.
 - tests/data/strings/py_strings.py: every supported operation (SPECS), compiled by `udfkit
   compile` into one manifest: each function's LTO-IR, and udfkit's string functions linked
   beside them (one link artifact, the same for all);
+- the same module compiled apart as a second package, linked with the first (udfkit's string
+  functions are link-once) and a udfkit_row_error;
 - a UDF calling str.encode, one multiplying a str by a float, one returning a str where its
   spec says int64: `file:line: error:` naming the operation, exit status non-zero, no output;
 - under --python-frontend numba-cuda-mlir (where it imports), a str parameter is refused at
@@ -64,6 +66,22 @@ def main():
         for a in arts:
             assert os.path.getsize(os.path.join(work, a["path"])) == a["size"] > 0, a
         print(f"ok: {len(funcs)} string UDFs compiled, string functions linked once")
+
+        # Two packages compiled apart, each bringing udfkit's string functions, link together
+        # (the functions are link-once), with a kernel side's udfkit_row_error.
+        second = os.path.join(work, "second.py")
+        with open(source) as f, open(second, "w") as g:
+            g.write(f.read())
+        udfkit(["compile", second, "--function", "q_concat=p_concat_many:string(string, string)", "--function",
+                "q_int=p_int:int64(string)", "--arch", "80", "-o", os.path.join(work, "second.json")])
+        row_error = os.path.join(work, "row_error.cu")
+        with open(row_error, "w") as f:
+            f.write('extern "C" __device__ void udfkit_row_error(int code) { (void)code; }\n')
+        udfkit(["compile", row_error, "--arch", "80", "-o", os.path.join(work, "row_error.json")])
+        udfkit(["link", out, os.path.join(work, "second.json"), os.path.join(work, "row_error.json"), "--arch",
+                "80-real", "-o", os.path.join(work, "both.fatbin")])
+        assert os.path.getsize(os.path.join(work, "both.fatbin")) > 0
+        print("ok: two packages of string UDFs compiled apart link together")
 
         bad = os.path.join(work, "bad.py")
         with open(bad, "w") as f:
