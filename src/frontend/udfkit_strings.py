@@ -535,14 +535,20 @@ def define():
         fnty = ir.FunctionType(ret, [a.type for a in args])
         return builder.call(cgutils.get_or_insert_function(builder.module, fnty, name), args)
 
+    def slot_of(builder, ty):
+        """Local memory for a value of LLVM type ty, in the function's entry block (not
+        zero-filled, as cgutils.alloca_once would: each use stores it first)."""
+        with builder.goto_entry_block():
+            return builder.alloca(ty)
+
     def by_address(context, builder, value):
         """A pointer to a copy of the string value (the shims read it there)."""
-        slot = cgutils.alloca_once(builder, context.get_value_type(str_type))
+        slot = slot_of(builder, context.get_value_type(str_type))
         builder.store(value, slot)
         return builder.bitcast(slot, i8p)
 
     def new_string(context, builder):
-        slot = cgutils.alloca_once(builder, context.get_value_type(str_type))
+        slot = slot_of(builder, context.get_value_type(str_type))
         builder.store(context.get_constant_null(str_type), slot)
         return slot
 
@@ -707,8 +713,8 @@ def define():
     def s_ctx(typingctx):
         """The row's arena, in the calling function's frame."""
         def codegen(context, builder, sig, args):
-            ctx = cgutils.alloca_once(builder, ir.ArrayType(i64, 7))
-            base = cgutils.alloca_once(builder, ir.ArrayType(ir.IntType(8), ARENA))
+            ctx = slot_of(builder, ir.ArrayType(i64, 7))
+            base = slot_of(builder, ir.ArrayType(ir.IntType(8), ARENA))
             shim(builder, "udfkit_pystr_ctx_init", ir.VoidType(),
                  [builder.bitcast(ctx, i8p), builder.bitcast(base, i8p)])
             return builder.bitcast(ctx, i8p)
