@@ -24,9 +24,10 @@ import struct
 import subprocess
 import sys
 
-UDFKIT, DATA, OUT, ARCHS = sys.argv[1:5]
-sys.path.insert(0, os.path.join(DATA, "strings"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "strings"))
 import py_strings  # noqa: E402
+
+UDFKIT = DATA = OUT = ARCHS = None  # main's arguments
 
 FIXED = [
     "", " ", "  \t\n ", "\u3000\u2003", "a", "abc", "ABC", "Abc Def", "hello, world", "Hello World", "x", "xyz",
@@ -185,6 +186,8 @@ def dispatch(name, spec):
 
 
 def main():
+    global UDFKIT, DATA, OUT, ARCHS
+    UDFKIT, DATA, OUT, ARCHS = sys.argv[1:5]
     os.makedirs(OUT, exist_ok=True)
     specs = py_strings.SPECS
     source = os.path.join(DATA, "strings", "py_strings.py")
@@ -239,4 +242,5 @@ def main():
         f.write(f"#define PS_ROWS {len(s_rows)}\n")
 
 
-main()
+if __name__ == "__main__":
+    main()

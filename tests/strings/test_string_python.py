@@ -12,7 +12,11 @@ refused at its line, naming the operation.
 - under --python-frontend numba-cuda-mlir (where it imports), a str parameter is refused at
   the function's line, naming the frontend to use.
 
-Environment: UDFKIT (the tool), UDFKIT_TEST_DATA."""
+- udfkit's string functions for Python UDFs on the host against CPython over the
+  gpu-python-strings corpus, with every heap block freed at the end of its row
+  (python_shims_host.py).
+
+Environment: UDFKIT (the tool), UDFKIT_TEST_DATA, UDFKIT_SOURCE_DIR, CXX."""
 import json
 import os
 import subprocess
@@ -23,6 +27,11 @@ UDFKIT = os.environ["UDFKIT"]
 DATA = os.path.join(os.environ["UDFKIT_TEST_DATA"], "strings")
 sys.path.insert(0, DATA)
 import py_strings  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import python_shims_host  # noqa: E402
+
+SOURCE = os.environ.get("UDFKIT_SOURCE_DIR") or os.path.join(os.path.dirname(__file__), "..", "..")
 
 BAD = '''def enc(s):
     n = len(s)
@@ -95,6 +104,10 @@ def main():
             assert want in proc.stderr and words in proc.stderr, f"{fn}: wanted '{want}' and '{words}':\n{proc.stderr}"
             assert not os.path.exists(target), target
             print(f"ok: {fn} refused at line {line}")
+
+        cases = python_shims_host.check(os.path.join(SOURCE, "src", "runtime", "include"),
+                                        os.environ.get("CXX") or "g++", work)
+        print(f"ok: the string functions on the host: {cases} cases as CPython's, no heap block left")
 
         mlir = os.path.join(work, "mlir.ltoir")
         proc = subprocess.run([UDFKIT, "compile", source, "--function", "p_len:int64(string)", "--arch", "80",
