@@ -493,6 +493,14 @@ SUPPORTED = sorted(PREDICATES + tuple(SEARCHES) + MAPS + STRIPS + (
     "removeprefix", "removesuffix", "zfill", "ljust", "rjust", "center", "replace", "split", "rsplit"))
 
 NS = None  # what define() made, once per process
+LOWERED = [False]  # whether an operation on str was lowered since take_lowered()
+
+
+def take_lowered():
+    """Whether code compiled since the last call calls the string functions (then it links
+    them); clears the mark."""
+    lowered, LOWERED[0] = LOWERED[0], False
+    return lowered
 
 
 def define():
@@ -532,6 +540,7 @@ def define():
     i32 = ir.IntType(32)
 
     def shim(builder, name, ret, args):
+        LOWERED[0] = True
         fnty = ir.FunctionType(ret, [a.type for a in args])
         return builder.call(cgutils.get_or_insert_function(builder.module, fnty, name), args)
 

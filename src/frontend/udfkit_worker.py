@@ -338,11 +338,12 @@ def strings():
     return module
 
 
-def string_artifacts(fn, codes, request):
+def string_artifacts(fn, request):
     """The string functions' code (udfkit_strings.SHIM_SOURCE) a numba-cuda UDF links where it
-    uses str: (bytes, kind), or None."""
-    if FRONTEND.name != "numba-cuda" or not (strings().uses_strings(fn) or any(
-            b"udfkit_pystr_" in code_bytes(code)[0] for code in codes)):
+    uses str (its spec, or an operation its compile lowered; a helper's operations are lowered
+    once per request, and the one link artifact serves the whole manifest): (bytes, kind), or
+    None."""
+    if FRONTEND.name != "numba-cuda" or not (strings().take_lowered() or strings().uses_strings(fn)):
         return None
     try:
         return code_bytes(strings().shim_code(request, FRONTEND.nvrtc_compile))
@@ -636,7 +637,7 @@ def compile_function(fn, module, request, out):
         with open(os.path.join(request["outdir"], name), "wb") as f:
             f.write(data)
         artifacts.append({"file": name, "kind": kind, "role": "udf" if index == 0 else "link"})
-    shim = string_artifacts(fn, codes, request)
+    shim = string_artifacts(fn, request)
     if shim is not None:
         name = f"{fn['c_name']}.strings.{shim[1]}"
         with open(os.path.join(request["outdir"], name), "wb") as f:

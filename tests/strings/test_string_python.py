@@ -76,6 +76,14 @@ def main():
             assert os.path.getsize(os.path.join(work, a["path"])) == a["size"] > 0, a
         print(f"ok: {len(funcs)} string UDFs compiled, string functions linked once")
 
+        # A UDF without strings in its spec that makes them links the string functions too.
+        digits = os.path.join(work, "digits.json")
+        udfkit(["compile", source, "--function", "p_digits:int64(int64)", "--arch", "80", "-o", digits])
+        with open(digits) as f:
+            roles = [a.get("role") for a in json.load(f)["artifacts"]]
+        assert roles.count("link") == 1, roles
+        print("ok: str() in a UDF over int64 links the string functions")
+
         # Two packages compiled apart, each bringing udfkit's string functions, link together
         # (the functions are link-once), with a kernel side's udfkit_row_error.
         second = os.path.join(work, "second.py")

@@ -184,6 +184,10 @@ def p_from_int(x):
     return "row " + str(x) + " of a long table of rows"
 
 
+def p_digits(x):
+    return len(str(x)) * 100 + len(str(x * 0.5))
+
+
 def p_split(s):
     return s.split(",")[1]
 
@@ -231,7 +235,7 @@ SPECS = {
     "p_replace": "string(string)", "p_replace_cols": "string(string, string)", "p_repeat": "string(string)",
     "p_index": "string(string)", "p_slice": "string(string)", "p_slice_step": "string(string)",
     "p_int": "int64(string)", "p_float": "float64(string)", "p_str_int": "string(string)",
-    "p_from_int": "string(int64)", "p_split": "string(string)", "p_split_ws": "string(string)",
+    "p_from_int": "string(int64)", "p_digits": "int64(int64)", "p_split": "string(string)", "p_split_ws": "string(string)",
     "p_rsplit": "string(string)", "p_split_len": "int64(string)", "p_removeprefix": "string(string)",
     "p_nullable": "string?(string?)", "p_nullable_len": "int64(string?)",
 }
