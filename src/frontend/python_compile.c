@@ -84,11 +84,22 @@ static const char *string_header_text(size_t i)
 }
 #define STRING_HEADERS (sizeof string_header_names / sizeof *string_header_names)
 
-static udfkit_rc write_string_headers(const char *scratch)
+/* The string headers into the scratch directory's udfkit/, and the worker's udfkit_strings.py
+ * (str in Python UDFs) beside them: the module is kept out of the worker's text, which travels
+ * on a command line. */
+static udfkit_rc write_string_support(const char *scratch)
 {
     char *dir = udfkit_path_join(scratch, "udfkit");
+    char *module = udfkit_path_join(scratch, "udfkit_strings.py");
     udfkit_rc rc = UDFKIT_RC_OK;
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+    FILE *m = fopen(module, "wb");
+    bool written = m && fwrite(udfkit_py_strings, 1, strlen(udfkit_py_strings), m) == strlen(udfkit_py_strings);
+    if (m)
+        written = fclose(m) == 0 && written;
+    if (!written)
+        rc = udfkit_fail(UDFKIT_RC_ENV, module, 0, "cannot write: %s", strerror(errno));
+    free(module);
+    if (!rc && mkdir(dir, 0700) != 0 && errno != EEXIST)
         rc = udfkit_fail(UDFKIT_RC_ENV, dir, 0, "cannot create a directory: %s", strerror(errno));
     for (size_t i = 0; !rc && i < STRING_HEADERS; i++) {
         char *path = udfkit_path_join(dir, string_header_names[i]);
@@ -236,7 +247,8 @@ static void python_key(const json_t *request, const udfkit_compile_request *req,
     /* The worker's own code decides what numba-cuda is asked (and how its output is
      * adjusted): another udfkit's worker is another entry. */
     udfkit_hasher_add_str(h, udfkit_py_worker);
-    for (size_t i = 0; i < STRING_HEADERS; i++) /* what str's operations compile from */
+    udfkit_hasher_add_str(h, udfkit_py_strings); /* str's operations, and what they compile from */
+    for (size_t i = 0; i < STRING_HEADERS; i++)
         udfkit_hasher_add_str(h, string_header_text(i));
     /* What the interpreter imports depends on these too. */
     for (const char *const *var = (const char *const[]){"PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE", NULL}; *var; var++)
@@ -733,7 +745,7 @@ static udfkit_rc compile_functions(python_build *b)
     bool cached = b->answer != NULL;
     if (!b->answer) {
         char *request_text = json_dumps(request, JSON_COMPACT);
-        rc = write_string_headers(b->scratch);
+        rc = write_string_support(b->scratch);
         if (!rc)
             rc = run_frontend(b, python, request_text);
         free(request_text);

@@ -16,7 +16,8 @@ fail the row as `raise` does (udfkit.ROW_ERROR_RAISED); a device heap too small 
 row's strings fails it with UDFKIT_ROW_ERROR_STRING_MEMORY. What numba cannot lower is a
 typing error at the operation's line, naming it.
 
-Loaded by udfkit_worker.py (embedded into it when udfkit is built).
+Loaded by udfkit_worker.py from the copy udfkit writes beside each request (embedded in the
+tool when it is built: src/CMakeLists.txt).
 """
 
 INLINE = 24  # bytes a string holds itself

@@ -317,21 +317,19 @@ def shared_shims_link_once():
     nvrtc.compile = compile
 
 
-# udfkit_strings.py (str in Python UDFs, numba-cuda), embedded here when udfkit is built.
-STRINGS_SOURCE = r'''@UDFKIT_STRINGS_PY@'''
+STRINGS_FILE = None  # udfkit_strings.py (str in Python UDFs), which udfkit writes beside each request
 
 
 def strings():
-    """The udfkit_strings module: its source embedded above, or beside this file where the
-    worker runs from udfkit's source tree."""
+    """The udfkit_strings module, from the file udfkit wrote beside the request (or beside this
+    file where the worker runs from udfkit's source tree)."""
     module = sys.modules.get("udfkit_strings")
     if module is None:
         import types as pytypes
 
-        source = STRINGS_SOURCE
-        if "def define(" not in source:
-            with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "udfkit_strings.py")) as f:
-                source = f.read()
+        path = STRINGS_FILE or os.path.join(os.path.dirname(os.path.abspath(__file__)), "udfkit_strings.py")
+        with open(path) as f:
+            source = f.read()
         module = pytypes.ModuleType("udfkit_strings")
         exec(compile(source, "udfkit_strings.py", "exec"), module.__dict__)
         sys.modules["udfkit_strings"] = module
@@ -710,7 +708,9 @@ def environment_files():
 
 def handle(request):
     """The answer to one request, as a dict."""
+    global STRINGS_FILE
     try:
+        STRINGS_FILE = os.path.join(request["outdir"], "udfkit_strings.py")
         KINDS.clear()
         KINDS.update(request["kinds"])
         frontend = choose_frontend(request.get("frontend") or "auto")
@@ -841,7 +841,6 @@ class NumbaCuda:
         from numba.cuda import compile_all
 
         compile_without_a_device((7, 5))
-        strings().define()
 
         def udfkit_warm_up(x):
             return x * 2.0 + 1.0
