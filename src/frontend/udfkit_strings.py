@@ -22,14 +22,12 @@ tool when it is built: src/CMakeLists.txt).
 
 INLINE = 24  # bytes a string holds itself
 ARENA = 512  # bytes of a row's arena in local memory
-ROW_ERROR_RAISED = -1
-ROW_ERROR_STRING_MEMORY = -2147483632
 
 # The device functions the operations call (C ABI). A string is passed by address.
 SHIM_SOURCE = r"""
 #include <udfkit/string.cuh>
 
-#define UDFKIT_PYSTR_INLINE 24
+#define UDFKIT_PYSTR_INLINE 24 /* INLINE and ARENA above */
 #define UDFKIT_PYSTR_ARENA 512
 #define UDFKIT_PYSTR_RAISED (-1)
 #define UDFKIT_PYSTR_MEMORY (-2147483632)
@@ -1039,7 +1037,7 @@ def define():
                               f"float(), str())")
 
     NS = pytypes.SimpleNamespace(str_type=str_type, StrType=StrType, s_ctx=s_ctx, s_param=s_param, s_emit=s_emit,
-                                 s_release=s_release, s_literal_bool=lambda v: types.literal(v))
+                                 s_release=s_release)
     return NS
 
 
