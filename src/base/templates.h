@@ -8,6 +8,8 @@ extern const char udfkit_tpl_udf_header[];
 extern const char udfkit_tpl_embed_c[];
 extern const char udfkit_tpl_embed_h[];
 extern const char udfkit_py_worker[];
+/* str in Python UDFs (numba-cuda), which udfkit writes beside each request for the worker. */
+extern const char udfkit_py_strings[];
 /* udfkit kernels: templates/kernels/ */
 extern const char udfkit_tpl_kernel_prelude[];
 extern const char udfkit_tpl_kernel_map[];

@@ -61,12 +61,60 @@ static void remove_tree(const char *dir)
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         char *p = udfkit_path_join(dir, e->d_name);
-        unlink(p);
+        if (unlink(p) != 0 && (errno == EISDIR || errno == EPERM))
+            remove_tree(p); /* udfkit/, the string headers */
         free(p);
     }
     if (d)
         closedir(d);
     rmdir(dir);
+}
+
+/* <udfkit/string.cuh> and the headers it includes, which the worker compiles udfkit's string
+ * functions for Python UDFs with (udfkit_strings.py): written into the scratch directory's
+ * udfkit/ for NVRTC to find there. */
+static const char *const string_header_names[] = {"string.cuh",      "string_unicode.cuh", "string_pow5.cuh",
+                                                  "string_chars.cuh", "string_text.cuh",    "string_case.cuh",
+                                                  "string_number.cuh"};
+static const char *string_header_text(size_t i)
+{
+    const char *const texts[] = {udfkit_tpl_string_cuh,       udfkit_tpl_string_unicode_cuh, udfkit_tpl_string_pow5_cuh,
+                                 udfkit_tpl_string_chars_cuh, udfkit_tpl_string_text_cuh,    udfkit_tpl_string_case_cuh,
+                                 udfkit_tpl_string_number_cuh};
+    return texts[i];
+}
+#define STRING_HEADERS (sizeof string_header_names / sizeof *string_header_names)
+
+/* The string headers into the scratch directory's udfkit/, and the worker's udfkit_strings.py
+ * (str in Python UDFs) beside them: the module is kept out of the worker's text, which travels
+ * on a command line. */
+static udfkit_rc write_string_support(const char *scratch)
+{
+    char *dir = udfkit_path_join(scratch, "udfkit");
+    char *module = udfkit_path_join(scratch, "udfkit_strings.py");
+    udfkit_rc rc = UDFKIT_RC_OK;
+    FILE *m = fopen(module, "wb");
+    bool written = m && fwrite(udfkit_py_strings, 1, strlen(udfkit_py_strings), m) == strlen(udfkit_py_strings);
+    if (m)
+        written = fclose(m) == 0 && written;
+    if (!written)
+        rc = udfkit_fail(UDFKIT_RC_ENV, module, 0, "cannot write: %s", strerror(errno));
+    free(module);
+    if (!rc && mkdir(dir, 0700) != 0 && errno != EEXIST)
+        rc = udfkit_fail(UDFKIT_RC_ENV, dir, 0, "cannot create a directory: %s", strerror(errno));
+    for (size_t i = 0; !rc && i < STRING_HEADERS; i++) {
+        char *path = udfkit_path_join(dir, string_header_names[i]);
+        const char *text = string_header_text(i);
+        FILE *f = fopen(path, "wb");
+        bool ok = f && fwrite(text, 1, strlen(text), f) == strlen(text);
+        if (f)
+            ok = fclose(f) == 0 && ok;
+        if (!ok)
+            rc = udfkit_fail(UDFKIT_RC_ENV, path, 0, "cannot write: %s", strerror(errno));
+        free(path);
+    }
+    free(dir);
+    return rc;
 }
 
 /* The path of `abs` as the user named it, where it is one of the sources. */
@@ -207,6 +255,9 @@ static void python_key(const json_t *request, const udfkit_compile_request *req,
     /* The worker's own code decides what numba-cuda is asked (and how its output is
      * adjusted): another udfkit's worker is another entry. */
     udfkit_hasher_add_str(h, udfkit_py_worker);
+    udfkit_hasher_add_str(h, udfkit_py_strings); /* str's operations, and what they compile from */
+    for (size_t i = 0; i < STRING_HEADERS; i++)
+        udfkit_hasher_add_str(h, string_header_text(i));
     /* What the interpreter imports depends on these too. */
     for (const char *const *var = (const char *const[]){"PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE", NULL}; *var; var++)
         udfkit_hasher_add_str(h, getenv(*var));
@@ -702,7 +753,9 @@ static udfkit_rc compile_functions(python_build *b)
     bool cached = b->answer != NULL;
     if (!b->answer) {
         char *request_text = json_dumps(request, JSON_COMPACT);
-        rc = run_frontend(b, python, request_text);
+        rc = write_string_support(b->scratch);
+        if (!rc)
+            rc = run_frontend(b, python, request_text);
         free(request_text);
         if (!rc)
             rc = keep_link_files(b);

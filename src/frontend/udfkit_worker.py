@@ -319,6 +319,38 @@ def shared_shims_link_once():
     nvrtc.compile = compile
 
 
+STRINGS_FILE = None  # udfkit_strings.py (str in Python UDFs), which udfkit writes beside each request
+
+
+def strings():
+    """The udfkit_strings module, from the file udfkit wrote beside the request (or beside this
+    file where the worker runs from udfkit's source tree)."""
+    module = sys.modules.get("udfkit_strings")
+    if module is None:
+        import types as pytypes
+
+        path = STRINGS_FILE or os.path.join(os.path.dirname(os.path.abspath(__file__)), "udfkit_strings.py")
+        with open(path) as f:
+            source = f.read()
+        module = pytypes.ModuleType("udfkit_strings")
+        exec(compile(source, "udfkit_strings.py", "exec"), module.__dict__)
+        sys.modules["udfkit_strings"] = module
+    return module
+
+
+def string_artifacts(fn, request):
+    """The string functions' code (udfkit_strings.SHIM_SOURCE) a numba-cuda UDF links where it
+    uses str (its spec, or an operation its compile lowered; a helper's operations are lowered
+    once per request, and the one link artifact serves the whole manifest): (bytes, kind), or
+    None."""
+    if FRONTEND.name != "numba-cuda" or not (strings().take_lowered() or strings().uses_strings(fn)):
+        return None
+    try:
+        return code_bytes(strings().shim_code(request, FRONTEND.nvrtc_compile))
+    except Exception as exc:
+        raise UdfError(f"compiling udfkit's string functions for Python UDFs failed: {exc}", kind="env")
+
+
 ROW_ERROR_RAISED = -1  # the code of a raise other than udfkit.RowError(code)
 
 
@@ -583,6 +615,9 @@ def compile_function(fn, module, request, out):
     try:
         if dates_decimals().handles(fn):
             compiled, sig, nullable_ret = dates_decimals_wrapper(fn, pyfunc, path, line)
+        elif FRONTEND.name == "numba-cuda" and strings().uses_strings(fn):
+            compiled, sig, nullable_ret = strings().wrapper(fn, pyfunc, path, line, FRONTEND, numba_type, udfkit_type,
+                                                            UdfError)
         elif any("?" in t for t in fn["params"] + [fn["ret"] or ""]):
             compiled, sig, nullable_ret = nullable_wrapper(fn, pyfunc, path, line)
         else:
@@ -633,6 +668,12 @@ def compile_function(fn, module, request, out):
         with open(os.path.join(request["outdir"], name), "wb") as f:
             f.write(data)
         artifacts.append({"file": name, "kind": kind, "role": "udf" if index == 0 else "link"})
+    shim = string_artifacts(fn, request)
+    if shim is not None:
+        name = f"{fn['c_name']}.strings.{shim[1]}"
+        with open(os.path.join(request["outdir"], name), "wb") as f:
+            f.write(shim[0])
+        artifacts.append({"file": name, "kind": shim[1], "role": "link"})
     out.append({"c_name": fn["c_name"], "source_name": fn["source_name"], "source": path, "line": line,
                 "ret": ret, "artifacts": artifacts})
 
@@ -700,7 +741,9 @@ def environment_files():
 
 def handle(request):
     """The answer to one request, as a dict."""
+    global STRINGS_FILE
     try:
+        STRINGS_FILE = os.path.join(request["outdir"], "udfkit_strings.py")
         KINDS.clear()
         KINDS.update(request["kinds"])
         frontend = choose_frontend(request.get("frontend") or "auto")
@@ -802,6 +845,7 @@ class NumbaCuda:
         raise_records_row_error()
 
     def prepare(self, cc):
+        strings().define()  # str's operations (udfkit_strings.py)
         compile_without_a_device(cc)
         locate_typing_errors("numba.cuda.core.typeinfer")
         shared_shims_link_once()
@@ -1009,6 +1053,10 @@ class NumbaCudaMlir:
             raise UdfError(f"'{name}': nullable types (T?) are not supported under numba-cuda-mlir {self.version}: "
                            f"it cannot compute with, store or pass on an optional value (only return it), which "
                            f"udfkit's C ABI for T? needs; compile it with --python-frontend numba-cuda", path, line)
+        if any(t.rstrip("?*") == "string" for t in fn["params"] + [fn["ret"] or ""]):
+            raise UdfError(f"'{name}': str parameters and results are not supported under numba-cuda-mlir "
+                           f"{self.version}, which has no way to call udfkit's string functions; compile it with "
+                           f"--python-frontend numba-cuda", path, line)
         functions, others = referenced(pyfunc)
         for func in functions:
             at = raise_at(func)

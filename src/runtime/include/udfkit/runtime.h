@@ -142,6 +142,10 @@ typedef struct {
 #define UDFKIT_ROW_ERROR_DATETIME_OVERFLOW (-2147483643)
 #define UDFKIT_ROW_ERROR_INVALID_DATETIME (-2147483642)
 #endif
+/* A Python UDF's strings that the device heap could not hold (docs/strings.md, "Python UDFs"). */
+#ifndef UDFKIT_ROW_ERROR_STRING_MEMORY
+#define UDFKIT_ROW_ERROR_STRING_MEMORY (-2147483632)
+#endif
 
 typedef struct udfkit_dim3 {
     unsigned int x, y, z;

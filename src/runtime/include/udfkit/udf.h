@@ -49,5 +49,9 @@ extern "C" __device__ void udfkit_row_error(int code);
 #define UDFKIT_ROW_ERROR_DATETIME_OVERFLOW (-2147483643)
 #define UDFKIT_ROW_ERROR_INVALID_DATETIME (-2147483642)
 #endif
+/* A Python UDF's strings that the device heap could not hold (docs/strings.md, "Python UDFs"). */
+#ifndef UDFKIT_ROW_ERROR_STRING_MEMORY
+#define UDFKIT_ROW_ERROR_STRING_MEMORY (-2147483632)
+#endif
 
 #endif /* UDFKIT_UDF_H */
