@@ -100,6 +100,29 @@ run "$udfkit" kernels "$out/gen/udfs.json" --kernel "filter(above_half)" --kerne
 run "$udfkit" kernels "$out/gen/udfs.json" --kernel "sort(less_i32)" --kernel "sort(less_f64)" --name sortlib \
   --cuda "$out/gen/sortlib_kernels.cu" --c "$out/gen/sortlib.c" --header "$out/gen/sortlib.h"
 
+# strlib: string UDFs (string_udfs.cu over <udfkit/string.cuh>), numeric and string results and
+# a filter, for bench_strings.cu.
+string_functions=("str_len:int64(string)" "has_needle:bool(string)" "starts_the:bool(string)"
+                  "str_upper:string(string)" "first8:string(string)" "first8_packed:int64(string)")
+run "$udfkit" compile "$here/string_udfs.cu" --function "${string_functions[@]}" --arch "$archs" \
+  -o "$out/gen/string_udfs.json"
+run "$udfkit" kernels "$out/gen/string_udfs.json" --kernel "map(str_len)" --kernel "map(has_needle)" \
+  --kernel "map(starts_the)" --kernel "map(str_upper)" --kernel "map(first8)" --kernel "map(first8_packed)" \
+  --kernel "filter(has_needle)" --name strlib \
+  --cuda "$out/gen/strlib_kernels.cu" --c "$out/gen/strlib.c" --header "$out/gen/strlib.h"
+
+# declib: decimal128 and date32 UDFs (decimal_udfs.cu over <udfkit/decimal.cuh> and
+# <udfkit/datetime.cuh>), for bench_decimals.cu.
+decimal_functions=("mul_s4:decimal128(38,4)(decimal128(18,2), decimal128(18,2))"
+                   "mul_s2:decimal128(38,2)(decimal128(18,2), decimal128(18,2))"
+                   "add_d:decimal128(38,2)(decimal128(38,2), decimal128(38,2))"
+                   "ymd:void(date32, int32*, int32*, int32*)")
+run "$udfkit" compile "$here/decimal_udfs.cu" --function "${decimal_functions[@]}" --arch "$archs" \
+  -o "$out/gen/decimal_udfs.json"
+run "$udfkit" kernels "$out/gen/decimal_udfs.json" --kernel "map(mul_s4)" --kernel "map(mul_s2)" \
+  --kernel "reduce(add_d)" --kernel "map(ymd)" --name declib \
+  --cuda "$out/gen/declib_kernels.cu" --c "$out/gen/declib.c" --header "$out/gen/declib.h"
+
 # bindlib: an engine of 22 kernels (16 from KERNELS entries, 6 of bind_extra.cu) calling two
 # slots, packed as LTO-IR for compute_90; bindsass: the same kernels linked with the same two
 # functions as SASS; the packages bench_bind binds (by the slots' names, and by others).
@@ -131,7 +154,7 @@ run "$udfkit" link "$out/gen/bindsass_kernels.json" "$out/gen/bind_extra.json" "
 nvcc_flags=(-O3 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode "arch=compute_90,code=[sm_90,compute_90]"
             -I "$here" -I "$out/gen" -I "$include" -Xcompiler -Wall)
 pids=()
-for b in map reduce nullable scan sort host ops; do
+for b in map reduce nullable scan sort host ops strings decimals; do
   run "$nvcc" "${nvcc_flags[@]}" -c "$here/bench_$b.cu" -o "$out/obj/bench_$b.o" & pids+=($!)
 done
 
@@ -150,6 +173,13 @@ run "$udfkit" embed "$out/gen/opslib.fatbin" --symbol opslib_fatbin -o "$out/gen
 run "$udfkit" compile "$out/gen/sortlib_kernels.cu" --arch "$archs" -o "$out/gen/sortlib_kernels.json"
 run "$udfkit" link "$out/gen/sortlib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/sortlib.fatbin"
 run "$udfkit" embed "$out/gen/sortlib.fatbin" --symbol sortlib_fatbin -o "$out/gen/sortlib_fatbin.c"
+
+for lib in strlib=string_udfs declib=decimal_udfs; do
+  run "$udfkit" compile "$out/gen/${lib%%=*}_kernels.cu" --arch "$archs" -o "$out/gen/${lib%%=*}_kernels.json"
+  run "$udfkit" link "$out/gen/${lib%%=*}_kernels.json" "$out/gen/${lib#*=}.json" --arch "$archs" \
+    -o "$out/gen/${lib%%=*}.fatbin"
+  run "$udfkit" embed "$out/gen/${lib%%=*}.fatbin" --symbol "${lib%%=*}_fatbin" -o "$out/gen/${lib%%=*}_fatbin.c"
+done
 
 run "$udfkit" compile "$out/gen/nulllib_kernels.cu" --arch "$archs" -o "$out/gen/nulllib_kernels.json"
 run "$udfkit" link "$out/gen/nulllib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/nulllib.fatbin"
@@ -188,6 +218,10 @@ run "$cc" "${cflags[@]}" -c "$out/gen/sortlib.c" -o "$out/obj/sortlib.o"
 run "$cc" "${cflags[@]}" -c "$out/gen/opslib.c" -o "$out/obj/opslib.o"
 run "$cc" "${cflags[@]}" -c "$out/gen/opslib_fatbin.c" -o "$out/obj/opslib_fatbin.o"
 run "$cc" "${cflags[@]}" -c "$out/gen/sortlib_fatbin.c" -o "$out/obj/sortlib_fatbin.o"
+for lib in strlib declib; do
+  run "$cc" "${cflags[@]}" -c "$out/gen/$lib.c" -o "$out/obj/$lib.o"
+  run "$cc" "${cflags[@]}" -c "$out/gen/${lib}_fatbin.c" -o "$out/obj/${lib}_fatbin.o"
+done
 run "$cc" "${cflags[@]}" -c "$out/gen/bindlib.c" -o "$out/obj/bindlib.o"
 run "$cc" "${cflags[@]}" -c "$out/gen/bindlib_fatbin.c" -o "$out/obj/bindlib_fatbin.o"
 run "$cc" "${cflags[@]}" -c "$here/bench_bind.c" -o "$out/obj/bench_bind.o"
