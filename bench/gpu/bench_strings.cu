@@ -6,9 +6,10 @@
  * The text: row i has L bytes, L uniform in [5, 80]; words of 40 ASCII words and, each word
  * with probability 1/16, one of 12 non-ASCII words (2-, 3- and 4-byte UTF-8: "straße",
  * "Ελλάδα", "東京", "😀", ...), separated by spaces, cut to L bytes at a code point (padded with
- * '.'); a quarter of the rows start with "the ", and an eighth hold the needle "needle" at a
- * uniform byte position. All of it valid UTF-8, in an Arrow utf8 column (int32 offsets) and the
- * same strings as a utf8_view column (16-byte views, one data buffer: the utf8 column's bytes).
+ * '.'); a quarter of the rows start with "the ", and an eighth of the rows of 6 bytes or more
+ * hold the needle "needle" at a uniform byte position. All of it valid UTF-8, in an Arrow utf8
+ * column (int32 offsets) and the same strings as a utf8_view column (16-byte views, one data
+ * buffer: the utf8 column's bytes).
  *
  * Measured (udfkit against the better hand-written form, target >= 0.95 each):
  * - len(s) (code points), "needle" in s, s.startswith("the"): int64 and bool results;
@@ -334,7 +335,7 @@ static void make_text(size_t n, std::vector<int> &offsets, std::vector<char> &ch
             cut--;
         row.resize(cut);
         row.append(len - cut, '.');
-        if (r.below(8) == 0) {
+        if (r.below(8) == 0 && len >= 6) {
             size_t p = r.below((unsigned)(len - 6 + 1));
             while (((unsigned char)row[p] & 0xC0) == 0x80)
                 p--;
