@@ -21,6 +21,8 @@ static const struct {
     {"reductions", bench_reductions_main, "transform_reduce, segmented_reduce against CUB's"},
     {"sort", bench_sort_main, "sort(less) against cub::DeviceMergeSort, int32 and float64, keys and with order"},
     {"ops", bench_ops_main, "filter (one pass, its 3 outputs), map, reduce against CUB at 2^20, 2^24, 2^28"},
+    {"strings", bench_strings_main, "string UDFs (len, contains, starts_with, upper, filter) against nvcc; utf8_view"},
+    {"decimals", bench_decimals_main, "decimal128 map and sum, date32 fields against __int128/civil_from_days by nvcc"},
     {"host", bench_host_main, "host time of a launcher call against CUB's (map, reduce, filter, inclusive_scan)"},
     {"launcher_checks", bench_launcher_checks_main, "host cost of the launchers' argument checks (with against without)"},
     {"link", bench_link_main, "udfkit_library_link: first link against a cached one in a new process"},

@@ -18,12 +18,15 @@ include=$(realpath "${UDFKIT_RUNTIME_INCLUDE:-$prefix/include}")
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 cc=${CC:-cc}
 out=${BENCH_GPU_OUT:-$here/out}
+# The generated sources and objects go beside it, in $out.work (git-ignored too): the device
+# tool carries at most 64 MiB, and run-on-device needs only what is left in $out.
+work=$out.work
 for f in "$udfkit" "$runtime" "$include/udfkit/runtime.h" "$nvcc"; do
   [[ -e $f ]] || { echo "build.sh: $f is missing (run: bash scripts/run-example)" >&2; exit 1; }
 done
 
-rm -rf "$out"
-mkdir -p "$out/gen" "$out/obj" "$out/link"
+rm -rf "$out" "$work"
+mkdir -p "$work/gen" "$work/obj" "$out/link"
 run() { echo "+ $*" | sed "s|$root/||g"; "$@"; }
 
 # The runtime may link nvPTXCompiler statically; its archive then comes too. (Symbols read
@@ -67,46 +70,69 @@ for f in wave gauss log_abs squash root angle power error_fn cube_root modulo hy
   maps+=(--kernel "map($f)")
 done
 archs="80-real;90"
-run "$udfkit" compile "$here/udfs.cu" --function "${functions[@]}" --arch "$archs" -o "$out/gen/udfs.json"
+run "$udfkit" compile "$here/udfs.cu" --function "${functions[@]}" --arch "$archs" -o "$work/gen/udfs.json"
 
 # benchlib: map(affine) and reduce(add_f32), for bench_map and bench_reduce.
-run "$udfkit" kernels "$out/gen/udfs.json" --kernel "map(affine)" --kernel "reduce(add_f32)" --name benchlib \
-  --cuda "$out/gen/benchlib_kernels.cu" --c "$out/gen/benchlib.c" --header "$out/gen/benchlib.h"
+run "$udfkit" kernels "$work/gen/udfs.json" --kernel "map(affine)" --kernel "reduce(add_f32)" --name benchlib \
+  --cuda "$work/gen/benchlib_kernels.cu" --c "$work/gen/benchlib.c" --header "$work/gen/benchlib.h"
 # loadlib: a map kernel per UDF and reduce(add_f32), for bench_load and bench_link.
-run "$udfkit" kernels "$out/gen/udfs.json" "${maps[@]}" --kernel "reduce(add_f32)" --name loadlib \
-  --cuda "$out/gen/loadlib_kernels.cu" --c "$out/gen/loadlib.c" --header "$out/gen/loadlib.h"
+run "$udfkit" kernels "$work/gen/udfs.json" "${maps[@]}" --kernel "reduce(add_f32)" --name loadlib \
+  --cuda "$work/gen/loadlib_kernels.cu" --c "$work/gen/loadlib.c" --header "$work/gen/loadlib.h"
 
 # nulllib: the nullable templates and an error check, for bench_nullable.
-run "$udfkit" kernels "$out/gen/udfs.json" --kernel "nullable_map(affine)" --kernel "map(affine)" \
+run "$udfkit" kernels "$work/gen/udfs.json" --kernel "nullable_map(affine)" --kernel "map(affine)" \
   --kernel "map(affine_checked)" --kernel "nullable_filter(above_half)" --name nulllib \
-  --cuda "$out/gen/nulllib_kernels.cu" --c "$out/gen/nulllib.c" --header "$out/gen/nulllib.h"
+  --cuda "$work/gen/nulllib_kernels.cu" --c "$work/gen/nulllib.c" --header "$work/gen/nulllib.h"
 
 # scanlib: the scans, reduce_by_key, transform_reduce and segmented_reduce, for bench_scan.cu.
-run "$udfkit" kernels "$out/gen/udfs.json" --kernel "inclusive_scan(add_i32)" --kernel "exclusive_scan(add_i32)" \
+run "$udfkit" kernels "$work/gen/udfs.json" --kernel "inclusive_scan(add_i32)" --kernel "exclusive_scan(add_i32)" \
   --kernel "inclusive_scan(add_f64)" --kernel "exclusive_scan(add_f64)" --kernel "reduce_by_key(add_i32, int32)" \
   --kernel "reduce_by_key(add_f64, int32)" --kernel "transform_reduce(triple_i32, add_i32)" \
   --kernel "transform_reduce(half_f64, add_f64)" --kernel "segmented_reduce(add_i32)" \
   --kernel "segmented_reduce(add_f64)" --name scanlib \
-  --cuda "$out/gen/scanlib_kernels.cu" --c "$out/gen/scanlib.c" --header "$out/gen/scanlib.h"
+  --cuda "$work/gen/scanlib_kernels.cu" --c "$work/gen/scanlib.c" --header "$work/gen/scanlib.h"
 
 # opslib: filter (its three outputs), map over two columns and reduce, for bench_ops.cu and
 # bench_host.cu.
-run "$udfkit" kernels "$out/gen/udfs.json" --kernel "filter(above_half)" --kernel "filter(above_99)" \
+run "$udfkit" kernels "$work/gen/udfs.json" --kernel "filter(above_half)" --kernel "filter(above_99)" \
   --kernel "filter(above_half, indices32)" --kernel "filter(above_half, values)" --kernel "map(add_f32)" \
   --kernel "reduce(add_i32)" --kernel "reduce(add_i64)" --kernel "reduce(add_f64)" --name opslib \
-  --cuda "$out/gen/opslib_kernels.cu" --c "$out/gen/opslib.c" --header "$out/gen/opslib.h"
+  --cuda "$work/gen/opslib_kernels.cu" --c "$work/gen/opslib.c" --header "$work/gen/opslib.h"
 
 # checklib: a launcher of each kind, for bench_launcher_checks.c; checkbase: the same launchers
 # with their argument checks taken out (strip_checks.py), loading checklib's fatbin.
-run "$udfkit" kernels "$out/gen/udfs.json" --kernel "map(affine)" --kernel "nullable_map(affine)" \
+run "$udfkit" kernels "$work/gen/udfs.json" --kernel "map(affine)" --kernel "nullable_map(affine)" \
   --kernel "reduce(add_i32)" --kernel "filter(above_half)" --name checklib \
-  --cuda "$out/gen/checklib_kernels.cu" --c "$out/gen/checklib.c" --header "$out/gen/checklib.h"
-run python3 "$here/strip_checks.py" checklib checkbase "$out/gen/checklib.c" "$out/gen/checklib.h" \
-  "$out/gen/checkbase.c" "$out/gen/checkbase.h"
+  --cuda "$work/gen/checklib_kernels.cu" --c "$work/gen/checklib.c" --header "$work/gen/checklib.h"
+run python3 "$here/strip_checks.py" checklib checkbase "$work/gen/checklib.c" "$work/gen/checklib.h" \
+  "$work/gen/checkbase.c" "$work/gen/checkbase.h"
 
 # sortlib: sort, for bench_sort.cu.
-run "$udfkit" kernels "$out/gen/udfs.json" --kernel "sort(less_i32)" --kernel "sort(less_f64)" --name sortlib \
-  --cuda "$out/gen/sortlib_kernels.cu" --c "$out/gen/sortlib.c" --header "$out/gen/sortlib.h"
+run "$udfkit" kernels "$work/gen/udfs.json" --kernel "sort(less_i32)" --kernel "sort(less_f64)" --name sortlib \
+  --cuda "$work/gen/sortlib_kernels.cu" --c "$work/gen/sortlib.c" --header "$work/gen/sortlib.h"
+
+# strlib: string UDFs (string_udfs.cu over <udfkit/string.cuh>), numeric and string results and
+# a filter, for bench_strings.cu.
+string_functions=("str_len:int64(string)" "has_needle:bool(string)" "starts_the:bool(string)"
+                  "str_upper:string(string)" "first8:string(string)" "first8_packed:int64(string)")
+run "$udfkit" compile "$here/string_udfs.cu" --function "${string_functions[@]}" --arch "$archs" \
+  -o "$work/gen/string_udfs.json"
+run "$udfkit" kernels "$work/gen/string_udfs.json" --kernel "map(str_len)" --kernel "map(has_needle)" \
+  --kernel "map(starts_the)" --kernel "map(str_upper)" --kernel "map(first8)" --kernel "map(first8_packed)" \
+  --kernel "filter(has_needle)" --name strlib \
+  --cuda "$work/gen/strlib_kernels.cu" --c "$work/gen/strlib.c" --header "$work/gen/strlib.h"
+
+# declib: decimal128 and date32 UDFs (decimal_udfs.cu over <udfkit/decimal.cuh> and
+# <udfkit/datetime.cuh>), for bench_decimals.cu.
+decimal_functions=("mul_s4:decimal128(38,4)(decimal128(18,2), decimal128(18,2))"
+                   "mul_s2:decimal128(38,2)(decimal128(18,2), decimal128(18,2))"
+                   "add_d:decimal128(38,2)(decimal128(38,2), decimal128(38,2))"
+                   "ymd:void(date32, int32*, int32*, int32*)")
+run "$udfkit" compile "$here/decimal_udfs.cu" --function "${decimal_functions[@]}" --arch "$archs" \
+  -o "$work/gen/decimal_udfs.json"
+run "$udfkit" kernels "$work/gen/decimal_udfs.json" --kernel "map(mul_s4)" --kernel "map(mul_s2)" \
+  --kernel "reduce(add_d)" --kernel "map(ymd)" --name declib \
+  --cuda "$work/gen/declib_kernels.cu" --c "$work/gen/declib.c" --header "$work/gen/declib.h"
 
 # bindlib: an engine of 22 kernels (16 from KERNELS entries, 6 of bind_extra.cu) calling two
 # slots, packed as LTO-IR for compute_90; bindsass: the same kernels linked with the same two
@@ -118,104 +144,115 @@ bind_kernels=(--kernel "map(price)" --kernel "reduce(combine)" --kernel "inclusi
               --kernel "reduce_by_key(combine, int32)")
 bind_slots=("price:float32(float32)" "combine:float32(float32, float32)")
 run "$udfkit" kernels --slot "${bind_slots[@]}" "${bind_kernels[@]}" --name bindlib \
-  --cuda "$out/gen/bindlib_kernels.cu" --c "$out/gen/bindlib.c" --header "$out/gen/bindlib.h"
-run "$udfkit" header --function "${bind_slots[@]}" -o "$out/gen/bind_slots.h" --name bind_slots
-run "$udfkit" compile "$out/gen/bindlib_kernels.cu" --arch 90 -o "$out/gen/bindlib_kernels.json"
-run "$udfkit" compile "$here/bind_extra.cu" -I "$out/gen" --arch 90 -o "$out/gen/bind_extra.json"
-run "$udfkit" pack "$out/gen/bindlib_kernels.json" "$out/gen/bind_extra.json" -o "$out/gen/bindlib.fatbin" \
-  --embed "$out/gen/bindlib_fatbin.c" --symbol bindlib_fatbin
+  --cuda "$work/gen/bindlib_kernels.cu" --c "$work/gen/bindlib.c" --header "$work/gen/bindlib.h"
+run "$udfkit" header --function "${bind_slots[@]}" -o "$work/gen/bind_slots.h" --name bind_slots
+run "$udfkit" compile "$work/gen/bindlib_kernels.cu" --arch 90 -o "$work/gen/bindlib_kernels.json"
+run "$udfkit" compile "$here/bind_extra.cu" -I "$work/gen" --arch 90 -o "$work/gen/bind_extra.json"
+run "$udfkit" pack "$work/gen/bindlib_kernels.json" "$work/gen/bind_extra.json" -o "$work/gen/bindlib.fatbin" \
+  --embed "$work/gen/bindlib_fatbin.c" --symbol bindlib_fatbin
 run "$udfkit" compile "$here/bind_udfs.cu" --function "${bind_slots[@]}" --arch 90 -o "$out/bind/udfs.json"
 run "$udfkit" pack "$out/bind/udfs.json" -o "$out/bind/udfs.fatbin"
 run "$udfkit" compile "$here/bind_udfs_renamed.cu" --function "affine2:float32(float32)" \
   "plus:float32(float32, float32)" --arch 90 -o "$out/bind/renamed.json"
 run "$udfkit" pack "$out/bind/renamed.json" -o "$out/bind/renamed.fatbin"
 run "$udfkit" kernels --function "${bind_slots[@]}" "${bind_kernels[@]}" --name bindsass \
-  --cuda "$out/gen/bindsass_kernels.cu" --c "$out/gen/bindsass.c" --header "$out/gen/bindsass.h"
-run "$udfkit" compile "$out/gen/bindsass_kernels.cu" --arch 90 -o "$out/gen/bindsass_kernels.json"
-run "$udfkit" link "$out/gen/bindsass_kernels.json" "$out/gen/bind_extra.json" "$out/bind/udfs.json" --arch 90-real \
+  --cuda "$work/gen/bindsass_kernels.cu" --c "$work/gen/bindsass.c" --header "$work/gen/bindsass.h"
+run "$udfkit" compile "$work/gen/bindsass_kernels.cu" --arch 90 -o "$work/gen/bindsass_kernels.json"
+run "$udfkit" link "$work/gen/bindsass_kernels.json" "$work/gen/bind_extra.json" "$out/bind/udfs.json" --arch 90-real \
   --compress none -o "$out/bind/sass.fatbin"
 
 # The nvcc compiles are the slowest step (CUB): they run while udfkit works.
 nvcc_flags=(-O3 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode "arch=compute_90,code=[sm_90,compute_90]"
-            -I "$here" -I "$out/gen" -I "$include" -Xcompiler -Wall)
+            -I "$here" -I "$work/gen" -I "$include" -Xcompiler -Wall)
 pids=()
-for b in map reduce nullable scan sort host ops; do
-  run "$nvcc" "${nvcc_flags[@]}" -c "$here/bench_$b.cu" -o "$out/obj/bench_$b.o" & pids+=($!)
+for b in map reduce nullable scan sort host ops strings decimals; do
+  run "$nvcc" "${nvcc_flags[@]}" -c "$here/bench_$b.cu" -o "$work/obj/bench_$b.o" & pids+=($!)
 done
 
-run "$udfkit" compile "$out/gen/benchlib_kernels.cu" --arch "$archs" -o "$out/gen/benchlib_kernels.json"
-run "$udfkit" link "$out/gen/benchlib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/benchlib.fatbin"
-run "$udfkit" embed "$out/gen/benchlib.fatbin" --symbol benchlib_fatbin -o "$out/gen/benchlib_fatbin.c"
+run "$udfkit" compile "$work/gen/benchlib_kernels.cu" --arch "$archs" -o "$work/gen/benchlib_kernels.json"
+run "$udfkit" link "$work/gen/benchlib_kernels.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/benchlib.fatbin"
+run "$udfkit" embed "$work/gen/benchlib.fatbin" --symbol benchlib_fatbin -o "$work/gen/benchlib_fatbin.c"
 
-run "$udfkit" compile "$out/gen/scanlib_kernels.cu" --arch "$archs" -o "$out/gen/scanlib_kernels.json"
-run "$udfkit" link "$out/gen/scanlib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/scanlib.fatbin"
-run "$udfkit" embed "$out/gen/scanlib.fatbin" --symbol scanlib_fatbin -o "$out/gen/scanlib_fatbin.c"
+run "$udfkit" compile "$work/gen/scanlib_kernels.cu" --arch "$archs" -o "$work/gen/scanlib_kernels.json"
+run "$udfkit" link "$work/gen/scanlib_kernels.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/scanlib.fatbin"
+run "$udfkit" embed "$work/gen/scanlib.fatbin" --symbol scanlib_fatbin -o "$work/gen/scanlib_fatbin.c"
 
-run "$udfkit" compile "$out/gen/opslib_kernels.cu" --arch "$archs" -o "$out/gen/opslib_kernels.json"
-run "$udfkit" link "$out/gen/opslib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/opslib.fatbin"
-run "$udfkit" embed "$out/gen/opslib.fatbin" --symbol opslib_fatbin -o "$out/gen/opslib_fatbin.c"
+run "$udfkit" compile "$work/gen/opslib_kernels.cu" --arch "$archs" -o "$work/gen/opslib_kernels.json"
+run "$udfkit" link "$work/gen/opslib_kernels.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/opslib.fatbin"
+run "$udfkit" embed "$work/gen/opslib.fatbin" --symbol opslib_fatbin -o "$work/gen/opslib_fatbin.c"
 
-run "$udfkit" compile "$out/gen/checklib_kernels.cu" --arch "$archs" -o "$out/gen/checklib_kernels.json"
-run "$udfkit" link "$out/gen/checklib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/checklib.fatbin"
-run "$udfkit" embed "$out/gen/checklib.fatbin" --symbol checklib_fatbin -o "$out/gen/checklib_fatbin.c"
+run "$udfkit" compile "$work/gen/checklib_kernels.cu" --arch "$archs" -o "$work/gen/checklib_kernels.json"
+run "$udfkit" link "$work/gen/checklib_kernels.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/checklib.fatbin"
+run "$udfkit" embed "$work/gen/checklib.fatbin" --symbol checklib_fatbin -o "$work/gen/checklib_fatbin.c"
 
-run "$udfkit" compile "$out/gen/sortlib_kernels.cu" --arch "$archs" -o "$out/gen/sortlib_kernels.json"
-run "$udfkit" link "$out/gen/sortlib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/sortlib.fatbin"
-run "$udfkit" embed "$out/gen/sortlib.fatbin" --symbol sortlib_fatbin -o "$out/gen/sortlib_fatbin.c"
+run "$udfkit" compile "$work/gen/sortlib_kernels.cu" --arch "$archs" -o "$work/gen/sortlib_kernels.json"
+run "$udfkit" link "$work/gen/sortlib_kernels.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/sortlib.fatbin"
+run "$udfkit" embed "$work/gen/sortlib.fatbin" --symbol sortlib_fatbin -o "$work/gen/sortlib_fatbin.c"
 
-run "$udfkit" compile "$out/gen/nulllib_kernels.cu" --arch "$archs" -o "$out/gen/nulllib_kernels.json"
-run "$udfkit" link "$out/gen/nulllib_kernels.json" "$out/gen/udfs.json" --arch "$archs" -o "$out/gen/nulllib.fatbin"
-run "$udfkit" embed "$out/gen/nulllib.fatbin" --symbol nulllib_fatbin -o "$out/gen/nulllib_fatbin.c"
+for lib in strlib=string_udfs declib=decimal_udfs; do
+  run "$udfkit" compile "$work/gen/${lib%%=*}_kernels.cu" --arch "$archs" -o "$work/gen/${lib%%=*}_kernels.json"
+  run "$udfkit" link "$work/gen/${lib%%=*}_kernels.json" "$work/gen/${lib#*=}.json" --arch "$archs" \
+    -o "$work/gen/${lib%%=*}.fatbin"
+  run "$udfkit" embed "$work/gen/${lib%%=*}.fatbin" --symbol "${lib%%=*}_fatbin" -o "$work/gen/${lib%%=*}_fatbin.c"
+done
 
-run "$udfkit" compile "$out/gen/loadlib_kernels.cu" --arch "$archs" -o "$out/gen/loadlib_kernels.json"
-run "$udfkit" link "$out/gen/loadlib_kernels.json" "$out/gen/udfs.json" --arch "80-real;90-real" -o "$out/loadlib.sass.fatbin"
-run "$udfkit" link "$out/gen/loadlib_kernels.json" "$out/gen/udfs.json" --arch 90-virtual --emit ptx \
+run "$udfkit" compile "$work/gen/nulllib_kernels.cu" --arch "$archs" -o "$work/gen/nulllib_kernels.json"
+run "$udfkit" link "$work/gen/nulllib_kernels.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/nulllib.fatbin"
+run "$udfkit" embed "$work/gen/nulllib.fatbin" --symbol nulllib_fatbin -o "$work/gen/nulllib_fatbin.c"
+
+run "$udfkit" compile "$work/gen/loadlib_kernels.cu" --arch "$archs" -o "$work/gen/loadlib_kernels.json"
+run "$udfkit" link "$work/gen/loadlib_kernels.json" "$work/gen/udfs.json" --arch "80-real;90-real" -o "$out/loadlib.sass.fatbin"
+run "$udfkit" link "$work/gen/loadlib_kernels.json" "$work/gen/udfs.json" --arch 90-virtual --emit ptx \
   -o "$out/loadlib.compute_90.ptx"
 
 # The same module for every architecture of two lists, packed plain and compressed, for
 # bench_compress: LTO-IR for compute_75 links to SASS for all of them.
-run "$udfkit" compile "$out/gen/loadlib_kernels.cu" --arch 75 -o "$out/gen/loadlib_kernels_75.json"
-run "$udfkit" compile "$here/udfs.cu" --function "${functions[@]}" --arch 75 -o "$out/gen/udfs_75.json"
+run "$udfkit" compile "$work/gen/loadlib_kernels.cu" --arch 75 -o "$work/gen/loadlib_kernels_75.json"
+run "$udfkit" compile "$here/udfs.cu" --function "${functions[@]}" --arch 75 -o "$work/gen/udfs_75.json"
 for set in "arch3=75-real;80-real;90" "allmajor=all-major"; do
   for mode in none speed size; do
-    run "$udfkit" link "$out/gen/loadlib_kernels_75.json" "$out/gen/udfs_75.json" --arch "${set#*=}" --compress "$mode" \
+    run "$udfkit" link "$work/gen/loadlib_kernels_75.json" "$work/gen/udfs_75.json" --arch "${set#*=}" --compress "$mode" \
       -o "$out/loadlib.${set%%=*}.$mode.fatbin"
   done
 done
 
 # Raw LTO-IR parts for udfkit_library_link: the kernel library and the UDFs, compute_90.
-run "$udfkit" compile "$out/gen/loadlib_kernels.cu" --arch 90 -o "$out/link/loadlib_kernels.ltoir"
+run "$udfkit" compile "$work/gen/loadlib_kernels.cu" --arch 90 -o "$out/link/loadlib_kernels.ltoir"
 run "$udfkit" compile "$here/udfs.cu" --function "${functions[@]}" --arch 90 -o "$out/link/udfs.ltoir"
 
-cflags=(-std=c17 -O2 -Wall -Wextra -Werror -I "$here" -I "$out/gen" -I "$include")
-block=$(sed -n 's/^#define UDFKIT_BLOCK \([0-9][0-9]*\).*/\1/p' "$out/gen/loadlib_kernels.cu")
+cflags=(-std=c17 -O2 -Wall -Wextra -Werror -I "$here" -I "$work/gen" -I "$include")
+block=$(sed -n 's/^#define UDFKIT_BLOCK \([0-9][0-9]*\).*/\1/p' "$work/gen/loadlib_kernels.cu")
 [[ -n $block ]] || { echo "build.sh: no UDFKIT_BLOCK in the generated kernels" >&2; exit 1; }
-run "$cc" "${cflags[@]}" -c "$out/gen/benchlib.c" -o "$out/obj/benchlib.o"
-run "$cc" "${cflags[@]}" -c "$out/gen/benchlib_fatbin.c" -o "$out/obj/benchlib_fatbin.o"
-run "$cc" "${cflags[@]}" -c "$out/gen/nulllib.c" -o "$out/obj/nulllib.o"
-run "$cc" "${cflags[@]}" -c "$out/gen/scanlib.c" -o "$out/obj/scanlib.o"
-run "$cc" "${cflags[@]}" -c "$out/gen/scanlib_fatbin.c" -o "$out/obj/scanlib_fatbin.o"
-run "$cc" "${cflags[@]}" -c "$out/gen/nulllib_fatbin.c" -o "$out/obj/nulllib_fatbin.o"
-run "$cc" "${cflags[@]}" -c "$out/gen/sortlib.c" -o "$out/obj/sortlib.o"
-run "$cc" "${cflags[@]}" -c "$out/gen/opslib.c" -o "$out/obj/opslib.o"
-run "$cc" "${cflags[@]}" -c "$out/gen/opslib_fatbin.c" -o "$out/obj/opslib_fatbin.o"
-run "$cc" "${cflags[@]}" -c "$out/gen/sortlib_fatbin.c" -o "$out/obj/sortlib_fatbin.o"
-run "$cc" "${cflags[@]}" -c "$out/gen/bindlib.c" -o "$out/obj/bindlib.o"
-run "$cc" "${cflags[@]}" -c "$out/gen/bindlib_fatbin.c" -o "$out/obj/bindlib_fatbin.o"
-run "$cc" "${cflags[@]}" -c "$here/bench_bind.c" -o "$out/obj/bench_bind.o"
-run "$cc" "${cflags[@]}" -c "$here/bench_main.c" -o "$out/obj/bench_main.o"
-run "$cc" "${cflags[@]}" -c "$out/gen/checklib.c" -o "$out/obj/checklib.o"
+run "$cc" "${cflags[@]}" -c "$work/gen/benchlib.c" -o "$work/obj/benchlib.o"
+run "$cc" "${cflags[@]}" -c "$work/gen/benchlib_fatbin.c" -o "$work/obj/benchlib_fatbin.o"
+run "$cc" "${cflags[@]}" -c "$work/gen/nulllib.c" -o "$work/obj/nulllib.o"
+run "$cc" "${cflags[@]}" -c "$work/gen/scanlib.c" -o "$work/obj/scanlib.o"
+run "$cc" "${cflags[@]}" -c "$work/gen/scanlib_fatbin.c" -o "$work/obj/scanlib_fatbin.o"
+run "$cc" "${cflags[@]}" -c "$work/gen/nulllib_fatbin.c" -o "$work/obj/nulllib_fatbin.o"
+run "$cc" "${cflags[@]}" -c "$work/gen/sortlib.c" -o "$work/obj/sortlib.o"
+run "$cc" "${cflags[@]}" -c "$work/gen/opslib.c" -o "$work/obj/opslib.o"
+run "$cc" "${cflags[@]}" -c "$work/gen/opslib_fatbin.c" -o "$work/obj/opslib_fatbin.o"
+run "$cc" "${cflags[@]}" -c "$work/gen/sortlib_fatbin.c" -o "$work/obj/sortlib_fatbin.o"
+for lib in strlib declib; do
+  run "$cc" "${cflags[@]}" -c "$work/gen/$lib.c" -o "$work/obj/$lib.o"
+  run "$cc" "${cflags[@]}" -c "$work/gen/${lib}_fatbin.c" -o "$work/obj/${lib}_fatbin.o"
+done
+run "$cc" "${cflags[@]}" -c "$work/gen/bindlib.c" -o "$work/obj/bindlib.o"
+run "$cc" "${cflags[@]}" -c "$work/gen/bindlib_fatbin.c" -o "$work/obj/bindlib_fatbin.o"
+run "$cc" "${cflags[@]}" -c "$here/bench_bind.c" -o "$work/obj/bench_bind.o"
+run "$cc" "${cflags[@]}" -c "$here/bench_main.c" -o "$work/obj/bench_main.o"
+run "$cc" "${cflags[@]}" -c "$work/gen/checklib.c" -o "$work/obj/checklib.o"
 # The checks' helpers stay in the copy, unused.
-run "$cc" "${cflags[@]}" -Wno-unused-function -c "$out/gen/checkbase.c" -o "$out/obj/checkbase.o"
-run "$cc" "${cflags[@]}" -c "$out/gen/checklib_fatbin.c" -o "$out/obj/checklib_fatbin.o"
-run "$cc" "${cflags[@]}" -c "$here/bench_launcher_checks.c" -o "$out/obj/bench_launcher_checks.o"
-run "$cc" "${cflags[@]}" -DBENCH_RUNTIME_HAS_PTX_COMPILE=$has_ptx_compile -c "$here/bench_load.c" -o "$out/obj/bench_load.o"
+run "$cc" "${cflags[@]}" -Wno-unused-function -c "$work/gen/checkbase.c" -o "$work/obj/checkbase.o"
+run "$cc" "${cflags[@]}" -c "$work/gen/checklib_fatbin.c" -o "$work/obj/checklib_fatbin.o"
+run "$cc" "${cflags[@]}" -c "$here/bench_launcher_checks.c" -o "$work/obj/bench_launcher_checks.o"
+run "$cc" "${cflags[@]}" -DBENCH_RUNTIME_HAS_PTX_COMPILE=$has_ptx_compile -c "$here/bench_load.c" -o "$work/obj/bench_load.o"
 run "$cc" "${cflags[@]}" -DBENCH_HAS_LINK=$has_link -DBENCH_LINK_BLOCK="$block" -c "$here/bench_link.c" \
-  -o "$out/obj/bench_link.o"
+  -o "$work/obj/bench_link.o"
 
 for pid in "${pids[@]}"; do wait "$pid"; done
 # One program: the runtime and the nvPTXCompiler it may carry are linked once.
-run "$nvcc" -arch=sm_90 -Xcompiler -static-libstdc++,-static-libgcc "$out"/obj/*.o "${runtime_libs[@]}" \
+run "$nvcc" -arch=sm_90 -Xcompiler -static-libstdc++,-static-libgcc "$work"/obj/*.o "${runtime_libs[@]}" \
   -o "$out/udfkit_bench"
 
 {
