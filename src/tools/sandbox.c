@@ -304,14 +304,6 @@ static const char *confine(const job *j, char *why, size_t why_size)
 
 /* ---- the jobs ---- */
 
-static const char *arch_option(const job *j)
-{
-    for (size_t i = 0; i < j->noptions; i++)
-        if (strncmp(j->options[i], "-arch=", 6) == 0)
-            return j->options[i];
-    return NULL;
-}
-
 /* NVRTC loaded, and what it loads on its first compile (its builtins' library, found beside
  * it) loaded too, without compiling: a compile may leave a thread of NVRTC's behind (the
  * CUDA toolkit's NVRTC does), and Landlock confines only the thread that asks and those it
