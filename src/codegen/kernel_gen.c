@@ -344,8 +344,13 @@ static void entry_texts_fill(const render_parts *r, const udfkit_kernel_entry *e
  * kind and init, and the tile of T's size, which the kernel checks at build time. */
 typedef struct tile_texts {
     const char *kind, *init_value, *init_arg;
-    char init_t[64], init_param[80], tile_items[16], items[16], t_bytes[16], key[32];
+    char init_t[64], init_param[80], tile_items[16], items[16], t_bytes[16], key[32], state_bytes[24];
 } tile_texts;
+
+static size_t round16(size_t n)
+{
+    return (n + 15) / 16 * 16;
+}
 
 static void tile_texts_fill(const udfkit_kernel_entry *e, const char *type, tile_texts *t)
 {
@@ -360,6 +365,11 @@ static void tile_texts_fill(const udfkit_kernel_entry *e, const char *type, tile
     /* T's size, or that of the row numbers a row sorts (index_keys). */
     size_t size = row->index_keys ? 8 : udfkit_kind_size(value_type(e).kind);
     snprintf(t->t_bytes, sizeof t->t_bytes, "%zu", size);
+    /* A tile's look-back state: a status word and two values (scans) or two (offset, value)
+     * pairs (reduce_by_key), each array padded; 48 bytes bound it for values of up to 8 bytes,
+     * a decimal128 needs more (its pairs are 32 bytes). */
+    size_t pair = row->extra == UDFKIT_EXTRA_KEY ? round16(8 + size) : round16(size);
+    snprintf(t->state_bytes, sizeof t->state_bytes, "%zu", 16 + 2 * pair > 48 ? 16 + 2 * pair : (size_t)48);
     if (row->tile_items) {
         size_t items = row->tile_items(size);
         snprintf(t->items, sizeof t->items, "%zu", items);
@@ -626,6 +636,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"ROUND_TILES", row->round_tiles ? row->round_tiles : ""},
         {"SCAN_KIND", tile.kind},   {"SCAN_INIT_T", tile.init_t},  {"INIT_PARAM", tile.init_param},
         {"INIT_VALUE", tile.init_value}, {"INIT_ARG", tile.init_arg}, {"TILE_ITEMS", tile.tile_items},
+        {"TILE_STATE_BYTES", tile.state_bytes},
         {"ITEMS", tile.items},      {"T_BYTES", tile.t_bytes},     {"KEY_T", tile.key},
         {"K_NAME", udfkit_kind_name(e->key)},  {"OP", TEXT(t.op)},
         {"SMALL_PATH", TEXT(small)}, {"VARIANT", t.variant}, {"WHAT", t.what},
