@@ -164,13 +164,15 @@ def test_slots_take_strings(work):
                    check=True, cwd=work)
 
 
-def test_python_refuses_strings_until_supported(work):
+def test_python_takes_strings(work):
+    """A Python UDF over a string compiles (tests/strings/test_string_python.py checks what it
+    computes); its manifest and header carry the C ABI of a CUDA C one."""
     with open(os.path.join(work, "m.py"), "w") as f:
         f.write("def n(s):\n    return len(s)\n")
     os.makedirs(os.path.join(work, "out"))
-    r = udfkit("compile", "m.py", "-f", "n:int64(string)", "-o", "out/x.json", cwd=work)
-    assert r.rc == 1 and "type string is not supported in Python UDFs" in r.err, r
-    assert files_under(os.path.join(work, "out")) == []
+    ok("compile", "m.py", "-f", "n:int64(string)", "--arch", "80", "-o", "out/x.json", cwd=work)
+    functions = {f["c_name"]: f for f in json.load(open(os.path.join(work, "out", "x.json")))["functions"]}
+    assert functions["n"]["prototype"] == "int64_t n(const char *a0, int64_t a0_size)", functions["n"]
 
 
 def test_string_header_under_nvcc(work):
@@ -184,5 +186,5 @@ def test_string_header_under_nvcc(work):
 
 if __name__ == "__main__":
     main([test_manifest_and_header, test_every_template_generates_compiles_and_links, test_every_cuda_form,
-          *[make_case(*c) for c in CASES], test_slots_take_strings, test_python_refuses_strings_until_supported,
+          *[make_case(*c) for c in CASES], test_slots_take_strings, test_python_takes_strings,
           test_string_header_under_nvcc])

@@ -57,6 +57,13 @@ def udfkit(args, expect_ok=True):
     return proc
 
 
+def located(path, line, stderr):
+    """The location udfkit gives: the path as given, or relative to the working directory where
+    that is shorter (as udfkit shows it)."""
+    absolute, relative = f"{path}:{line}: error:", f"{os.path.relpath(path)}:{line}: error:"
+    return relative if relative in stderr else absolute
+
+
 def main():
     source = os.path.join(DATA, "py_strings.py")
     with tempfile.TemporaryDirectory() as work:
@@ -108,7 +115,7 @@ def main():
                                       ("wrong", "int64(string)", 10, "returns str, but its spec says int64")):
             target = os.path.join(work, f"{fn}.ltoir")
             proc = udfkit(["compile", bad, "--function", f"{fn}:{spec}", "--arch", "80", "-o", target], False)
-            want = f"{bad}:{line}: error:"
+            want = located(bad, line, proc.stderr)
             assert want in proc.stderr and words in proc.stderr, f"{fn}: wanted '{want}' and '{words}':\n{proc.stderr}"
             assert not os.path.exists(target), target
             print(f"ok: {fn} refused at line {line}")
@@ -124,7 +131,7 @@ def main():
         if "has no numba-cuda-mlir" in proc.stderr:
             print("numba-cuda-mlir: skipped: not installed")
         else:
-            want = f"{source}:6: error:"
+            want = located(source, 6, proc.stderr)
             assert proc.returncode != 0 and want in proc.stderr and "--python-frontend numba-cuda" in proc.stderr, \
                 proc.stderr
             assert not os.path.exists(mlir)
