@@ -240,7 +240,8 @@ class Unsupported:
         raise TypeError(f"udfkit.{self.name} is compiled into UDFs by numba-cuda only")
 
 
-def make_api():
+def _make_api_1(ns):
+    """Part 1 of make_api(): its names come from and go to ns."""
     from llvmlite import ir
     from numba.core import errors
     from numba.cuda import cgutils
@@ -314,6 +315,14 @@ def make_api():
         if scale > 38 or abs(unscaled) >= 10 ** 38:
             raise refuse(f"udfkit.Decimal({text!r}) has more than 38 digits, or a scale past 38")
         return unscaled, scale
+    ns.update(locals())
+    del ns["ns"]
+
+
+def _make_api_2(ns):
+    """Part 2 of make_api(): its names come from and go to ns."""
+    (DEC, DecimalType, api, as_dec, const_dec, dec_call, decimal_like, intrinsic,) = (ns[k] for k in ('DEC', 'DecimalType', 'api', 'as_dec', 'const_dec', 'dec_call', 'decimal_like', 'intrinsic'))
+    (literal_decimal, literal_intrinsic, pointer, refuse, types,) = (ns[k] for k in ('literal_decimal', 'literal_intrinsic', 'pointer', 'refuse', 'types'))
 
     # -- Making decimals --------------------------------------------------------------
 
@@ -407,6 +416,15 @@ def make_api():
             return dec_call(context, builder, "udfkit_py_dec_div", pointer(builder, x), pointer(builder, y), s)
 
         return DEC(a, b, scale), codegen
+    ns.update(locals())
+    del ns["ns"]
+
+
+def _make_api_3(ns):
+    """Part 3 of make_api(): its names come from and go to ns."""
+    (DEC, DecimalType, api, as_dec, binary, call, dec_call, decimal_like,) = (ns[k] for k in ('DEC', 'DecimalType', 'api', 'as_dec', 'binary', 'call', 'dec_call', 'decimal_like'))
+    (div, i32, i64, intrinsic, ir, named, overload, pointer,) = (ns[k] for k in ('div', 'i32', 'i64', 'intrinsic', 'ir', 'named', 'overload', 'pointer'))
+    (types, unary,) = (ns[k] for k in ('types', 'unary'))
 
     @intrinsic
     def rescale(typingctx, a, scale):
@@ -498,6 +516,14 @@ def make_api():
     def ov_abs(a):
         if isinstance(a, DecimalType):
             return lambda a: absolute(a)
+    ns.update(locals())
+    del ns["ns"]
+
+
+def _make_api_4(ns):
+    """Part 4 of make_api(): its names come from and go to ns."""
+    (DecimalType, api, call, i32, i64, intrinsic, ir, literal_intrinsic,) = (ns[k] for k in ('DecimalType', 'api', 'call', 'i32', 'i64', 'intrinsic', 'ir', 'literal_intrinsic'))
+    (named, overload, refuse, rescale, round_int, to_float, trunc_int, types,) = (ns[k] for k in ('named', 'overload', 'refuse', 'rescale', 'round_int', 'to_float', 'trunc_int', 'types'))
 
     @overload(round)
     def ov_round(a, ndigits=None):
@@ -591,6 +617,14 @@ def make_api():
         return t(t, months), codegen
 
     api["add_months"] = add_months
+    ns.update(locals())
+    del ns["ns"]
+
+
+def _make_api_5(ns):
+    """Part 5 of make_api(): its names come from and go to ns."""
+    (DEC, api, call, cgutils, datetime_only, i32, i64, intrinsic,) = (ns[k] for k in ('DEC', 'api', 'call', 'cgutils', 'datetime_only', 'i32', 'i64', 'intrinsic'))
+    (ir, literal_intrinsic, literal_unit, name, named, refuse, types, unit_of,) = (ns[k] for k in ('ir', 'literal_intrinsic', 'literal_unit', 'name', 'named', 'refuse', 'types', 'unit_of'))
 
     def between_type(a, b, unit, what):
         if not (datetime_only(a, what) and datetime_only(b, what)):
@@ -686,6 +720,15 @@ def make_api():
     def present(ty):
         """A nullable result's type where it is not None (the wrapper has returned before)."""
         return ty.type if isinstance(ty, types.Optional) else ty
+    ns.update(locals())
+    del ns["ns"]
+
+
+def _make_api_6(ns):
+    """Part 6 of make_api(): its names come from and go to ns."""
+    (DEC, DecimalType, abi_in, api, as_dec, call, cgutils, decimal_like,) = (ns[k] for k in ('DEC', 'DecimalType', 'abi_in', 'api', 'as_dec', 'call', 'cgutils', 'decimal_like'))
+    (i32, i64, i8p, intrinsic, ir, pointer, present, refuse,) = (ns[k] for k in ('i32', 'i64', 'i8p', 'intrinsic', 'ir', 'pointer', 'present', 'refuse'))
+    (types, unit_of,) = (ns[k] for k in ('types', 'unit_of'))
 
     def abi_out(spec, what):
         """An intrinsic making a result's C ABI value from the UDF's, checked; a decimal128's
@@ -772,6 +815,16 @@ def make_api():
     api.update(_DecimalType=DecimalType, _DEC=DEC, _abi_in=abi_in, _abi_out=abi_out, _abi_types=abi_types,
                _user_type=user_type, _inferred_name=inferred_name)
     return api
+
+
+def make_api():
+    ns = {}
+    _make_api_1(ns)
+    _make_api_2(ns)
+    _make_api_3(ns)
+    _make_api_4(ns)
+    _make_api_5(ns)
+    return _make_api_6(ns)
 
 
 def wrapper(fn, pyfunc, path, line, frontend, numba_type, udfkit_type):

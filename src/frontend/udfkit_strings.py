@@ -502,12 +502,8 @@ def take_lowered():
     return lowered
 
 
-def define():
-    """The numba type `str` and its operations, registered with numba-cuda once; returns the
-    namespace (the type as NS.str_type)."""
-    global NS
-    if NS is not None:
-        return NS
+def _define_1(ns):
+    """Part 1 of define(): its names come from and go to ns."""
     import operator
     import types as pytypes
 
@@ -598,6 +594,14 @@ def define():
         return ty is None or isinstance(ty, (types.Omitted, types.NoneType))
 
     NPOS = (1 << 63) - 1
+    ns.update(locals())
+    del ns["ns"]
+
+
+def _define_2(ns):
+    """Part 2 of define(): its names come from and go to ns."""
+    (NPOS, absent, by_address, i32, i64, i8p, int_arg, intrinsic,) = (ns[k] for k in ('NPOS', 'absent', 'by_address', 'i32', 'i64', 'i8p', 'int_arg', 'intrinsic'))
+    (ir, is_text, new_string, optional_int, shim, str_type, text_arg, types,) = (ns[k] for k in ('ir', 'is_text', 'new_string', 'optional_int', 'shim', 'str_type', 'text_arg', 'types'))
 
     # Intrinsics: each a call of one shim.
     @intrinsic
@@ -690,6 +694,15 @@ def define():
         op = scope["op"]
         op.__name__ = f"str_{name}"
         return intrinsic(op)
+    ns.update(locals())
+    del ns["ns"]
+
+
+def _define_3(ns):
+    """Part 3 of define(): its names come from and go to ns."""
+    (StrType, by_address, i64, i8p, int_arg, intrinsic, ir, is_text,) = (ns[k] for k in ('StrType', 'by_address', 'i64', 'i8p', 'int_arg', 'intrinsic', 'ir', 'is_text'))
+    (new_string, optional_int, overload, s_len, shim, slot_of, str_type, text_arg,) = (ns[k] for k in ('new_string', 'optional_int', 'overload', 's_len', 'shim', 'slot_of', 'str_type', 'text_arg'))
+    (types,) = (ns[k] for k in ('types',))
 
     def to_number(name, result):
         @intrinsic
@@ -775,6 +788,14 @@ def define():
 
     def both_text(a, b):
         return (isinstance(a, StrType) or isinstance(b, StrType)) and is_text(a) and is_text(b)
+    ns.update(locals())
+    del ns["ns"]
+
+
+def _define_4(ns):
+    """Part 4 of define(): its names come from and go to ns."""
+    (StrType, both_text, operator, overload, producer, s_cmp, s_contains, s_eq,) = (ns[k] for k in ('StrType', 'both_text', 'operator', 'overload', 'producer', 's_cmp', 's_contains', 's_eq'))
+    (s_ord, s_to_float, s_to_int, types,) = (ns[k] for k in ('s_ord', 's_to_float', 's_to_int', 'types'))
 
     for op, test in ((operator.eq, "== 0"), (operator.ne, "!= 0"), (operator.lt, "< 0"), (operator.le, "<= 0"),
                      (operator.gt, "> 0"), (operator.ge, ">= 0")):
@@ -862,6 +883,14 @@ def define():
     def ov_chr(i):
         if isinstance(i, types.Integer):
             return lambda i: s_chr(i)
+    ns.update(locals())
+    del ns["ns"]
+
+
+def _define_5(ns):
+    """Part 5 of define(): its names come from and go to ns."""
+    (StrType, TypingError, absent, is_text, models, optional_int, overload_method, predicate,) = (ns[k] for k in ('StrType', 'TypingError', 'absent', 'is_text', 'models', 'optional_int', 'overload_method', 'predicate'))
+    (producer, register_model, search, str_type, types,) = (ns[k] for k in ('producer', 'register_model', 'search', 'str_type', 'types'))
 
     # Methods.
     for name in PREDICATES:
@@ -952,6 +981,17 @@ def define():
         def __init__(self, dmm, fe_type):
             members = [("s", str_type), ("sep", fe_type.sep), ("maxsplit", fe_type.maxsplit)]
             super().__init__(dmm, fe_type, members)
+    ns.update(locals())
+    del ns["ns"]
+
+
+def _define_6(ns):
+    """Part 6 of define(): its names come from and go to ns."""
+    global NS
+    (AttributeTemplate, SplitType, StrType, TypingError, absent, by_address, cgutils, i32,) = (ns[k] for k in ('AttributeTemplate', 'SplitType', 'StrType', 'TypingError', 'absent', 'by_address', 'cgutils', 'i32'))
+    (i64, i8p, infer_getattr, int_arg, intrinsic, ir, is_text, name,) = (ns[k] for k in ('i64', 'i8p', 'infer_getattr', 'int_arg', 'intrinsic', 'ir', 'is_text', 'name'))
+    (new_string, operator, optional_int, overload, overload_method, pytypes, s_ctx, s_emit,) = (ns[k] for k in ('new_string', 'operator', 'optional_int', 'overload', 'overload_method', 'pytypes', 's_ctx', 's_emit'))
+    (s_param, s_release, shim, str_type, text_arg, types,) = (ns[k] for k in ('s_param', 's_release', 'shim', 'str_type', 'text_arg', 'types'))
 
     def make_split(reverse):
         name = "rsplit" if reverse else "split"
@@ -1039,6 +1079,21 @@ def define():
     NS = pytypes.SimpleNamespace(str_type=str_type, StrType=StrType, s_ctx=s_ctx, s_param=s_param, s_emit=s_emit,
                                  s_release=s_release)
     return NS
+
+
+def define():
+    """The numba type `str` and its operations, registered with numba-cuda once; returns the
+    namespace (the type as NS.str_type)."""
+    global NS
+    if NS is not None:
+        return NS
+    ns = {}
+    _define_1(ns)
+    _define_2(ns)
+    _define_3(ns)
+    _define_4(ns)
+    _define_5(ns)
+    return _define_6(ns)
 
 
 def uses_strings(fn):
