@@ -1,6 +1,7 @@
 /* Helpers shared by the GPU test programs: the pass and failure counts, CHECK (a condition)
- * and check (a status) that report a failure, a deterministic random source, and device
- * copies. Each program includes it once; the counts may be updated from several threads. */
+ * and check (a status) that report a failure, a deterministic random source, and copies to
+ * and from the device. Each program includes it once; the counts may be updated from several
+ * threads. */
 #ifndef UDFKIT_GPU_TEST_H
 #define UDFKIT_GPU_TEST_H
 
@@ -9,6 +10,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int failures, passes;
 static pthread_mutex_t gpu_test_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -66,6 +68,16 @@ static inline void *device_copy(const void *host, size_t bytes)
         return NULL;
     }
     return d;
+}
+
+/* A host copy of `bytes` of device memory (at least 1 byte, zeroed where nothing is copied);
+ * the caller frees it. Not inline: as its callers had it. */
+__attribute__((unused)) static void *host_copy(const void *device, size_t bytes)
+{
+    void *h = calloc(bytes ? bytes : 1, 1);
+    if (bytes)
+        check(udfkit_copy_to_host(h, device, bytes), "udfkit_copy_to_host");
+    return h;
 }
 
 #endif

@@ -28,14 +28,6 @@ static void expect(bool ok, const char *what)
     }
 }
 
-static void *host_copy(const void *device, size_t bytes)
-{
-    void *h = calloc(bytes ? bytes : 1, 1);
-    if (bytes)
-        check(udfkit_copy_to_host(h, device, bytes), "udfkit_copy_to_host");
-    return h;
-}
-
 typedef __int128 i128;
 
 static udfkit_decimal128 dec(i128 v)

@@ -28,14 +28,6 @@ static void expect(bool ok, const char *what)
     }
 }
 
-static void *host_copy(const void *device, size_t bytes)
-{
-    void *h = calloc(bytes ? bytes : 1, 1);
-    if (bytes)
-        check(udfkit_copy_to_host(h, device, bytes), "udfkit_copy_to_host");
-    return h;
-}
-
 /* A column's validity: per row on the host, and as an Arrow bitmap on the device (random
  * bits around the rows, so that a wrong offset shows); with no bitmap where `none`. */
 typedef struct validity {

@@ -176,14 +176,6 @@ static void column_free(column *c)
     udfkit_device_free(c->buffers);
 }
 
-static void *host_copy(const void *device, size_t bytes)
-{
-    void *h = calloc(bytes ? bytes : 1, 1);
-    if (bytes)
-        check(udfkit_copy_to_host(h, device, bytes), "udfkit_copy_to_host");
-    return h;
-}
-
 /* CPython's results for one UDF, by corpus row. */
 typedef struct reference {
     uint8_t *err, *null;

@@ -30,14 +30,6 @@ static void expect(bool ok, const char *what)
     }
 }
 
-static void *host_copy(const void *device, size_t bytes)
-{
-    void *h = calloc(bytes ? bytes : 1, 1);
-    if (bytes)
-        check(udfkit_copy_to_host(h, device, bytes), "udfkit_copy_to_host");
-    return h;
-}
-
 /* Rows of text on the host. */
 typedef struct text {
     size_t n;
