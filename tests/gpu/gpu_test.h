@@ -80,4 +80,62 @@ __attribute__((unused)) static void *host_copy(const void *device, size_t bytes)
     return h;
 }
 
+/* The bytes of dir/name (malloc'd, at least 1 byte), NULL where it cannot be read. */
+__attribute__((unused)) static void *read_dir_file(const char *dir, const char *name, size_t *size)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    *size = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *data = malloc(*size ? *size : 1);
+    if (fread(data, 1, *size, f) != *size) {
+        free(data);
+        data = NULL;
+    }
+    fclose(f);
+    return data;
+}
+
+/* A directory of cases made at build time (the Python UDF tests): skip.txt where the cases could
+ * not be made (exit 77, saying why), `fatbin` loaded (77 without a GPU), cases.txt opened.
+ * Returns -1 with *image, *lib and *cases set, else the exit status to end with. */
+__attribute__((unused)) static int open_cases(const char *dir, const char *fatbin, void **image, udfkit_library **lib,
+                                              FILE **cases)
+{
+    size_t image_size, skip_size;
+    char *skip = read_dir_file(dir, "skip.txt", &skip_size);
+    if (skip) {
+        printf("skipped: %.*s", (int)skip_size, skip);
+        free(skip);
+        return 77;
+    }
+    *image = read_dir_file(dir, fatbin, &image_size);
+    if (!*image) {
+        fprintf(stderr, "%s/%s cannot be read\n", dir, fatbin);
+        return 1;
+    }
+    udfkit_status s = udfkit_library_load(*image, image_size, lib);
+    if (s == UDFKIT_ERROR_NO_DRIVER || s == UDFKIT_ERROR_NO_DEVICE) {
+        printf("skipped: %s\n", udfkit_last_error());
+        free(*image);
+        return 77;
+    }
+    char what[256];
+    snprintf(what, sizeof what, "loading %s", fatbin);
+    if (check(s, what))
+        return 1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/cases.txt", dir);
+    *cases = fopen(path, "r");
+    if (!*cases) {
+        fprintf(stderr, "%s cannot be read\n", path);
+        return 1;
+    }
+    return -1;
+}
+
 #endif

@@ -5,6 +5,8 @@
  * its value is not compared.
  * usage: test_python_dates_decimals <cases dir>; exit 77 (skipped) without a GPU, or where the
  * cases could not be built (<cases dir>/skip.txt says why). */
+#include "gpu_test.h"
+
 #include <udfkit/runtime.h>
 
 #include <stdbool.h>
@@ -14,32 +16,6 @@
 #include <string.h>
 
 #define MAX_PARAMS 8
-
-static void *read_file(const char *dir, const char *name, size_t *size)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    *size = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *data = malloc(*size ? *size : 1);
-    if (fread(data, 1, *size, f) != *size) {
-        free(data);
-        data = NULL;
-    }
-    fclose(f);
-    return data;
-}
-
-static int check(udfkit_status s, const char *what)
-{
-    if (s != UDFKIT_OK)
-        fprintf(stderr, "%s: %s: %s\n", what, udfkit_status_string(s), udfkit_last_error());
-    return s != UDFKIT_OK;
-}
 
 /* A row's bytes as hex, for messages. */
 static void hex(const unsigned char *p, size_t n, char *out)
@@ -59,7 +35,7 @@ static int run_case(udfkit_library *lib, const char *dir, const char *name, cons
     for (int k = 0; k < nparams && !bad; k++) {
         size_t size;
         snprintf(file, sizeof file, "%s.%d.bin", name, k);
-        void *host = read_file(dir, file, &size);
+        void *host = read_dir_file(dir, file, &size);
         bad = !host || size != (size_t)n * in_sizes[k] || check(udfkit_device_alloc(size, &device[k]), "alloc") ||
               check(udfkit_copy_to_device(device[k], host, size), "copy in");
         free(host);
@@ -80,9 +56,9 @@ static int run_case(udfkit_library *lib, const char *dir, const char *name, cons
     int32_t *got_err = malloc(err_bytes ? err_bytes : 1);
     size_t want_size = 0, want_err_size = 0;
     snprintf(file, sizeof file, "%s.out.bin", name);
-    unsigned char *want = read_file(dir, file, &want_size);
+    unsigned char *want = read_dir_file(dir, file, &want_size);
     snprintf(file, sizeof file, "%s.err.bin", name);
-    int32_t *want_err = read_file(dir, file, &want_err_size);
+    int32_t *want_err = read_dir_file(dir, file, &want_err_size);
     bad = bad || !want || want_size != out_bytes || !want_err || want_err_size != err_bytes ||
           check(udfkit_copy_to_host(got, device[nparams], out_bytes), "copy out") ||
           check(udfkit_copy_to_host(got_err, device[nparams + 1], err_bytes), "copy errors out");
@@ -117,34 +93,12 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *dir = argv[1];
-    size_t image_size, skip_size;
-    char *skip = read_file(dir, "skip.txt", &skip_size);
-    if (skip) {
-        printf("skipped: %.*s", (int)skip_size, skip);
-        free(skip);
-        return 77;
-    }
-    void *image = read_file(dir, "dd.fatbin", &image_size);
-    if (!image) {
-        fprintf(stderr, "%s/dd.fatbin cannot be read\n", dir);
-        return 1;
-    }
+    void *image;
     udfkit_library *lib;
-    udfkit_status s = udfkit_library_load(image, image_size, &lib);
-    if (s == UDFKIT_ERROR_NO_DRIVER || s == UDFKIT_ERROR_NO_DEVICE) {
-        printf("skipped: %s\n", udfkit_last_error());
-        free(image);
-        return 77;
-    }
-    if (check(s, "loading dd.fatbin"))
-        return 1;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/cases.txt", dir);
-    FILE *cases = fopen(path, "r");
-    if (!cases) {
-        fprintf(stderr, "%s cannot be read\n", path);
-        return 1;
-    }
+    FILE *cases;
+    int rc = open_cases(dir, "dd.fatbin", &image, &lib, &cases);
+    if (rc >= 0)
+        return rc;
     char line[1024];
     int failed = 0, total = 0;
     while (fgets(line, sizeof line, cases)) {

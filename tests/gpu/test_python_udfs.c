@@ -5,6 +5,8 @@
  * rounding of the largest term.
  * usage: test_python_udfs <cases dir>; exit 77 (skipped) without a GPU, or where the cases
  * could not be built (<cases dir>/skip.txt says why: the Python frontend did not import). */
+#include "gpu_test.h"
+
 #include <udfkit/runtime.h>
 
 #include <math.h>
@@ -33,25 +35,6 @@ static const type_info *type_named(const char *name)
         if (strcmp(types[i].name, name) == 0)
             return &types[i];
     return NULL;
-}
-
-static void *read_file(const char *dir, const char *name, size_t *size)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    *size = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *data = malloc(*size ? *size : 1);
-    if (fread(data, 1, *size, f) != *size) {
-        free(data);
-        data = NULL;
-    }
-    fclose(f);
-    return data;
 }
 
 /* Floats mapped to integers that are ordered like the floats, so a difference counts ulps. */
@@ -115,13 +98,6 @@ static double epsilon(int bits)
     return bits == 16 ? ldexp(1, -10) : bits == 32 ? ldexp(1, -23) : ldexp(1, -52);
 }
 
-static int check(udfkit_status s, const char *what)
-{
-    if (s != UDFKIT_OK)
-        fprintf(stderr, "%s: %s: %s\n", what, udfkit_status_string(s), udfkit_last_error());
-    return s != UDFKIT_OK;
-}
-
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -129,34 +105,12 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *dir = argv[1];
-    size_t image_size, skip_size;
-    char *skip = read_file(dir, "skip.txt", &skip_size);
-    if (skip) {
-        printf("skipped: %.*s", (int)skip_size, skip);
-        free(skip);
-        return 77;
-    }
-    void *image = read_file(dir, "py_udfs.fatbin", &image_size);
-    if (!image) {
-        fprintf(stderr, "%s/py_udfs.fatbin cannot be read\n", dir);
-        return 1;
-    }
+    void *image;
     udfkit_library *lib;
-    udfkit_status s = udfkit_library_load(image, image_size, &lib);
-    if (s == UDFKIT_ERROR_NO_DRIVER || s == UDFKIT_ERROR_NO_DEVICE) {
-        printf("skipped: %s\n", udfkit_last_error());
-        free(image);
-        return 77;
-    }
-    if (check(s, "loading py_udfs.fatbin"))
-        return 1;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/cases.txt", dir);
-    FILE *cases = fopen(path, "r");
-    if (!cases) {
-        fprintf(stderr, "%s cannot be read\n", path);
-        return 1;
-    }
+    FILE *cases;
+    int rc = open_cases(dir, "py_udfs.fatbin", &image, &lib, &cases);
+    if (rc >= 0)
+        return rc;
     char line[1024];
     int failed_cases = 0, total = 0;
     while (fgets(line, sizeof line, cases)) {
@@ -177,7 +131,7 @@ int main(int argc, char **argv)
             char file[200];
             size_t size;
             snprintf(file, sizeof file, "%s.%d.bin", name, k);
-            void *host = read_file(dir, file, &size);
+            void *host = read_dir_file(dir, file, &size);
             bad = !host || check(udfkit_device_alloc(size, &device[k]), "alloc") ||
                   check(udfkit_copy_to_device(device[k], host, size), "copy in");
             free(host);
@@ -196,10 +150,10 @@ int main(int argc, char **argv)
         size_t expected_size = 0;
         char file[200];
         snprintf(file, sizeof file, "%s.out.bin", name);
-        unsigned char *want = read_file(dir, file, &expected_size);
+        unsigned char *want = read_dir_file(dir, file, &expected_size);
         size_t scale_size = 0;
         snprintf(file, sizeof file, "%s.scale.bin", name);
-        double *scale = read_file(dir, file, &scale_size);
+        double *scale = read_dir_file(dir, file, &scale_size);
         bad = bad || !scale || scale_size != (size_t)n * sizeof(double);
         bad = bad || !want || expected_size != out_size || check(udfkit_copy_to_host(got, device[nparams], out_size), "copy out");
         int wrong = 0;
