@@ -234,10 +234,15 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_device_memset_async(void *p, int value, 
  * legacy default stream (cuMemcpyHtoD, cuMemcpyDtoH), so they start after the work queued
  * before on that stream and on blocking streams (cuStreamCreate's default flag), but do not
  * wait for non-blocking streams (CU_STREAM_NON_BLOCKING, cudaStreamNonBlocking), nor for
- * other contexts' work; udfkit_copy_to_host returns when the data is in dst. Under
- * per-thread default streams (nvcc --default-stream per-thread) the legacy stream is still
- * the one used. For data a kernel on a non-blocking stream writes, synchronize that stream
- * first, or use udfkit_copy_to_host_async on it. */
+ * other contexts' work. Both return once the copy is done: udfkit_copy_to_host when the
+ * data is in dst, udfkit_copy_to_device when it is in device memory, so that a kernel on any
+ * stream or context launched after it reads the new bytes (the driver's cuMemcpyHtoD from
+ * pageable memory returns once the bytes are staged, with the transfer still running on the
+ * legacy stream, which non-blocking streams do not wait for: udfkit_copy_to_device
+ * synchronizes the legacy stream after it). Under per-thread default streams (nvcc
+ * --default-stream per-thread) the legacy stream is still the one used. For data a kernel
+ * on a non-blocking stream writes, synchronize that stream first, or use
+ * udfkit_copy_to_host_async on it. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_copy_to_device(void *dst, const void *src, size_t bytes);
 UDFKIT_RUNTIME_API udfkit_status udfkit_copy_to_host(void *dst, const void *src, size_t bytes);
 /* The same copies in stream order on s (cuMemcpyHtoDAsync, cuMemcpyDtoHAsync): they run
