@@ -24,8 +24,9 @@
  *   process, all devices together); the table of bound libraries; the log callback.
  * - per device: its attributes and memory pool (udfkit's own, never the device's default);
  *   whether a library's code there waits for the pass before (udfkit_launch_dependent asks
- *   per device, so a launcher that chose dependent launches on one device launches ordinarily
- *   where the code does not wait).
+ *   per device and keeps the answer per library; the generated launchers start every pass
+ *   after the first through it, so each device gets dependent launches exactly where its
+ *   code waits, whichever device loaded the library).
  * - per context: every allocation, and the UDF error record of a udfkit kernels library
  *   (each context that runs its kernels has its own: udfkit_library_udf_error reads and
  *   clears the current context's). A temporary block serves streams of its own context only.
@@ -191,12 +192,12 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_launch(udfkit_kernel k, udfkit_dim3 grid
  * (programmatic dependent launch, compute capability 9.0 and later; elsewhere, or on a driver
  * without cuLaunchKernelEx, an ordinary launch): k must wait for that kernel (PTX
  * griddepcontrol.wait) before it reads what that kernel wrote. The generated launchers use it
- * for the pass after the first of a reduce, filter, scan or reduce_by_key, where the library's
- * code has the kernel udfkit_dependent_launch (code compiled for compute_90 or later): the pass
- * is then resident and waiting when the first one ends. For such a library (one with the UDF
- * error record of `udfkit kernels`) the launch is dependent only where the code the current
- * device runs has udfkit_dependent_launch, asked per device: a launcher that saw the marker
- * on one device launches ordinarily on a device whose code lacks it. */
+ * for the pass after the first of a reduce, filter, scan or reduce_by_key: the pass is then
+ * resident and waiting when the first one ends. For a library with the UDF error record of
+ * `udfkit kernels` the launch is dependent only where the code the current device runs has
+ * the kernel udfkit_dependent_launch (code compiled for compute_90 or later), asked per
+ * device and kept per library: ordinary on a device whose code lacks it, dependent on one
+ * whose code has it, whichever device loaded the library. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_launch_dependent(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block,
                                                          size_t shared_bytes, udfkit_stream s, void **args);
 
