@@ -606,6 +606,28 @@ static void renders_every_template_row(void **state)
     }
 }
 
+/* reduce_by_key runs CUB's agent with its last tile guarded: every unloaded place heads a run
+ * of its own in the scan, so the op never takes one (CUB flags only the first, and combined
+ * the rest with the op: an op that checks its operands recorded errors no row caused). */
+static void reduce_by_key_guards_the_last_tile(void **state)
+{
+    (void)state;
+    rendered r;
+    const char *specs[] = {"add:int64(int64, int64)", "mx:int32(int32, int32)"};
+    const char *entries[] = {"reduce_by_key(add, int32)", "reduce_by_key(mx, uint8)"};
+    render(&r, specs, 2, entries, 2);
+    const char *cu = r.text.cuda.data;
+    /* The guarded agent with each kernel, defined once (its guard), used by each. */
+    assert_int_equal(occurrences(cu, "#ifndef UDFKIT_RBK_GUARDED_AGENT\n#define UDFKIT_RBK_GUARDED_AGENT"), 2);
+    assert_int_equal(occurrences(cu, "template <class Agent> struct rbk_guarded : Agent {"), 2);
+    assert_non_null(strstr(cu, "scan_items[i].key = place > loaded ? 1 : heads[i];"));
+    assert_non_null(strstr(cu, "const u64 tile_runs = block_aggregate.key - extra;"));
+    assert_int_equal(occurrences(cu, ".ConsumeRangeGuarded(n, ts, start_tile);"), 2);
+    assert_null(strstr(cu, ".ConsumeRange(n, ts, start_tile);"));
+    assert_non_null(strstr(cu, "udfkit_detail::rbk_guarded<udfkit_detail::rbk_agent_udfkit_lib_reduce_by_key_add_by_int32>("));
+    rendered_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -619,6 +641,7 @@ int main(void)
         cmocka_unit_test(renders_nullable_map_kernels),
         cmocka_unit_test(generates_atomically),
         cmocka_unit_test(sort_entries),
+        cmocka_unit_test(reduce_by_key_guards_the_last_tile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
