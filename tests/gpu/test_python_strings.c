@@ -130,6 +130,17 @@ static text corpus_s, corpus_t;
 static int64_t *corpus_x;
 static uint8_t *corpus_valid;
 
+/* A kernel that faults loses the CUDA context: every later call fails the same way (device
+ * memory too, so that later launchers would see NULL columns). Stop at the first, saying so. */
+static void stop_if_lost(udfkit_status st, const ps_case *c, const char *launch)
+{
+    if (st != UDFKIT_ERROR_LAUNCH)
+        return;
+    fprintf(stderr, "FAIL %s %s %s: %s; the CUDA context is lost, nothing after this can run (%d passed, %d failed so far)\n",
+            current, c->name, launch, udfkit_last_error(), passes, failures + 1);
+    exit(1);
+}
+
 /* The launch's UDF error record against the lowest row CPython raised at. */
 static void check_error(const ps_case *c, const uint32_t *idx, size_t n, const char *launch)
 {
@@ -141,6 +152,7 @@ static void check_error(const ps_case *c, const uint32_t *idx, size_t n, const c
     uint64_t row = 0;
     int code = 0;
     udfkit_status st = ps_udf_error(NULL, &row, &code);
+    stop_if_lost(st, c, launch);
     if (first == SIZE_MAX)
         CHECK(st == UDFKIT_OK, "%s %s %s: no row raises in CPython, but the launch reports row %llu code %d", current,
               c->name, launch, (unsigned long long)row, code);
@@ -168,7 +180,9 @@ static void run_numeric(const ps_case *c, const inputs *in, const uint32_t *idx,
     size_t width = c->kind == 'b' ? 1 : 8;
     void *out = device_copy(NULL, n * width);
     uint8_t *bits = device_copy(NULL, (n + 7) / 8);
-    if (!check(c->map(in, n, out, bits), c->name)) {
+    udfkit_status st = c->map(in, n, out, bits);
+    stop_if_lost(st, c, "map");
+    if (!check(st, c->name)) {
         check_error(c, idx, n, "map");
         unsigned char *h = host_copy(out, n * width);
         size_t bad = SIZE_MAX;
@@ -207,7 +221,9 @@ static void run_string(const ps_case *c, const inputs *in, const uint32_t *idx, 
         void *off = device_copy(NULL, (n + 1) * width);
         uint8_t *bits = device_copy(NULL, (n + 7) / 8);
         const char *launch = narrow ? "sizes32" : "sizes";
-        if (check((narrow ? c->sizes32 : c->sizes)(in, n, off), c->name)) {
+        udfkit_status st = (narrow ? c->sizes32 : c->sizes)(in, n, off);
+        stop_if_lost(st, c, launch);
+        if (check(st, c->name)) {
             udfkit_device_free(off);
             udfkit_device_free(bits);
             continue;
@@ -223,7 +239,9 @@ static void run_string(const ps_case *c, const inputs *in, const uint32_t *idx, 
         }
         size_t total = (size_t)off64[n];
         char *chars = device_copy(NULL, total);
-        if (!check((narrow ? c->write32 : c->write)(in, n, off, chars, bits), c->name)) {
+        st = (narrow ? c->write32 : c->write)(in, n, off, chars, bits);
+        stop_if_lost(st, c, narrow ? "write32" : "write");
+        if (!check(st, c->name)) {
             check_error(c, idx, n, narrow ? "write32" : "write");
             char *hc = host_copy(chars, total);
             size_t bad = SIZE_MAX;
