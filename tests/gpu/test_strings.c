@@ -27,6 +27,8 @@ static void expect(bool ok, const char *what)
     if (!ok) {
         if (failures < 40)
             fprintf(stderr, "FAIL %s: %s\n", current, what);
+        else if (failures == 40)
+            fprintf(stderr, "(only the first 40 failures are shown; the count at the end has them all)\n");
         failures++;
     } else {
         passes++;
