@@ -69,16 +69,23 @@ struct needle {
     }
 };
 
+/* Whether the n bytes at a and b are equal: every byte read, none skipped on a difference
+ * (the loads independent of each other). */
+UDFKIT_HD bool same_bytes(const byte *a, const byte *b, long long n)
+{
+    unsigned diff = 0;
+    for (long long j = 0; j < n; j++)
+        diff |= (unsigned)(a[j] ^ b[j]);
+    return diff == 0;
+}
+
 /* Where the needle's code points follow s[i] within [i, to): the end of the match, or -1. */
 UDFKIT_HD long long match_at(const byte *s, long long i, long long to, const needle &nd)
 {
     if (nd.bytes) {
         if (nd.n > to - i)
             return -1;
-        for (long long j = 0; j < nd.n; j++)
-            if (s[i + j] != nd.p[j])
-                return -1;
-        return i + nd.n;
+        return same_bytes(s + i, nd.p, nd.n) ? i + nd.n : -1;
     }
     for (long long j = 0; j < nd.n;) {
         if (i >= to)
@@ -92,10 +99,84 @@ UDFKIT_HD long long match_at(const byte *s, long long i, long long to, const nee
     return i;
 }
 
+UDFKIT_HD bool has_zero_byte(const byte *p, long long n)
+{
+    bool zero = false;
+    for (long long j = 0; j < n; j++)
+        zero |= p[j] == 0;
+    return zero;
+}
+
+/* The first i in [from, to - m] where the m bytes at s + i are p's (1 <= m <= 8, no zero byte
+ * in p), or -1. The text is read a word of 4 at a time where aligned, 4 words loaded before
+ * any is looked at, the last bytes as a word with zeros after them. In each word, the bytes
+ * equal to p's last byte and preceded by p's byte before it are found at once (SWAR); only
+ * there are the last 8 bytes compared with p under a mask. The bytes before `from` count as
+ * zeros, which p does not hold: a match lies in [from, to). */
+UDFKIT_HD long long find_short(const byte *s, long long from, long long to, const byte *p, int m)
+{
+    typedef unsigned long long u64;
+    u64 pat = 0;
+    for (int k = 0; k < m; k++)
+        pat |= (u64)p[k] << (64 - 8 * m + 8 * k);
+    const u64 mask = ~0ull << (64 - 8 * m);
+    const unsigned last = p[m - 1] * 0x01010101u, before = m >= 2 ? p[m - 2] * 0x01010101u : 0u;
+    u64 win = 0; /* the last 8 bytes read, the last one highest */
+    long long i = from;
+    for (; i < to && ((unsigned long long)(s + i) & 3) != 0; i++) {
+        win = (win >> 8) | ((u64)s[i] << 56);
+        if ((win & mask) == pat)
+            return i + 1 - m;
+    }
+    for (; i < to; i += 16) {
+        unsigned w[6], cand[4];
+        w[0] = (unsigned)win;
+        w[1] = (unsigned)(win >> 32);
+        UDFKIT_UNROLL
+        for (int q = 0; q < 4; q++) {
+            const long long left = to - (i + 4 * q);
+            w[q + 2] = left >= 4 ? load4(s + i + 4 * q) : left > 0 ? load4_part(s + i + 4 * q, 0, left) : 0u;
+        }
+        unsigned any = 0;
+        UDFKIT_UNROLL
+        for (int q = 0; q < 4; q++) {
+            cand[q] = zero_bytes(w[q + 2] ^ last);
+            if (m >= 2)
+                cand[q] &= zero_bytes(funnel(w[q + 1], w[q + 2], 1) ^ before);
+            any |= cand[q];
+        }
+        if (any != 0) {
+            UDFKIT_UNROLL
+            for (int q = 0; q < 4; q++) {
+                const u64 prior = (u64)w[q + 1] << 32 | w[q];
+                for (unsigned c = cand[q]; c != 0; c &= c - 1) {
+#ifdef __CUDA_ARCH__
+                    const int k = (__ffs(c) - 1) >> 3;
+#else
+                    const int k = __builtin_ctz(c) >> 3;
+#endif
+                    /* The window once byte k of word q has entered it. */
+                    const u64 at = (prior >> (8 * (k + 1))) | ((u64)w[q + 2] << (56 - 8 * k));
+                    if ((at & mask) == pat)
+                        return i + 4 * q + k + 1 - m;
+                }
+            }
+        }
+        win = (u64)w[5] << 32 | w[4];
+    }
+    return -1;
+}
+
 /* The first match (of a non-empty needle) at a code point of [from, to), from one: its
  * start, and its end in *end; -1 where none. */
 UDFKIT_HDI long long find_match(const byte *s, long long from, long long to, const needle &nd, long long *end)
 {
+    if (nd.bytes && nd.n <= 8 && !has_zero_byte(nd.p, nd.n)) {
+        const long long at = find_short(s, from, to, nd.p, (int)nd.n);
+        if (at >= 0)
+            *end = at + nd.n;
+        return at;
+    }
     if (nd.bytes) {
         const byte first = nd.p[0];
         for (long long i = from, last = to - nd.n; i <= last; i++) {
@@ -164,14 +245,8 @@ UDFKIT_HDI long long count_matches(const byte *s, long long from, long long to, 
 /* Whether the needle ends exactly at `to`, starting at or after `from`. */
 UDFKIT_HD bool match_before(const byte *s, long long from, long long to, const needle &nd)
 {
-    if (nd.bytes) {
-        if (nd.n > to - from)
-            return false;
-        for (long long j = 0; j < nd.n; j++)
-            if (s[to - nd.n + j] != nd.p[j])
-                return false;
-        return true;
-    }
+    if (nd.bytes)
+        return nd.n <= to - from && same_bytes(s + to - nd.n, nd.p, nd.n);
     long long j = nd.n;
     while (j > 0) {
         if (to <= from)
