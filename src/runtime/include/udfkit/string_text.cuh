@@ -107,6 +107,41 @@ UDFKIT_HD bool has_zero_byte(const byte *p, long long n)
     return zero;
 }
 
+/* Where in 4 words of text w[2..5] (w[0..1] the 8 bytes before them) the first match of a
+ * needle of 1 to 8 bytes ends (a byte index 0 to 15), or -1: the bytes equal to its last byte
+ * (last, repeated) and preceded by the one before (before, where two) are found a word at a
+ * time; only there are the 8 bytes ending there compared with it (pat, under mask). */
+UDFKIT_HD int find_in_words(const unsigned *w, unsigned last, unsigned before, bool two, unsigned long long pat,
+                            unsigned long long mask)
+{
+    unsigned cand[4], any = 0;
+    UDFKIT_UNROLL
+    for (int q = 0; q < 4; q++) {
+        cand[q] = zero_bytes(w[q + 2] ^ last);
+        if (two)
+            cand[q] &= zero_bytes(funnel(w[q + 1], w[q + 2], 1) ^ before);
+        any |= cand[q];
+    }
+    if (any == 0)
+        return -1;
+    UDFKIT_UNROLL
+    for (int q = 0; q < 4; q++) {
+        const unsigned long long prior = (unsigned long long)w[q + 1] << 32 | w[q];
+        for (unsigned c = cand[q]; c != 0; c &= c - 1) {
+#ifdef __CUDA_ARCH__
+            const int k = (__ffs(c) - 1) >> 3;
+#else
+            const int k = __builtin_ctz(c) >> 3;
+#endif
+            /* The 8 bytes that end with byte k of word q. */
+            const unsigned long long at = (prior >> (8 * (k + 1))) | ((unsigned long long)w[q + 2] << (56 - 8 * k));
+            if ((at & mask) == pat)
+                return 4 * q + k;
+        }
+    }
+    return -1;
+}
+
 /* The first i in [from, to - m] where the m bytes at s + i are p's (1 <= m <= 8, no zero byte
  * in p), or -1. The text is read a word of 4 at a time where aligned, 4 words loaded before
  * any is looked at, the last bytes as a word with zeros after them. In each word, the bytes
@@ -128,40 +163,25 @@ UDFKIT_HD long long find_short(const byte *s, long long from, long long to, cons
         if ((win & mask) == pat)
             return i + 1 - m;
     }
+    /* Whole groups of 4 words, then the last bytes as one with zeros after them. */
     for (; i < to; i += 16) {
-        unsigned w[6], cand[4];
+        unsigned w[6];
         w[0] = (unsigned)win;
         w[1] = (unsigned)(win >> 32);
-        UDFKIT_UNROLL
-        for (int q = 0; q < 4; q++) {
-            const long long left = to - (i + 4 * q);
-            w[q + 2] = left >= 4 ? load4(s + i + 4 * q) : left > 0 ? load4_part(s + i + 4 * q, 0, left) : 0u;
-        }
-        unsigned any = 0;
-        UDFKIT_UNROLL
-        for (int q = 0; q < 4; q++) {
-            cand[q] = zero_bytes(w[q + 2] ^ last);
-            if (m >= 2)
-                cand[q] &= zero_bytes(funnel(w[q + 1], w[q + 2], 1) ^ before);
-            any |= cand[q];
-        }
-        if (any != 0) {
+        if (i + 16 <= to) {
+            UDFKIT_UNROLL
+            for (int q = 0; q < 4; q++)
+                w[q + 2] = load4(s + i + 4 * q);
+        } else {
             UDFKIT_UNROLL
             for (int q = 0; q < 4; q++) {
-                const u64 prior = (u64)w[q + 1] << 32 | w[q];
-                for (unsigned c = cand[q]; c != 0; c &= c - 1) {
-#ifdef __CUDA_ARCH__
-                    const int k = (__ffs(c) - 1) >> 3;
-#else
-                    const int k = __builtin_ctz(c) >> 3;
-#endif
-                    /* The window once byte k of word q has entered it. */
-                    const u64 at = (prior >> (8 * (k + 1))) | ((u64)w[q + 2] << (56 - 8 * k));
-                    if ((at & mask) == pat)
-                        return i + 4 * q + k + 1 - m;
-                }
+                const long long left = to - (i + 4 * q);
+                w[q + 2] = left >= 4 ? load4(s + i + 4 * q) : left > 0 ? load4_part(s + i + 4 * q, 0, left) : 0u;
             }
         }
+        const int k = find_in_words(w, last, before, m >= 2, pat, mask);
+        if (k >= 0)
+            return i + k + 1 - m;
         win = (u64)w[5] << 32 | w[4];
     }
     return -1;
