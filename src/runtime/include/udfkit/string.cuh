@@ -82,12 +82,14 @@ class string_view {
 
     UDFKIT_HD string_view() : data_(nullptr), size_(0) {}
     UDFKIT_HD string_view(const char *data, long long size) : data_(data), size_(size < 0 ? 0 : size) {}
-    /* A NUL-terminated literal or array. Its first 16 bytes are looked at one by one, so that
-     * a literal's size (and what the functions find out about it) is known when compiled. */
+    /* A NUL-terminated literal or array. On the device its first 16 bytes are looked at one by
+     * one, so that a literal's size (and what the functions find out about it) is known when
+     * compiled. */
     UDFKIT_HD string_view(const char *text) : data_(text), size_(0)
     {
         if (!text)
             return;
+#ifdef __CUDA_ARCH__
         UDFKIT_UNROLL
         for (int k = 0; k < 16; k++) {
             if (!text[k]) {
@@ -96,6 +98,7 @@ class string_view {
             }
         }
         size_ = 16;
+#endif
         while (text[size_])
             size_++;
     }
