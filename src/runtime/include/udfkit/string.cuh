@@ -82,13 +82,12 @@ class string_view {
 
     UDFKIT_HD string_view() : data_(nullptr), size_(0) {}
     UDFKIT_HD string_view(const char *data, long long size) : data_(data), size_(size < 0 ? 0 : size) {}
-    /* A NUL-terminated literal or array. On the device its first 16 bytes are looked at one by
-     * one, so that a literal's size (and what the functions find out about it) is known when
-     * compiled. */
+    /* A NUL-terminated literal or array (as for strlen, not NULL; the host takes NULL as
+     * empty). On the device its first 16 bytes are looked at one by one, so that a literal's
+     * size (and what the functions find out about it) is known when compiled: a test of the
+     * pointer against NULL would keep it from being known. */
     UDFKIT_HD string_view(const char *text) : data_(text), size_(0)
     {
-        if (!text)
-            return;
 #ifdef __CUDA_ARCH__
         UDFKIT_UNROLL
         for (int k = 0; k < 16; k++) {
@@ -98,6 +97,9 @@ class string_view {
             }
         }
         size_ = 16;
+#else
+        if (!text)
+            return;
 #endif
         while (text[size_])
             size_++;

@@ -143,46 +143,39 @@ UDFKIT_HD int find_in_words(const unsigned *w, unsigned last, unsigned before, b
 }
 
 /* The first i in [from, to - m] where the m bytes at s + i are p's (1 <= m <= 8, no zero byte
- * in p), or -1. The text is read a word of 4 at a time where aligned, 4 words loaded before
- * any is looked at, the last bytes as a word with zeros after them. In each word, the bytes
- * equal to p's last byte and preceded by p's byte before it are found at once (SWAR); only
- * there are the last 8 bytes compared with p under a mask. The bytes before `from` count as
- * zeros, which p does not hold: a match lies in [from, to). */
+ * in p), or -1. The text is read in groups of 4 aligned words, loaded before any is looked at;
+ * the bytes of a word outside [from, to) are zeros (not read), which p does not hold, so that
+ * a match lies in [from, to). */
 UDFKIT_HD long long find_short(const byte *s, long long from, long long to, const byte *p, int m)
 {
     typedef unsigned long long u64;
+    if (to - from < m)
+        return -1;
     u64 pat = 0;
     for (int k = 0; k < m; k++)
         pat |= (u64)p[k] << (64 - 8 * m + 8 * k);
     const u64 mask = ~0ull << (64 - 8 * m);
     const unsigned last = p[m - 1] * 0x01010101u, before = m >= 2 ? p[m - 2] * 0x01010101u : 0u;
-    u64 win = 0; /* the last 8 bytes read, the last one highest */
-    long long i = from;
-    for (; i < to && ((unsigned long long)(s + i) & 3) != 0; i++) {
-        win = (win >> 8) | ((u64)s[i] << 56);
-        if ((win & mask) == pat)
-            return i + 1 - m;
-    }
-    /* Whole groups of 4 words, then the last bytes as one with zeros after them. */
-    for (; i < to; i += 16) {
-        unsigned w[6];
-        w[0] = (unsigned)win;
-        w[1] = (unsigned)(win >> 32);
-        if (i + 16 <= to) {
+    unsigned w[6];
+    w[0] = w[1] = 0; /* the 8 bytes before the group */
+    for (long long i = from - (long long)((unsigned long long)(s + from) & 3); i < to; i += 16) {
+        if (i >= from && i + 16 <= to) {
             UDFKIT_UNROLL
             for (int q = 0; q < 4; q++)
                 w[q + 2] = load4(s + i + 4 * q);
         } else {
             UDFKIT_UNROLL
             for (int q = 0; q < 4; q++) {
-                const long long left = to - (i + 4 * q);
-                w[q + 2] = left >= 4 ? load4(s + i + 4 * q) : left > 0 ? load4_part(s + i + 4 * q, 0, left) : 0u;
+                const long long base = i + 4 * q, lo = from - base, hi = to - base;
+                w[q + 2] = lo <= 0 && hi >= 4 ? load4(s + base)
+                                             : load4_part(s + base, lo < 0 ? 0 : lo, hi > 4 ? 4 : hi < 0 ? 0 : hi);
             }
         }
         const int k = find_in_words(w, last, before, m >= 2, pat, mask);
         if (k >= 0)
             return i + k + 1 - m;
-        win = (u64)w[5] << 32 | w[4];
+        w[0] = w[4];
+        w[1] = w[5];
     }
     return -1;
 }
