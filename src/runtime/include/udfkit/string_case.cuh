@@ -174,12 +174,21 @@ struct builder {
     UDFKIT_HD void bytes(unsigned w, int k)
     {
         if (data) {
-            if (k == 4 && size + 4 <= capacity && ((unsigned long long)(data + size) & 3) == 0) {
-                store4(data + size, w);
+            char *at = data + size;
+            if (size + k <= capacity) {
+                /* Room for all: one store where aligned. */
+                if (k == 4 && ((unsigned long long)at & 3) == 0) {
+                    store4(at, w);
+                } else {
+                    UDFKIT_UNROLL
+                    for (int j = 0; j < 4; j++)
+                        if (j < k)
+                            at[j] = (char)(w >> (8 * j));
+                }
             } else {
                 for (int j = 0; j < k; j++) {
                     if (size + j < capacity)
-                        data[size + j] = (char)(w >> (8 * j));
+                        at[j] = (char)(w >> (8 * j));
                     else
                         overflowed = 1;
                 }

@@ -69,14 +69,20 @@ struct needle {
     }
 };
 
-/* Whether the n bytes at a and b are equal: every byte read, none skipped on a difference
- * (the loads independent of each other). */
+/* Whether the n bytes at a and b are equal: 16 bytes at a time read without looking at them
+ * in between (the loads independent of each other), a difference looked for after each 16. */
 UDFKIT_HD bool same_bytes(const byte *a, const byte *b, long long n)
 {
-    unsigned diff = 0;
-    for (long long j = 0; j < n; j++)
-        diff |= (unsigned)(a[j] ^ b[j]);
-    return diff == 0;
+    for (long long j = 0; j < n; j += 16) {
+        unsigned diff = 0;
+        UDFKIT_UNROLL
+        for (int k = 0; k < 16; k++)
+            if (j + k < n)
+                diff |= (unsigned)(a[j + k] ^ b[j + k]);
+        if (diff != 0)
+            return false;
+    }
+    return true;
 }
 
 /* Where the needle's code points follow s[i] within [i, to): the end of the match, or -1. */
@@ -475,13 +481,9 @@ UDFKIT_HDI int string_view::compare(string_view other) const
 
 UDFKIT_HD bool operator==(string_view a, string_view b)
 {
-    if (a.size() == b.size()) {
-        long long i = 0;
-        while (i < a.size() && a.data()[i] == b.data()[i])
-            i++;
-        if (i == a.size())
-            return true;
-    }
+    if (a.size() == b.size() &&
+        detail::same_bytes((const detail::byte *)a.data(), (const detail::byte *)b.data(), a.size()))
+        return true;
     return a.compare(b) == 0;
 }
 
