@@ -316,7 +316,22 @@ UDFKIT_HD int popc(unsigned w)
  * negative). */
 UDFKIT_HD unsigned zero_bytes(unsigned x) { return (x - 0x01010101u) & ~x & 0x80808080u; }
 
-/* Over 4 bytes of text w, prev the 4 before (zeros before the text): the high bit of each
+/* 4 bytes of text, and the high bit of each byte that is C0 to FF, E0 to FF, F0 to FF. */
+struct utf8_word4 {
+    unsigned w, c0, e0, f0;
+};
+
+UDFKIT_HD utf8_word4 classify(unsigned w)
+{
+    utf8_word4 x;
+    x.w = w;
+    x.c0 = w & (w << 1) & 0x80808080u;
+    x.e0 = x.c0 & (w << 2);
+    x.f0 = x.e0 & (w << 3);
+    return x;
+}
+
+/* Over 4 bytes of text x, prev the 4 before (zeros before the text): the high bit of each
  * continuation byte (its count is what the bytes hold fewer code points than bytes, in
  * well-formed UTF-8), and in *bad a bit where the bytes may not be well-formed UTF-8 (then the
  * count is not to be trusted; never a false negative): a continuation byte where no lead byte
@@ -324,18 +339,17 @@ UDFKIT_HD unsigned zero_bytes(unsigned x) { return (x - 0x01010101u) & ~x & 0x80
  * E0, ED, F0 or F4 whose second byte is out of its range (overlong forms, surrogates, past
  * U+10FFFF). The last two are looked at only where a byte is C0 or C1 or follows one of E0 to
  * FF. */
-UDFKIT_HD unsigned utf8_word(unsigned prev, unsigned w, unsigned *bad)
+UDFKIT_HD unsigned utf8_word(const utf8_word4 &prev, const utf8_word4 &x, unsigned *bad)
 {
-    const unsigned H = 0x80808080u;
+    const unsigned H = 0x80808080u, w = x.w;
     const unsigned cont = w & ~(w << 1) & H;
-    const unsigned p1 = funnel(prev, w, 1), p2 = funnel(prev, w, 2), p3 = funnel(prev, w, 3);
-    const unsigned c0 = p1 & (p1 << 1);                         /* the byte before: C0 to FF */
-    const unsigned e0 = p2 & (p2 << 1) & (p2 << 2);             /* two before: E0 to FF */
-    const unsigned f0 = p3 & (p3 << 1) & (p3 << 2) & (p3 << 3); /* three before: F0 to FF */
-    *bad |= ((c0 | e0 | f0) & H) ^ cont;
+    /* Expected: a continuation byte after C0..FF, two after E0..FF, three after F0..FF. */
+    *bad |= (funnel(prev.c0, x.c0, 1) | funnel(prev.e0, x.e0, 2) | funnel(prev.f0, x.f0, 3)) ^ cont;
     const unsigned c0c1 = zero_bytes((w | 0x01010101u) ^ 0xC1C1C1C1u);
-    if (c0c1 | (c0 & (p1 << 2) & H)) {
+    const unsigned after_e0 = funnel(prev.e0, x.e0, 1);
+    if (c0c1 | after_e0) {
         /* The second byte c of a lead byte a: E0 A0..BF, ED 80..9F, F0 90..BF, F4 80..8F. */
+        const unsigned p1 = funnel(prev.w, w, 1);
         const unsigned a0 = (w << 2) & H, c90 = ((w << 2) | (w << 3)) & H; /* c >= A0, c >= 90 */
         const unsigned f5 = ((p1 & 0x7F7F7F7Fu) + 0x0B0B0B0Bu) & p1 & H;
         *bad |= c0c1 | f5 | (zero_bytes(p1 ^ 0xE0E0E0E0u) & ~a0) | (zero_bytes(p1 ^ 0xEDEDEDEDu) & a0) |
@@ -357,34 +371,37 @@ UDFKIT_HD bool count_well_formed(const byte *s, long long from, long long to, lo
     const long long a = (long long)((unsigned long long)(s + from) & 3);
     const byte *q = s + from - a;
     long long left = n + a; /* bytes from q to the end */
-    unsigned prev = 0, bad = 0;
+    utf8_word4 prev = classify(0);
+    unsigned bad = 0;
     long long conts = 0;
     if (a != 0) {
-        const unsigned w = load4_part(q, a, left < 4 ? left : 4);
-        conts += popc(utf8_word(prev, w, &bad));
-        prev = w;
+        const utf8_word4 x = classify(load4_part(q, a, left < 4 ? left : 4));
+        conts += popc(utf8_word(prev, x, &bad));
+        prev = x;
         q += 4;
         left -= 4;
     }
     /* Four words loaded before any is looked at. */
     for (; left >= 16; q += 16, left -= 16) {
         const unsigned w0 = load4(q), w1 = load4(q + 4), w2 = load4(q + 8), w3 = load4(q + 12);
-        /* ASCII after ASCII: no continuation byte, nothing ill-formed. */
-        if ((((w0 | w1 | w2 | w3) & 0x80808080u) | (prev & 0x80808000u)) == 0) {
-            prev = w3;
+        /* ASCII after ASCII (no lead byte in the 3 before): nothing to count or check. */
+        if ((((w0 | w1 | w2 | w3) & 0x80808080u) | (prev.w & 0x80808000u)) == 0) {
+            prev.w = w3;
+            prev.c0 = prev.e0 = prev.f0 = 0;
             continue;
         }
-        conts += popc(utf8_word(prev, w0, &bad)) + popc(utf8_word(w0, w1, &bad)) + popc(utf8_word(w1, w2, &bad)) +
-                 popc(utf8_word(w2, w3, &bad));
-        prev = w3;
+        const utf8_word4 x0 = classify(w0), x1 = classify(w1), x2 = classify(w2), x3 = classify(w3);
+        conts += popc(utf8_word(prev, x0, &bad)) + popc(utf8_word(x0, x1, &bad)) + popc(utf8_word(x1, x2, &bad)) +
+                 popc(utf8_word(x2, x3, &bad));
+        prev = x3;
     }
     for (; left >= 4; q += 4, left -= 4) {
-        const unsigned w = load4(q);
-        conts += popc(utf8_word(prev, w, &bad));
-        prev = w;
+        const utf8_word4 x = classify(load4(q));
+        conts += popc(utf8_word(prev, x, &bad));
+        prev = x;
     }
     if (left > 0)
-        conts += popc(utf8_word(prev, load4_part(q, 0, left), &bad));
+        conts += popc(utf8_word(prev, classify(load4_part(q, 0, left)), &bad));
     *count = n - conts;
     return bad == 0;
 }
