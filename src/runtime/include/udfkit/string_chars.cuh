@@ -390,10 +390,13 @@ UDFKIT_HD bool count_well_formed(const byte *s, long long from, long long to, lo
             prev.c0 = prev.e0 = prev.f0 = 0;
             continue;
         }
-        const utf8_word4 x0 = classify(w0), x1 = classify(w1), x2 = classify(w2), x3 = classify(w3);
-        conts += popc(utf8_word(prev, x0, &bad)) + popc(utf8_word(x0, x1, &bad)) + popc(utf8_word(x1, x2, &bad)) +
-                 popc(utf8_word(x2, x3, &bad));
-        prev = x3;
+        const unsigned words[4] = {w0, w1, w2, w3};
+        UDFKIT_UNROLL
+        for (int k = 0; k < 4; k++) {
+            const utf8_word4 x = classify(words[k]);
+            conts += popc(utf8_word(prev, x, &bad));
+            prev = x;
+        }
     }
     for (; left >= 4; q += 4, left -= 4) {
         const utf8_word4 x = classify(load4(q));
