@@ -137,8 +137,24 @@ def random_strings(rng):
     return out
 
 
+def word_edges():
+    """Ill-formed and edge sequences (the second-byte ranges of E0, ED, F0 and F4, C0, C1, F5
+    to FF, stray and missing continuation bytes, 4-byte code points) at each offset 0 to 7 in
+    ASCII text of 24 and 40 bytes: the library reads text a word of 4 bytes at a time and looks
+    at a word's bytes together with the 3 before it."""
+    pieces = [b"\xe0\x80\x80", b"\xe0\xa0\x80", b"\xed\xa0\x80", b"\xed\x9f\xbf", b"\xf0\x80\x80\x80",
+              b"\xf0\x90\x80\x80", b"\xf4\x90\x80\x80", b"\xf4\x8f\xbf\xbf", b"\xc0\x80", b"\xc1\xbf", b"\xf5\x80\x80\x80",
+              b"\xff\x80", b"\x80", b"\xc3", b"\xe2\x82", b"\xf0\x9f\x98", b"\xf0\x9f\x98\x80", b"\xc3\xa9\x80"]
+    out = []
+    for piece in pieces:
+        for offset in range(8):
+            for size in (24, 40):
+                out.append((b"needle the "[:offset] + piece).ljust(size, b"e"))
+    return out
+
+
 def corpus(rng):
-    strings = [s.encode() for s in FIXED] + list(INVALID)
+    strings = [s.encode() for s in FIXED] + list(INVALID) + word_edges()
     strings += [s.encode("utf-8", "surrogatepass") for s in ("\ud800", "a\udfffb", "\udbff\udfff")]
     strings += random_strings(rng)
     return strings

@@ -37,9 +37,11 @@
 #ifdef __CUDA_ARCH__
 #define UDFKIT_HDN __host__ __device__ __noinline__ inline
 #define UDFKIT_NO_UNROLL _Pragma("unroll 1")
+#define UDFKIT_UNROLL _Pragma("unroll")
 #else
 #define UDFKIT_HDN UDFKIT_HDI
 #define UDFKIT_NO_UNROLL
+#define UDFKIT_UNROLL
 #endif
 
 /* A table: a static of a function of internal linkage, in device code global memory that
@@ -80,10 +82,26 @@ class string_view {
 
     UDFKIT_HD string_view() : data_(nullptr), size_(0) {}
     UDFKIT_HD string_view(const char *data, long long size) : data_(data), size_(size < 0 ? 0 : size) {}
-    /* A NUL-terminated literal or array. */
+    /* A NUL-terminated literal or array (as for strlen, not NULL; the host takes NULL as
+     * empty). On the device its first 16 bytes are looked at one by one, so that a literal's
+     * size (and what the functions find out about it) is known when compiled: a test of the
+     * pointer against NULL would keep it from being known. */
     UDFKIT_HD string_view(const char *text) : data_(text), size_(0)
     {
-        while (text && text[size_])
+#ifdef __CUDA_ARCH__
+        UDFKIT_UNROLL
+        for (int k = 0; k < 16; k++) {
+            if (!text[k]) {
+                size_ = k;
+                return;
+            }
+        }
+        size_ = 16;
+#else
+        if (!text)
+            return;
+#endif
+        while (text[size_])
             size_++;
     }
     UDFKIT_HD const char *data() const { return data_; }
@@ -203,8 +221,8 @@ struct udfkit_string_out {
     long long capacity; /* bytes the row has (writing) */
     int overflowed;     /* appended past the capacity */
 
-    /* Bytes as they are. */
-    UDFKIT_HDN void append(const char *bytes, long long n)
+    /* Bytes as they are (inlined: measuring, it is an addition). */
+    UDFKIT_HDI void append(const char *bytes, long long n)
     {
         if (n <= 0)
             return;
@@ -277,6 +295,15 @@ struct strings_column {
         /* A 16-byte view: the length, then the bytes themselves where they fit in 12, else a
          * 4-byte prefix, the data buffer's index and the offset in it. */
         const char *v = static_cast<const char *>(offsets) + 16 * r;
+#ifdef __CUDA_ARCH__
+        /* One 16-byte load where the views are so aligned (Arrow's buffers are, as allocated). */
+        if ((reinterpret_cast<unsigned long long>(offsets) & 15) == 0) {
+            const int4 q = *reinterpret_cast<const int4 *>(v);
+            if (q.x <= 12)
+                return string_view(v + 4, q.x);
+            return string_view(buffers[q.z] + q.w, q.x);
+        }
+#endif
         const int *w = reinterpret_cast<const int *>(v);
         if (w[0] <= 12)
             return string_view(v + 4, w[0]);
@@ -300,6 +327,7 @@ struct strings_column {
 
 #undef UDFKIT_STRING_TABLE
 #undef UDFKIT_NO_UNROLL
+#undef UDFKIT_UNROLL
 #undef UDFKIT_HDN
 #undef UDFKIT_HDI
 #undef UDFKIT_HD

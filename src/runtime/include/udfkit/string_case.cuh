@@ -145,23 +145,120 @@ UDFKIT_HD byte map_ascii(case_kind kind, byte b, long long i, bool previous_case
     return up ? (ascii_lower(b) ? b ^ 0x20 : b) : (ascii_upper(b) ? b ^ 0x20 : b);
 }
 
+/* A builder's state in registers, for a loop that appends byte by byte (a string_out passed
+ * by reference lives in memory where the loop calls a function that is not inlined). */
+struct builder {
+    char *data;
+    long long size, capacity;
+    int overflowed;
+    UDFKIT_HD explicit builder(const string_out &out)
+        : data(out.data), size(out.size), capacity(out.capacity), overflowed(out.overflowed)
+    {
+    }
+    UDFKIT_HD void done(string_out &out) const
+    {
+        out.size = size;
+        out.overflowed = overflowed;
+    }
+    UDFKIT_HD void byte1(byte b)
+    {
+        if (data) {
+            if (size < capacity)
+                data[size] = (char)b;
+            else
+                overflowed = 1;
+        }
+        size++;
+    }
+    /* k bytes (1 to 4) packed in w, the first lowest. */
+    UDFKIT_HD void bytes(unsigned w, int k)
+    {
+        if (data) {
+            char *at = data + size;
+            if (size + k <= capacity) {
+                /* Room for all: one store where aligned. */
+                if (k == 4 && ((unsigned long long)at & 3) == 0) {
+                    store4(at, w);
+                } else {
+                    UDFKIT_UNROLL
+                    for (int j = 0; j < 4; j++)
+                        if (j < k)
+                            at[j] = (char)(w >> (8 * j));
+                }
+            } else {
+                for (int j = 0; j < k; j++) {
+                    if (size + j < capacity)
+                        at[j] = (char)(w >> (8 * j));
+                    else
+                        overflowed = 1;
+                }
+            }
+        }
+        size += k;
+    }
+    UDFKIT_HD static void store4(char *p, unsigned w)
+    {
+#ifdef __CUDA_ARCH__
+        *reinterpret_cast<unsigned *>(p) = w;
+#else
+        __builtin_memcpy(p, &w, 4);
+#endif
+    }
+    /* cp as UTF-8, as utf8_encode writes it. */
+    UDFKIT_HD void code_point(unsigned cp)
+    {
+        char b[4];
+        const int k = utf8_encode(cp, b);
+        unsigned w = 0;
+UDFKIT_UNROLL
+        for (int j = 0; j < 4; j++)
+            w |= j < k ? (unsigned)(byte)b[j] << (8 * j) : 0u;
+        bytes(w, k);
+    }
+};
+
+/* Four ASCII bytes (high bits clear) mapped at once: the lower case letters' (up) or the upper
+ * case letters' (!up) 0x20 bit flipped, both where swap. */
+UDFKIT_HD unsigned map_ascii4(case_kind kind, unsigned w)
+{
+    const unsigned H = 0x80808080u;
+    const unsigned lower = ((w + 0x1F1F1F1Fu) & ~(w + 0x05050505u)) & H; /* 'a' to 'z' */
+    const unsigned upper = ((w + 0x3F3F3F3Fu) & ~(w + 0x25252525u)) & H; /* 'A' to 'Z' */
+    const unsigned flip = kind == case_upper ? lower : kind == case_swap ? (lower | upper) : upper;
+    return w ^ (flip >> 2);
+}
+
 UDFKIT_HDN void map_case(string_out &out, case_kind kind, const byte *s, long long n)
 {
+    builder b(out);
+    /* upper, lower, casefold and swapcase map each ASCII byte alone: a word of 4 at once. */
+    const bool by_word = kind == case_upper || kind == case_lower || kind == case_fold || kind == case_swap;
     bool previous_cased = false;
     for (long long i = 0; i < n;) {
-        const byte b = s[i];
-        if (b < 0x80) {
-            out.append((char)map_ascii(kind, b, i, previous_cased));
-            previous_cased = ascii_lower(b) || ascii_upper(b);
+        if (by_word && i + 4 <= n && ((unsigned long long)(s + i) & 3) == 0) {
+            const unsigned w = load4(s + i);
+            if ((w & 0x80808080u) == 0) {
+                b.bytes(map_ascii4(kind, w), 4);
+                i += 4;
+                continue;
+            }
+        }
+        const byte c = s[i];
+        if (c < 0x80) {
+            b.byte1(map_ascii(kind, c, i, previous_cased));
+            previous_cased = ascii_lower(c) || ascii_upper(c);
             i++;
             continue;
         }
         unsigned cp, mapped[3];
         const long long j = i + decode_at(s, i, n, &cp);
-        append_mapped(out, mapped, map_one(kind, s, n, i, j, cp, previous_cased, mapped));
+        const int count = map_one(kind, s, n, i, j, cp, previous_cased, mapped);
+        for (int k = 0; k < count; k++)
+            b.code_point(mapped[k]);
         previous_cased = unicode::is_cased(cp);
         i = j;
     }
+    b.done(out);
 }
 
 UDFKIT_HD void append_fill(string_out &out, unsigned fill, long long count)

@@ -267,10 +267,156 @@ UDFKIT_HD long long advance(const byte *s, long long n, long long pos, long long
     return pos;
 }
 
-/* The code points in [from, to), both code point boundaries. */
+/* A 4-byte aligned load inside the string, its first byte lowest (little-endian, as the GPU
+ * and the hosts udfkit runs on are). */
+UDFKIT_HD unsigned load4(const byte *p)
+{
+#ifdef __CUDA_ARCH__
+    return *reinterpret_cast<const unsigned *>(p);
+#else
+    unsigned w;
+    __builtin_memcpy(&w, p, 4);
+    return w;
+#endif
+}
+
+/* The bytes [lo, hi) of the aligned word at q (0 <= lo < hi <= 4) in their places, zeros
+ * elsewhere: the ends of a string read without reading outside it. */
+UDFKIT_HD unsigned load4_part(const byte *q, long long lo, long long hi)
+{
+    unsigned w = 0;
+UDFKIT_UNROLL
+    for (int k = 0; k < 4; k++)
+        if (k >= lo && k < hi)
+            w |= (unsigned)q[k] << (8 * k);
+    return w;
+}
+
+/* The word (prev, w) of two consecutive words of text: w's bytes as p's lowest byte is the byte
+ * before w's first. funnel(prev, w, 1) holds, for each byte of w, the byte before it. */
+UDFKIT_HD unsigned funnel(unsigned prev, unsigned w, int bytes)
+{
+#ifdef __CUDA_ARCH__
+    return __funnelshift_r(prev, w, 32 - 8 * bytes);
+#else
+    return (w << (8 * bytes)) | (prev >> (32 - 8 * bytes));
+#endif
+}
+
+UDFKIT_HD int popc(unsigned w)
+{
+#ifdef __CUDA_ARCH__
+    return __popc(w);
+#else
+    return __builtin_popcount(w);
+#endif
+}
+
+/* The high bit of each zero byte of x, and perhaps of a byte 01 after one (never a false
+ * negative). */
+UDFKIT_HD unsigned zero_bytes(unsigned x) { return (x - 0x01010101u) & ~x & 0x80808080u; }
+
+/* 4 bytes of text, and the high bit of each byte that is C0 to FF, E0 to FF, F0 to FF. */
+struct utf8_word4 {
+    unsigned w, c0, e0, f0;
+};
+
+UDFKIT_HD utf8_word4 classify(unsigned w)
+{
+    utf8_word4 x;
+    x.w = w;
+    x.c0 = w & (w << 1) & 0x80808080u;
+    x.e0 = x.c0 & (w << 2);
+    x.f0 = x.e0 & (w << 3);
+    return x;
+}
+
+/* Over 4 bytes of text x, prev the 4 before (zeros before the text): the high bit of each
+ * continuation byte (its count is what the bytes hold fewer code points than bytes, in
+ * well-formed UTF-8), and in *bad a bit where the bytes may not be well-formed UTF-8 (then the
+ * count is not to be trusted; never a false negative): a continuation byte where no lead byte
+ * expects one or none where one does (Unicode's table 3-7), C0, C1, F5 to FF, and a lead byte
+ * E0, ED, F0 or F4 whose second byte is out of its range (overlong forms, surrogates, past
+ * U+10FFFF). The last two are looked at only where a byte is C0 or C1 or follows one of E0 to
+ * FF. */
+UDFKIT_HD unsigned utf8_word(const utf8_word4 &prev, const utf8_word4 &x, unsigned *bad)
+{
+    const unsigned H = 0x80808080u, w = x.w;
+    const unsigned cont = w & ~(w << 1) & H;
+    /* Expected: a continuation byte after C0..FF, two after E0..FF, three after F0..FF. */
+    *bad |= (funnel(prev.c0, x.c0, 1) | funnel(prev.e0, x.e0, 2) | funnel(prev.f0, x.f0, 3)) ^ cont;
+    const unsigned c0c1 = zero_bytes((w | 0x01010101u) ^ 0xC1C1C1C1u);
+    const unsigned after_e0 = funnel(prev.e0, x.e0, 1);
+    if (c0c1 | after_e0) {
+        /* The second byte c of a lead byte a: E0 A0..BF, ED 80..9F, F0 90..BF, F4 80..8F. */
+        const unsigned p1 = funnel(prev.w, w, 1);
+        const unsigned a0 = (w << 2) & H, c90 = ((w << 2) | (w << 3)) & H; /* c >= A0, c >= 90 */
+        const unsigned f5 = ((p1 & 0x7F7F7F7Fu) + 0x0B0B0B0Bu) & p1 & H;
+        *bad |= c0c1 | f5 | (zero_bytes(p1 ^ 0xE0E0E0E0u) & ~a0) | (zero_bytes(p1 ^ 0xEDEDEDEDu) & a0) |
+                (zero_bytes(p1 ^ 0xF0F0F0F0u) & ~c90) | (zero_bytes(p1 ^ 0xF4F4F4F4u) & c90);
+    }
+    return cont;
+}
+
+/* The code points in [from, to) as the exact walk below counts them, where the bytes are
+ * well-formed UTF-8 (the bytes that are not continuation bytes, a word of 4 at a time, the
+ * loads independent of the bytes read); false where they may not be. */
+UDFKIT_HD bool count_well_formed(const byte *s, long long from, long long to, long long *count)
+{
+    const long long n = to - from;
+    if (n <= 0) {
+        *count = 0;
+        return true;
+    }
+    const long long a = (long long)((unsigned long long)(s + from) & 3);
+    const byte *q = s + from - a;
+    long long left = n + a; /* bytes from q to the end */
+    utf8_word4 prev = classify(0);
+    unsigned bad = 0;
+    long long conts = 0;
+    if (a != 0) {
+        const utf8_word4 x = classify(load4_part(q, a, left < 4 ? left : 4));
+        conts += popc(utf8_word(prev, x, &bad));
+        prev = x;
+        q += 4;
+        left -= 4;
+    }
+    /* Four words loaded before any is looked at. */
+    for (; left >= 16; q += 16, left -= 16) {
+        const unsigned w0 = load4(q), w1 = load4(q + 4), w2 = load4(q + 8), w3 = load4(q + 12);
+        /* ASCII after ASCII (no lead byte in the 3 before): nothing to count or check. */
+        if ((((w0 | w1 | w2 | w3) & 0x80808080u) | (prev.w & 0x80808000u)) == 0) {
+            prev.w = w3;
+            prev.c0 = prev.e0 = prev.f0 = 0;
+            continue;
+        }
+        const unsigned words[4] = {w0, w1, w2, w3};
+        UDFKIT_UNROLL
+        for (int k = 0; k < 4; k++) {
+            const utf8_word4 x = classify(words[k]);
+            conts += popc(utf8_word(prev, x, &bad));
+            prev = x;
+        }
+    }
+    for (; left >= 4; q += 4, left -= 4) {
+        const utf8_word4 x = classify(load4(q));
+        conts += popc(utf8_word(prev, x, &bad));
+        prev = x;
+    }
+    if (left > 0)
+        conts += popc(utf8_word(prev, classify(load4_part(q, 0, left)), &bad));
+    *count = n - conts;
+    return bad == 0;
+}
+
+/* The code points in [from, to), both code point boundaries: each ill-formed subsequence one,
+ * as the decoder takes it (the walk); well-formed text by its bytes. */
 UDFKIT_HD long long count_code_points(const byte *s, long long from, long long to)
 {
-    long long count = 0;
+    long long count;
+    if (count_well_formed(s, from, to, &count))
+        return count;
+    count = 0;
     while (from < to) {
         const long long run = ascii_run(s + from, to - from);
         from += run;
@@ -286,10 +432,17 @@ UDFKIT_HD long long count_code_points(const byte *s, long long from, long long t
 
 /* Whether [p, p + n) is well-formed UTF-8 without U+FFFD: then its code points are found
  * in a text exactly where its bytes are (every match starts at a code point, and a U+FFFD
- * of the text stands for an ill-formed subsequence or is itself). */
+ * of the text stands for an ill-formed subsequence or is itself). ASCII is looked for first,
+ * every byte read, so that a literal's answer is known when the kernel is compiled. */
 UDFKIT_HD bool searchable_as_bytes(const byte *p, long long n)
 {
-    for (long long i = 0; i < n;) {
+    unsigned high = 0;
+    for (long long j = 0; j < n; j++)
+        high |= p[j];
+    if (high < 0x80)
+        return true;
+    long long i = 0;
+    while (i < n) {
         i += ascii_run(p + i, n - i);
         if (i < n) {
             unsigned cp;

@@ -69,16 +69,29 @@ struct needle {
     }
 };
 
+/* Whether the n bytes at a and b are equal: 16 bytes at a time read without looking at them
+ * in between (the loads independent of each other), a difference looked for after each 16. */
+UDFKIT_HD bool same_bytes(const byte *a, const byte *b, long long n)
+{
+    for (long long j = 0; j < n; j += 16) {
+        unsigned diff = 0;
+        UDFKIT_UNROLL
+        for (int k = 0; k < 16; k++)
+            if (j + k < n)
+                diff |= (unsigned)(a[j + k] ^ b[j + k]);
+        if (diff != 0)
+            return false;
+    }
+    return true;
+}
+
 /* Where the needle's code points follow s[i] within [i, to): the end of the match, or -1. */
 UDFKIT_HD long long match_at(const byte *s, long long i, long long to, const needle &nd)
 {
     if (nd.bytes) {
         if (nd.n > to - i)
             return -1;
-        for (long long j = 0; j < nd.n; j++)
-            if (s[i + j] != nd.p[j])
-                return -1;
-        return i + nd.n;
+        return same_bytes(s + i, nd.p, nd.n) ? i + nd.n : -1;
     }
     for (long long j = 0; j < nd.n;) {
         if (i >= to)
@@ -92,10 +105,97 @@ UDFKIT_HD long long match_at(const byte *s, long long i, long long to, const nee
     return i;
 }
 
+UDFKIT_HD bool has_zero_byte(const byte *p, long long n)
+{
+    bool zero = false;
+    for (long long j = 0; j < n; j++)
+        zero |= p[j] == 0;
+    return zero;
+}
+
+/* Where in 4 words of text w[2..5] (w[0..1] the 8 bytes before them) the first match of a
+ * needle of 1 to 8 bytes ends (a byte index 0 to 15), or -1: the bytes equal to its last byte
+ * (last, repeated) and preceded by the one before (before, where two) are found a word at a
+ * time; only there are the 8 bytes ending there compared with it (pat, under mask). */
+UDFKIT_HD int find_in_words(const unsigned *w, unsigned last, unsigned before, bool two, unsigned long long pat,
+                            unsigned long long mask)
+{
+    unsigned cand[4], any = 0;
+    UDFKIT_UNROLL
+    for (int q = 0; q < 4; q++) {
+        cand[q] = zero_bytes(w[q + 2] ^ last);
+        if (two)
+            cand[q] &= zero_bytes(funnel(w[q + 1], w[q + 2], 1) ^ before);
+        any |= cand[q];
+    }
+    if (any == 0)
+        return -1;
+    UDFKIT_UNROLL
+    for (int q = 0; q < 4; q++) {
+        const unsigned long long prior = (unsigned long long)w[q + 1] << 32 | w[q];
+        for (unsigned c = cand[q]; c != 0; c &= c - 1) {
+#ifdef __CUDA_ARCH__
+            const int k = (__ffs(c) - 1) >> 3;
+#else
+            const int k = __builtin_ctz(c) >> 3;
+#endif
+            /* The 8 bytes that end with byte k of word q. */
+            const unsigned long long at = (prior >> (8 * (k + 1))) | ((unsigned long long)w[q + 2] << (56 - 8 * k));
+            if ((at & mask) == pat)
+                return 4 * q + k;
+        }
+    }
+    return -1;
+}
+
+/* The first i in [from, to - m] where the m bytes at s + i are p's (1 <= m <= 8, no zero byte
+ * in p), or -1. The text is read in groups of 4 aligned words, loaded before any is looked at;
+ * the bytes of a word outside [from, to) are zeros (not read), which p does not hold, so that
+ * a match lies in [from, to). */
+UDFKIT_HD long long find_short(const byte *s, long long from, long long to, const byte *p, int m)
+{
+    typedef unsigned long long u64;
+    if (to - from < m)
+        return -1;
+    u64 pat = 0;
+    for (int k = 0; k < m; k++)
+        pat |= (u64)p[k] << (64 - 8 * m + 8 * k);
+    const u64 mask = ~0ull << (64 - 8 * m);
+    const unsigned last = p[m - 1] * 0x01010101u, before = m >= 2 ? p[m - 2] * 0x01010101u : 0u;
+    unsigned w[6];
+    w[0] = w[1] = 0; /* the 8 bytes before the group */
+    for (long long i = from - (long long)((unsigned long long)(s + from) & 3); i < to; i += 16) {
+        if (i >= from && i + 16 <= to) {
+            UDFKIT_UNROLL
+            for (int q = 0; q < 4; q++)
+                w[q + 2] = load4(s + i + 4 * q);
+        } else {
+            UDFKIT_UNROLL
+            for (int q = 0; q < 4; q++) {
+                const long long base = i + 4 * q, lo = from - base, hi = to - base;
+                w[q + 2] = lo <= 0 && hi >= 4 ? load4(s + base)
+                                             : load4_part(s + base, lo < 0 ? 0 : lo, hi > 4 ? 4 : hi < 0 ? 0 : hi);
+            }
+        }
+        const int k = find_in_words(w, last, before, m >= 2, pat, mask);
+        if (k >= 0)
+            return i + k + 1 - m;
+        w[0] = w[4];
+        w[1] = w[5];
+    }
+    return -1;
+}
+
 /* The first match (of a non-empty needle) at a code point of [from, to), from one: its
  * start, and its end in *end; -1 where none. */
 UDFKIT_HDI long long find_match(const byte *s, long long from, long long to, const needle &nd, long long *end)
 {
+    if (nd.bytes && nd.n <= 8 && !has_zero_byte(nd.p, nd.n)) {
+        const long long at = find_short(s, from, to, nd.p, (int)nd.n);
+        if (at >= 0)
+            *end = at + nd.n;
+        return at;
+    }
     if (nd.bytes) {
         const byte first = nd.p[0];
         for (long long i = from, last = to - nd.n; i <= last; i++) {
@@ -164,14 +264,8 @@ UDFKIT_HDI long long count_matches(const byte *s, long long from, long long to, 
 /* Whether the needle ends exactly at `to`, starting at or after `from`. */
 UDFKIT_HD bool match_before(const byte *s, long long from, long long to, const needle &nd)
 {
-    if (nd.bytes) {
-        if (nd.n > to - from)
-            return false;
-        for (long long j = 0; j < nd.n; j++)
-            if (s[to - nd.n + j] != nd.p[j])
-                return false;
-        return true;
-    }
+    if (nd.bytes)
+        return nd.n <= to - from && same_bytes(s + to - nd.n, nd.p, nd.n);
     long long j = nd.n;
     while (j > 0) {
         if (to <= from)
@@ -387,13 +481,9 @@ UDFKIT_HDI int string_view::compare(string_view other) const
 
 UDFKIT_HD bool operator==(string_view a, string_view b)
 {
-    if (a.size() == b.size()) {
-        long long i = 0;
-        while (i < a.size() && a.data()[i] == b.data()[i])
-            i++;
-        if (i == a.size())
-            return true;
-    }
+    if (a.size() == b.size() &&
+        detail::same_bytes((const detail::byte *)a.data(), (const detail::byte *)b.data(), a.size()))
+        return true;
     return a.compare(b) == 0;
 }
 
