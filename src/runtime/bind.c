@@ -375,17 +375,13 @@ static bool bind_sandbox(const binding_plan *p, udfkit_sandbox *sb, int fds[MAX_
     return isolated;
 }
 
-static udfkit_status link_bound(const udfkit_image *image, const binding_plan *p, int arch, udfkit_buf *cubin)
+/* The engine's image read as a package (its LTO-IR and the functions of its UDFS), and the
+ * names those functions take from every bound package: checked before any device is asked. */
+static udfkit_status read_engine(const udfkit_image *image, const binding_plan *p, udfkit_package **out)
 {
-    unsigned major = 0, minor = 0;
-    udfkit_status s = udfkit_jitlink_load(&major, &minor);
-    if (s)
-        return s;
+    *out = NULL;
     udfkit_package *engine = udfkit_package_new("the library's LTO-IR");
-    udfkit_package *shims = NULL;
-    udfkit_jit_part *parts = NULL;
-    size_t n = 0, nlinks = 0;
-    char(*link_hashes)[UDFKIT_HASH_HEX_SIZE] = NULL;
+    udfkit_status s = UDFKIT_OK;
     if (!engine)
         s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "udfkit_library_bind: out of memory");
     if (!s)
@@ -403,8 +399,43 @@ static udfkit_status link_bound(const udfkit_image *image, const binding_plan *p
                                         "across everything linked together",
                                         p->distinct[d]->origin, engine->names[f]);
         }
-    if (!s)
-        s = check_producer(engine, major, minor);
+    if (s)
+        udfkit_package_close(engine);
+    else
+        *out = engine;
+    return s;
+}
+
+/* nvJitLink's options for a bind beyond -arch and -lto: variables no device code uses are
+ * dropped (CUB's and libcu++'s inline variables, thousands in an engine with sorts and
+ * scans, each otherwise kept, laid out and relocated), except the UDF error record, which
+ * the runtime reads by name; and the link runs on several threads (-split-compile:
+ * UDFKIT_LINK_THREADS, default every processor; 1 is one thread). */
+static size_t bind_link_options(char threads[40], const char *options[3])
+{
+    const char *env = getenv("UDFKIT_LINK_THREADS");
+    char *end = NULL;
+    long n = env && *env ? strtol(env, &end, 10) : 0;
+    if (!end || *end || n < 0 || n > 4096)
+        n = 0;
+    snprintf(threads, 40, "-split-compile=%ld", n);
+    options[0] = "-optimize-unused-variables";
+    options[1] = "-variables-used=udfkit_udf_error_record";
+    options[2] = threads;
+    return 3;
+}
+
+static udfkit_status link_bound(const udfkit_package *engine, const binding_plan *p, int arch, udfkit_buf *cubin)
+{
+    unsigned major = 0, minor = 0;
+    udfkit_status s = udfkit_jitlink_load(&major, &minor);
+    if (s)
+        return s;
+    udfkit_package *shims = NULL;
+    udfkit_jit_part *parts = NULL;
+    size_t n = 0, nlinks = 0;
+    char(*link_hashes)[UDFKIT_HASH_HEX_SIZE] = NULL;
+    s = check_producer(engine, major, minor);
     for (size_t d = 0; !s && d < p->ndistinct; d++) {
         s = check_producer(p->distinct[d], major, minor);
         if (!s && !p->distinct[d]->nparts)
@@ -443,12 +474,37 @@ static udfkit_status link_bound(const udfkit_image *image, const binding_plan *p
     udfkit_sandbox sb;
     int fds[MAX_TOKENS];
     bool isolated = bind_sandbox(p, &sb, fds);
+    char threads[40];
+    const char *options[3];
+    size_t noptions = bind_link_options(threads, options);
     if (!s)
-        s = udfkit_jitlink_cubin(parts, n, arch, isolated ? &sb : NULL, cubin);
+        s = udfkit_jitlink_cubin(parts, n, arch, options, noptions, isolated ? &sb : NULL, cubin);
     free(parts);
     free(link_hashes);
     udfkit_package_close(shims);
+    return s;
+}
+
+/* For tests: the link a bind makes for sm_<arch>, without a device (no cache, nothing loaded). */
+udfkit_status udfkit_library_bind_link(const udfkit_image *image, const udfkit_slot *slots, size_t slot_count,
+                                       const udfkit_slot_binding *bindings, size_t count, int arch, void **cubin,
+                                       size_t *cubin_size);
+udfkit_status udfkit_library_bind_link(const udfkit_image *image, const udfkit_slot *slots, size_t slot_count,
+                                       const udfkit_slot_binding *bindings, size_t count, int arch, void **cubin,
+                                       size_t *cubin_size)
+{
+    binding_plan plan = {0};
+    udfkit_package *engine = NULL;
+    udfkit_buf out = UDFKIT_BUF_INIT;
+    udfkit_status s = check_bindings(&plan, slots, slot_count, bindings, count);
+    if (!s)
+        s = read_engine(image, &plan, &engine);
+    if (!s)
+        s = link_bound(engine, &plan, arch, &out);
+    *cubin_size = out.size;
+    *cubin = udfkit_buf_detach(&out);
     udfkit_package_close(engine);
+    plan_free(&plan);
     return s;
 }
 
@@ -481,13 +537,24 @@ udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_h
                                    : !out                                 ? "no output pointer"
                                                                           : "a count without its array");
     binding_plan plan = {0};
+    udfkit_package *engine = NULL;
     udfkit_status s = check_bindings(&plan, slots, slot_count, bindings, count);
     const udfkit_driver *d = NULL;
     int arch = 0;
-    if (!s)
-        s = udfkit_driver_enter(&d);
-    if (!s)
+    bool checked = !s;
+    if (!s && !(s = udfkit_driver_enter(&d)))
         s = udfkit_runtime_device_arch(d, &arch);
+    if (s && checked) {
+        /* Without a device, the checks that need none answer first: the library's own C
+         * names too (read from its image, which a bound library found in the process or the
+         * cache does not need). The device's message is kept where they pass. */
+        char *why = strdup(udfkit_last_error());
+        udfkit_status device = s;
+        s = read_engine(image, &plan, &engine);
+        if (!s)
+            s = udfkit_runtime_fail(device, "%s", why ? why : "no device");
+        free(why);
+    }
     char hash[UDFKIT_HASH_HEX_SIZE], key[UDFKIT_CACHE_KEY_SIZE];
     if (!s) {
         if (!image_hash)
@@ -501,6 +568,7 @@ udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_h
         }
         pthread_mutex_unlock(&table.lock);
         if (*out) {
+            udfkit_package_close(engine);
             plan_free(&plan);
             return UDFKIT_OK;
         }
@@ -511,13 +579,13 @@ udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_h
     bool cached = false;
     if (cache) {
         /* The cubin is the same whichever nvJitLink 13 links it: a hit loads no nvJitLink. */
-        udfkit_hasher *h = udfkit_hasher_new("udfkit-bind-cubin-1");
+        udfkit_hasher *h = udfkit_hasher_new("udfkit-bind-cubin-2");
         udfkit_hasher_add_str(h, key);
         udfkit_hasher_add_str(h, "nvJitLink 13");
         udfkit_hasher_finish(h, disk_key);
         cached = udfkit_jitlink_cached(cache, disk_key, &cubin);
     }
-    if (!s && !cached && !(s = link_bound(image, &plan, arch, &cubin)))
+    if (!s && !cached && !(s = read_engine(image, &plan, &engine)) && !(s = link_bound(engine, &plan, arch, &cubin)))
         udfkit_jitlink_keep(cache, disk_key, &cubin);
     udfkit_library *lib = NULL;
     if (!s)
@@ -529,6 +597,7 @@ udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_h
     udfkit_cache_close(cache);
     udfkit_diag_clear();
     udfkit_buf_free(&cubin);
+    udfkit_package_close(engine);
     plan_free(&plan);
     return s;
 }
