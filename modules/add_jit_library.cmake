@@ -83,7 +83,11 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
   SASS (``udfkit pack``), built by default once, for the lowest architecture of
   ``ARCHITECTURES`` (as cuDF ships its fragments; ``LTOIR_PER_ARCHITECTURE`` builds it for
   each, so that a device gets code built for its own architecture where there is some),
-  and its header declares ``<target>_bind``, ``<target>_release``,
+  and, for each real architecture of ``ARCHITECTURES``, the kernels that call no slot linked
+  to SASS (``udfkit pack --sass``): a bind on a device of such an architecture loads that
+  SASS and links each kernel that calls a slot on its first launch, so that binding costs
+  milliseconds and the links grow with the kernels an application uses (other devices link
+  the whole at bind time). Its header declares ``<target>_bind``, ``<target>_release``,
   ``<target>_instance_library``, ``<target>_udf_error``, ``<target>_slot_count``,
   ``<target>_slot`` and launchers that take the bound instance first (no ``_load``,
   ``_unload`` or ``_library``). ``SOURCES`` see the slots' device prototypes in
@@ -338,10 +342,10 @@ function(add_jit_library target)
     # Packed, not linked: the runtime links it with the bound functions (<target>_bind).
     add_custom_command(
       OUTPUT "${_fatbin}" "${_fatbin}.json" "${_embedded}"
-      COMMAND ${_udfkit} pack ${_parts} ${_manifests} --arch "${_compile_archs}" -o "${_fatbin}"
+      COMMAND ${_udfkit} pack ${_parts} ${_manifests} --arch "${_compile_archs}" --sass "${_archs}" -o "${_fatbin}"
               --embed "${_embedded}" --symbol "${_ident}_fatbin"
       DEPENDS ${_parts} ${_manifests} udfkit::udfkit
-      COMMENT "udfkit: packing the LTO-IR of ${target} for ${_compile_archs}, embedding it"
+      COMMENT "udfkit: packing the LTO-IR of ${target} for ${_compile_archs} and SASS of its kernels that call no slot, embedding it"
       VERBATIM COMMAND_EXPAND_LISTS)
   else()
     add_custom_command(

@@ -1,0 +1,184 @@
+/* Late binding of a library packed with SASS of its kernels that call no slot (add_jit_library
+ * with SLOTS packs it for each real architecture), on the stand-in driver
+ * (unit/runtime/fake_cuda.c, an sm_90 device, which reads a cubin's kernels from its symbols):
+ * the bind loads that SASS and links nothing; a kernel that calls a slot is linked on its
+ * first use, once, with nvJitLink, and kept in the cache, which a new process finds; a kernel
+ * that calls no slot, and a name the library does not have, link nothing.
+ *
+ * Environment: UDFKIT_TEST_LATE (the test packages), LD_LIBRARY_PATH (the stand-in driver). */
+#include "late_engine.h"
+#include "library_internal.h"
+
+#include <dlfcn.h>
+#include <ftw.h>
+#include <spawn.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+extern char **environ;
+
+static char cache_dir[] = "/tmp/udfkit-lazy-bind-XXXXXX";
+static const char *self;
+
+/* Whether this process has loaded nvJitLink (a bind that links nothing does not). */
+static bool jitlink_loaded(void)
+{
+    void *h = dlopen("libnvJitLink.so.13", RTLD_NOW | RTLD_NOLOAD);
+    if (h)
+        dlclose(h);
+    return h != NULL;
+}
+static size_t files;
+
+/* The cache's entries (not its hit and miss counts). */
+static int count_file(const char *p, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st, (void)ftw;
+    files += type == FTW_F && strstr(p, "/entries/") != NULL;
+    return 0;
+}
+
+static size_t cache_files(void)
+{
+    files = 0;
+    assert_int_equal(nftw(cache_dir, count_file, 16, FTW_PHYS), 0);
+    return files;
+}
+
+static int remove_file(const char *p, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st, (void)type, (void)ftw;
+    return remove(p);
+}
+
+static udfkit_package *open_cuda(void)
+{
+    const char *dir = getenv("UDFKIT_TEST_LATE");
+    assert_non_null(dir);
+    char file[4096];
+    snprintf(file, sizeof file, "%s/cuda.json", dir);
+    udfkit_package *pkg = NULL;
+    if (udfkit_package_open(file, &pkg) != UDFKIT_OK)
+        fail_msg("udfkit_package_open: %s", udfkit_last_error());
+    return pkg;
+}
+
+static late_engine_instance *bind_all(udfkit_package *cuda)
+{
+    const udfkit_slot_binding b[] = {{"price", cuda, NULL}, {"keep", cuda, NULL}, {"widen", cuda, NULL},
+                                     {"before", cuda, NULL}, {"maybe_price", cuda, NULL}};
+    late_engine_instance *inst = NULL;
+    udfkit_status s = late_engine_bind(b, 5, &inst);
+    if (s == UDFKIT_ERROR_TOOLCHAIN) /* no nvJitLink on this machine */
+        return NULL;
+    if (s != UDFKIT_OK)
+        fail_msg("late_engine_bind: %s: %s", udfkit_status_string(s), udfkit_last_error());
+    return inst;
+}
+
+static void kernels_that_call_slots_link_on_first_use(void **state)
+{
+    (void)state;
+    udfkit_package *cuda = open_cuda();
+    late_engine_instance *inst = bind_all(cuda);
+    if (!inst) {
+        udfkit_package_close(cuda);
+        skip();
+    }
+    udfkit_library *lib = late_engine_instance_library(inst);
+    /* Bound: the SASS module loaded, nothing linked (nvJitLink not even loaded), nothing stored. */
+    assert_false(jitlink_loaded());
+    assert_non_null(lib->link_kernel);
+    assert_int_equal(lib->nlinked, 0);
+    size_t stored = cache_files();
+    udfkit_kernel k = NULL, again = NULL;
+    /* A kernel that calls no slot is in the SASS. */
+    assert_int_equal(udfkit_library_get_kernel(lib, "udfkit_late_engine_select_init", &k), UDFKIT_OK);
+    assert_int_equal(udfkit_library_get_kernel(lib, "udfkit_late_engine_reduce_add_i64_final", &k), UDFKIT_OK);
+    assert_int_equal(lib->nlinked, 0);
+    /* The library knows its other kernels without linking them. */
+    assert_true(udfkit_library_has_kernel(lib, "late_price_kept"));
+    assert_false(udfkit_library_has_kernel(lib, "late_no_such_kernel"));
+    assert_int_equal(lib->nlinked, 0);
+    /* A kernel of SOURCES that calls a slot: linked now, once, and stored. */
+    assert_int_equal(udfkit_library_get_kernel(lib, "late_price_kept", &k), UDFKIT_OK);
+    assert_int_equal(lib->nlinked, 1);
+    size_t after = cache_files();
+    assert_true(after > stored);
+    assert_int_equal(udfkit_library_get_kernel(lib, "late_price_kept", &again), UDFKIT_OK);
+    assert_ptr_equal(k, again);
+    assert_int_equal(lib->nlinked, 1);
+    /* A name it does not have links nothing. */
+    assert_int_equal(udfkit_library_get_kernel(lib, "late_no_such_kernel", &k), UDFKIT_ERROR_NOT_FOUND);
+    assert_non_null(strstr(udfkit_last_error(), "no kernel named 'late_no_such_kernel'"));
+    assert_int_equal(lib->nlinked, 1);
+    /* A second instance bound the same way shares the code, and what it linked. */
+    late_engine_instance *second = bind_all(cuda);
+    assert_ptr_equal(late_engine_instance_library(second), lib);
+    late_engine_release(second);
+    /* A new process finds the linked kernel in the cache: it loads it, links nothing, stores
+     * nothing. */
+    char after_text[32];
+    snprintf(after_text, sizeof after_text, "%zu", after);
+    char *argv[] = {(char *)self, "--new-process", after_text, NULL};
+    pid_t child;
+    assert_int_equal(posix_spawn(&child, self, NULL, NULL, argv, environ), 0);
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    /* A launcher resolves its kernels on first use: the map of price links map_price. */
+    assert_int_equal(udfkit_library_get_kernel(lib, "udfkit_late_engine_map_price", &k), UDFKIT_OK);
+    assert_int_equal(lib->nlinked, 2);
+    assert_true(cache_files() > after);
+    late_engine_release(inst);
+    udfkit_package_close(cuda);
+}
+
+/* --new-process N: bind, use the kernel the first process linked; exit 0 where it came from
+ * the cache (N files there, the same after) without nvJitLink. */
+static int new_process(const char *files_before)
+{
+    udfkit_package *cuda = open_cuda();
+    late_engine_instance *inst = bind_all(cuda);
+    udfkit_library *lib = late_engine_instance_library(inst);
+    udfkit_kernel k = NULL;
+    int ok = lib && lib->nlinked == 0 && udfkit_library_get_kernel(lib, "late_price_kept", &k) == UDFKIT_OK &&
+             lib->nlinked == 1 && !jitlink_loaded() && cache_files() == strtoull(files_before, NULL, 10);
+    if (!ok)
+        fprintf(stderr, "new process: linked %zu, nvJitLink loaded %d, %zu files in the cache: %s\n",
+                lib ? lib->nlinked : 0, jitlink_loaded(), cache_files(), udfkit_last_error());
+    late_engine_release(inst);
+    udfkit_package_close(cuda);
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    self = argv[0];
+    if (argc == 3 && strcmp(argv[1], "--new-process") == 0) {
+        const char *dir = getenv("UDFKIT_CACHE_DIR");
+        snprintf(cache_dir, sizeof cache_dir, "%s", dir ? dir : "");
+        return new_process(argv[2]);
+    }
+    if (!mkdtemp(cache_dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    setenv("UDFKIT_CACHE_DIR", cache_dir, 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(kernels_that_call_slots_link_on_first_use),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    nftw(cache_dir, remove_file, 16, FTW_PHYS | FTW_DEPTH);
+    return failed;
+}
