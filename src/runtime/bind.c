@@ -490,9 +490,14 @@ static udfkit_status plan_link(const udfkit_package *engine, const binding_plan 
     return s;
 }
 
-/* Before a link: nvJitLink loaded and new enough for the code, the forwarders compiled. */
-static udfkit_status prepare_link(link_plan *lp, int arch)
+/* nvJitLink new enough for the code (LTO-IR made by a newer NVRTC or NVVM cannot be read by
+ * it): loaded to ask its version, or, with `only_where_needed`, only where the code is newer
+ * than 13.0, which every nvJitLink 13 reads (a bind that links nothing loads no nvJitLink). */
+static udfkit_status check_newest(const link_plan *lp, bool only_where_needed)
 {
+    if (only_where_needed && (!lp->producer || lp->producer_major < 13 ||
+                              (lp->producer_major == 13 && lp->producer_minor == 0)))
+        return UDFKIT_OK;
     unsigned major = 0, minor = 0;
     udfkit_status s = udfkit_jitlink_load(&major, &minor);
     if (s)
@@ -505,6 +510,15 @@ static udfkit_status prepare_link(link_plan *lp, int arch)
                                    "%u.%u",
                                    lp->producer_origin, lp->producer, lp->producer_major, lp->producer_minor, major,
                                    minor, major, lp->producer_major, lp->producer_minor, major, minor);
+    return UDFKIT_OK;
+}
+
+/* Before a link: nvJitLink loaded and new enough for the code, the forwarders compiled. */
+static udfkit_status prepare_link(link_plan *lp, int arch)
+{
+    udfkit_status s = check_newest(lp, false);
+    if (s)
+        return s;
     if (!lp->forwarders || lp->shims)
         return UDFKIT_OK;
     char arch_text[16];
@@ -690,6 +704,8 @@ static udfkit_status bind_lazily(const udfkit_package *engine, const binding_pla
     l->sass = *sass;
     memset(sass, 0, sizeof *sass);
     udfkit_status s = plan_link(engine, p, arch, &l->plan);
+    if (!s)
+        s = check_newest(&l->plan, true);
     if (!s && !(l->plan.bytes = calloc(l->plan.n + 1, sizeof *l->plan.bytes)))
         s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory");
     for (size_t i = 0; !s && i < l->plan.n; i++) {

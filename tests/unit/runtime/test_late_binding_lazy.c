@@ -60,16 +60,21 @@ static int remove_file(const char *p, const struct stat *st, int type, struct FT
     return remove(p);
 }
 
-static udfkit_package *open_cuda(void)
+static udfkit_package *open_named(const char *name)
 {
     const char *dir = getenv("UDFKIT_TEST_LATE");
     assert_non_null(dir);
     char file[4096];
-    snprintf(file, sizeof file, "%s/cuda.json", dir);
+    snprintf(file, sizeof file, "%s/%s", dir, name);
     udfkit_package *pkg = NULL;
     if (udfkit_package_open(file, &pkg) != UDFKIT_OK)
         fail_msg("udfkit_package_open: %s", udfkit_last_error());
     return pkg;
+}
+
+static udfkit_package *open_cuda(void)
+{
+    return open_named("cuda.json");
 }
 
 static late_engine_instance *bind_all(udfkit_package *cuda)
@@ -162,6 +167,23 @@ static int new_process(const char *files_before)
     return ok ? 0 : 1;
 }
 
+/* Code newer than every nvJitLink 13 reads is refused at the bind, as a bind that links at
+ * once refuses it, not at a first launch. */
+static void newer_code_refused_at_bind(void **state)
+{
+    (void)state;
+    udfkit_package *newer = open_named("newer.json");
+    const udfkit_slot_binding b[] = {{"price", newer, NULL}, {"keep", newer, NULL}, {"widen", newer, NULL},
+                                     {"before", newer, NULL}, {"maybe_price", newer, NULL}};
+    late_engine_instance *inst = (late_engine_instance *)1;
+    udfkit_status s = late_engine_bind(b, 5, &inst);
+    assert_int_equal(s, UDFKIT_ERROR_TOOLCHAIN);
+    assert_null(inst);
+    if (!strstr(udfkit_last_error(), "was made by NVRTC 99.0, newer than this nvJitLink"))
+        fail_msg("unexpected message: %s", udfkit_last_error());
+    udfkit_package_close(newer);
+}
+
 int main(int argc, char **argv)
 {
     self = argv[0];
@@ -177,6 +199,7 @@ int main(int argc, char **argv)
     setenv("UDFKIT_CACHE_DIR", cache_dir, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kernels_that_call_slots_link_on_first_use),
+        cmocka_unit_test(newer_code_refused_at_bind),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     nftw(cache_dir, remove_file, 16, FTW_PHYS | FTW_DEPTH);
