@@ -836,7 +836,10 @@ udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_h
     /* Where the library has SASS for this device, only its kernels that call slots are
      * linked, each on its first use (a package that asks for the sandbox is linked whole, now,
      * there). */
-    if (!s && !cached && !isolated && !(s = read_engine(image, &plan, &engine)) &&
+    /* UDFKIT_BIND_WHOLE=1: every kernel linked at the bind, as on a device without SASS. */
+    const char *whole = getenv("UDFKIT_BIND_WHOLE");
+    bool lazy = !isolated && !(whole && strcmp(whole, "1") == 0);
+    if (!s && !cached && lazy && !(s = read_engine(image, &plan, &engine)) &&
         find_sass(engine, arch, &sass))
         s = bind_lazily(engine, &plan, arch, key, &sass, &lib);
     else if (!s && !cached && (engine || !(s = read_engine(image, &plan, &engine))) &&

@@ -22,7 +22,7 @@
 
 #define API __attribute__((visibility("default")))
 
-enum { DEVICES = 2, CONTEXTS = 8, STREAMS = 16, LIBRARIES = 32, KERNELS = 8 };
+enum { DEVICES = 2, CONTEXTS = 8, STREAMS = 16, LIBRARIES = 32, KERNELS = 32 };
 static const int cc_major[DEVICES] = {9, 10}, cc_minor[DEVICES] = {0, 0};
 static unsigned marker_devices = 1u;
 static unsigned long long next_id = 100;

@@ -184,9 +184,42 @@ static void newer_code_refused_at_bind(void **state)
     udfkit_package_close(newer);
 }
 
+/* --whole: UDFKIT_BIND_WHOLE=1 links every kernel at the bind (nvJitLink loaded then), as a
+ * device without the library's SASS does; exit 0 where it did. */
+static int whole_process(void)
+{
+    setenv("UDFKIT_BIND_WHOLE", "1", 1);
+    udfkit_package *cuda = open_cuda();
+    late_engine_instance *inst = bind_all(cuda);
+    udfkit_library *lib = late_engine_instance_library(inst);
+    udfkit_kernel k = NULL;
+    int ok = lib && !lib->link_kernel && jitlink_loaded() &&
+             udfkit_library_get_kernel(lib, "udfkit_late_engine_map_price", &k) == UDFKIT_OK &&
+             udfkit_library_get_kernel(lib, "late_price_kept", &k) == UDFKIT_OK;
+    if (!ok)
+        fprintf(stderr, "whole: %s\n", udfkit_last_error());
+    late_engine_release(inst);
+    udfkit_package_close(cuda);
+    return ok ? 0 : 1;
+}
+
+static void whole_bind_on_request(void **state)
+{
+    (void)state;
+    char *argv[] = {(char *)self, "--whole", NULL};
+    pid_t child;
+    assert_int_equal(posix_spawn(&child, self, NULL, NULL, argv, environ), 0);
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(int argc, char **argv)
 {
     self = argv[0];
+    if (argc == 2 && strcmp(argv[1], "--whole") == 0)
+        return whole_process();
     if (argc == 3 && strcmp(argv[1], "--new-process") == 0) {
         const char *dir = getenv("UDFKIT_CACHE_DIR");
         snprintf(cache_dir, sizeof cache_dir, "%s", dir ? dir : "");
@@ -200,6 +233,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kernels_that_call_slots_link_on_first_use),
         cmocka_unit_test(newer_code_refused_at_bind),
+        cmocka_unit_test(whole_bind_on_request),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     nftw(cache_dir, remove_file, 16, FTW_PHYS | FTW_DEPTH);
