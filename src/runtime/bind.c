@@ -669,11 +669,14 @@ static udfkit_status link_kernel(udfkit_library *lib, const char *name, udfkit_l
     udfkit_status s = cached ? UDFKIT_OK : prepare_link(&l->plan, l->arch);
     if (!s && !cached) {
         char threads[40];
-        const char *options[4];
+        const char *options[5];
         size_t noptions = bind_link_options(threads, options);
         udfkit_buf used = UDFKIT_BUF_INIT;
         udfkit_buf_printf(&used, "-kernels-used=%s", name);
         options[noptions++] = used.data;
+        /* The marker of code that waits for the pass before (compute_90 and later), so that
+         * the kernel is started early as the library's others are (library_devices.c). */
+        options[noptions++] = "-kernels-used=udfkit_dependent_launch";
         double start = udfkit_seconds();
         s = used.data ? udfkit_jitlink_cubin(l->plan.parts, l->plan.n, l->arch, options, noptions, NULL, &cubin)
                       : udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory");

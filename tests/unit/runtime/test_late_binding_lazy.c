@@ -7,6 +7,7 @@
  *
  * Environment: UDFKIT_TEST_LATE (the test packages), LD_LIBRARY_PATH (the stand-in driver). */
 #include "late_engine.h"
+#include "late_engine_each.h"
 #include "library_internal.h"
 
 #include <dlfcn.h>
@@ -184,6 +185,30 @@ static void newer_code_refused_at_bind(void **state)
     udfkit_package_close(newer);
 }
 
+/* Code for compute_90 (LTOIR_PER_ARCHITECTURE) waits for the pass before: the SASS and each
+ * kernel linked on first use carry the marker that has them started early. */
+static void linked_kernels_keep_the_early_start_marker(void **state)
+{
+    (void)state;
+    udfkit_package *cuda = open_cuda();
+    const udfkit_slot_binding b[] = {{"price", cuda, NULL}, {"keep", cuda, NULL}, {"widen", cuda, NULL},
+                                     {"before", cuda, NULL}, {"maybe_price", cuda, NULL}};
+    late_engine_each_instance *inst = NULL;
+    udfkit_status s = late_engine_each_bind(b, 5, &inst);
+    if (s != UDFKIT_OK)
+        fail_msg("late_engine_each_bind: %s", udfkit_last_error());
+    udfkit_library *lib = late_engine_each_instance_library(inst);
+    assert_true(udfkit_library_has_kernel(lib, "udfkit_dependent_launch"));
+    udfkit_kernel k = NULL;
+    assert_int_equal(udfkit_library_get_kernel(lib, "udfkit_late_engine_each_map_price", &k), UDFKIT_OK);
+    assert_int_equal(lib->nlinked, 1);
+    assert_true(udfkit_library_has_kernel(lib->linked[0], "udfkit_dependent_launch"));
+    assert_true(udfkit_library_has_kernel(lib->linked[0], "udfkit_late_engine_each_map_price"));
+    assert_false(udfkit_library_has_kernel(lib->linked[0], "udfkit_late_engine_each_map_widen"));
+    late_engine_each_release(inst);
+    udfkit_package_close(cuda);
+}
+
 /* --whole: UDFKIT_BIND_WHOLE=1 links every kernel at the bind (nvJitLink loaded then), as a
  * device without the library's SASS does; exit 0 where it did. */
 static int whole_process(void)
@@ -234,6 +259,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(kernels_that_call_slots_link_on_first_use),
         cmocka_unit_test(newer_code_refused_at_bind),
         cmocka_unit_test(whole_bind_on_request),
+        cmocka_unit_test(linked_kernels_keep_the_early_start_marker),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     nftw(cache_dir, remove_file, 16, FTW_PHYS | FTW_DEPTH);
