@@ -223,6 +223,66 @@ static void refuses_damaged_packages(void **state)
     remove_dir(dir);
 }
 
+static void same_functions(const udfkit_package *a, const udfkit_package *b)
+{
+    assert_int_equal(udfkit_package_function_count(a), udfkit_package_function_count(b));
+    for (size_t i = 0; i < udfkit_package_function_count(a); i++) {
+        const char *na, *sa, *nb, *sb;
+        assert_int_equal(udfkit_package_function(a, i, &na, &sa), UDFKIT_OK);
+        assert_int_equal(udfkit_package_function(b, i, &nb, &sb), UDFKIT_OK);
+        assert_string_equal(na, nb);
+        assert_string_equal(sa, sb);
+    }
+}
+
+/* An installed package's directory (<dir>/<target>/, as udfkit_install_udf lays it out) opens
+ * its <target>.fatbin, else its <target>.json; a directory with neither names both. */
+static void opens_an_installed_directory(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/udfkit-installed-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    const char *dir = strdup(path(root, "cuda"));
+    assert_int_equal(mkdir(dir, 0700), 0);
+    DIR *d = opendir(late());
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *data;
+        size_t size = read_all(path(late(), e->d_name), &data);
+        write_all(path(dir, e->d_name), data, size);
+        free(data);
+    }
+    closedir(d);
+    udfkit_package *want = NULL, *pkg = NULL;
+    assert_int_equal(udfkit_package_open(path(late(), "cuda.fatbin"), &want), UDFKIT_OK);
+    char with_slash[4200];
+    snprintf(with_slash, sizeof with_slash, "%s/", dir);
+    const char *ways[] = {dir, with_slash};
+    for (int w = 0; w < 2; w++) {
+        if (udfkit_package_open(ways[w], &pkg) != UDFKIT_OK)
+            fail_msg("%s: %s", ways[w], udfkit_last_error());
+        same_functions(pkg, want);
+        udfkit_package_close(pkg);
+    }
+    unlink(path(dir, "cuda.fatbin"));
+    assert_int_equal(udfkit_package_open(dir, &pkg), UDFKIT_OK);
+    same_functions(pkg, want);
+    udfkit_package_close(pkg);
+    d = opendir(dir);
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.')
+            unlink(path(dir, e->d_name));
+    closedir(d);
+    expect_open_error(dir, UDFKIT_ERROR_BAD_IMAGE, "is a directory without cuda.fatbin or cuda.json");
+    rmdir(dir);
+    rmdir(root);
+    free((void *)dir);
+    udfkit_package_close(want);
+}
+
 static const char text[] = "// run-time UDFs\n"
                            "__device__ float twice(float x) { return 2.0f * x; }\n"
                            "__device__ bool positive(float x) { return x > 0.0f; }\n";
@@ -612,6 +672,7 @@ int main(void)
         cmocka_unit_test(warnings_reach_the_callback_not_stderr),
         cmocka_unit_test(checks_bindings_before_linking),
         cmocka_unit_test(engine_names_checked_without_a_device),
+        cmocka_unit_test(opens_an_installed_directory),
         cmocka_unit_test(bind_link_keeps_kernels_drops_unused_variables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
