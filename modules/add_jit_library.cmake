@@ -25,7 +25,8 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
   which are on their include path); one compile each. Their kernels are launched by name
   (``udfkit_library_get_kernel(<target>_library(), "name", ...)``), and found by their
   symbol: define them ``extern "C"``, or a kernel ``scale`` is found only by its C++ name
-  (``_Z5scalePf``; the message of a lookup by the plain name gives it).
+  (``_Z5scalePf``; the message of a lookup by the plain name gives it). A file named
+  ``<target>_kernels.cu``, the name of the file generated for ``KERNELS``, is refused.
 
 ``INCLUDE_DIRECTORIES``, ``COMPILE_DEFINITIONS``, ``COMPILE_OPTIONS``
   For the compiles of ``SOURCES``, as ``add_ptx_udf`` has them: directories (relative to
@@ -293,6 +294,15 @@ function(add_jit_library target)
     DEPENDS ${_manifests} udfkit::udfkit
     COMMENT "udfkit: kernels and launchers of ${target}"
     VERBATIM COMMAND_EXPAND_LISTS)
+
+  # A source of the generated file's name would be compiled to the same outputs.
+  foreach(_src IN LISTS arg_SOURCES)
+    get_filename_component(_name "${_src}" NAME)
+    if(_name STREQUAL "${target}_kernels.cu")
+      message(FATAL_ERROR "add_jit_library: SOURCES file '${_src}' of target '${target}' has the name of the file "
+                          "add_jit_library generates for its KERNELS (${target}_kernels.cu); rename it")
+    endif()
+  endforeach()
 
   # The SOURCES' own flags (the generated kernels need none: their compile stays the same
   # in every build directory, and hits udfkit's cache).
