@@ -321,7 +321,7 @@ static void compiles_source_at_run_time(void **state)
     assert_int_equal(cache_entries(), entries);
     udfkit_package_close(pkg);
 
-    /* The compiler's messages, as udfkit compile gives them: name:line:col. */
+    /* The compiler's messages, as udfkit compile gives them: name:line:. */
     const char *bad = "__device__ float twice(float x) {\n  return 2.0f * y;\n}\n";
     pkg = (udfkit_package *)1;
     assert_int_equal(udfkit_compile_source("bad.cu", bad, specs, 1, options, 1, &pkg), UDFKIT_ERROR_COMPILE);

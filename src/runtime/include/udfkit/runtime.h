@@ -83,7 +83,8 @@ typedef enum udfkit_status {
     UDFKIT_ERROR_DRIVER,        /* any other driver error; the message names it */
     UDFKIT_ERROR_UDF,           /* a UDF failed a row (<target>_udf_error says which) */
     UDFKIT_ERROR_COMPILE,       /* udfkit_compile_source: the source or a spec is wrong; the message
-                                   holds the diagnostics, `name:line:col: error: ...` */
+                                   holds the diagnostics, `name:line: error: ...` (NVRTC gives lines;
+                                   the source line and a caret under the column follow) */
     UDFKIT_ERROR_TOOLCHAIN      /* a CUDA library loaded at run time (NVRTC, nvJitLink) is missing, or
                                    older than the code it is given was made for */
 } udfkit_status;
