@@ -571,6 +571,37 @@ static udfkit_status link_bound(const udfkit_package *engine, const binding_plan
     return s;
 }
 
+struct lazy_link;
+static size_t lazy_bound_count(const struct lazy_link *l);
+
+static size_t renamed_slots(const binding_plan *p)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < p->nslots; k++)
+        n += strcmp(p->slots[k].name, p->function[k]) != 0;
+    return n;
+}
+
+udfkit_status udfkit_library_bind_info(udfkit_library *lib, udfkit_bind_info *out)
+{
+    if (!lib || !out || !lib->bound)
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_library_bind_info: %s",
+                                   !lib || !out ? "missing argument" : "the library is not a bound one");
+    *out = (udfkit_bind_info){.arch = lib->bound_arch,
+                              .whole = lib->bound_whole,
+                              .from_cache = lib->bound_from_cache,
+                              .forwarders = lib->bound_forwarders};
+    if (lib->link_kernel) {
+        const struct lazy_link *l = lib->lazy;
+        pthread_mutex_lock(&lib->link_lock);
+        out->kernels_to_link = lazy_bound_count(l);
+        out->kernels_linked = lib->nlinked;
+        out->kernels_from_cache = lib->bound_from_cache_kernels;
+        pthread_mutex_unlock(&lib->link_lock);
+    }
+    return UDFKIT_OK;
+}
+
 /* ---- kernels that call slots, linked on first use ---- */
 
 /* A SLOTS library packed with --sass holds, for each real architecture, its kernels that call
@@ -629,6 +660,11 @@ typedef struct lazy_link {
     char key[UDFKIT_CACHE_KEY_SIZE];
     sass_module sass;
 } lazy_link;
+
+static size_t lazy_bound_count(const lazy_link *l)
+{
+    return l->sass.nbound;
+}
 
 static void lazy_free(void *p)
 {
@@ -689,6 +725,8 @@ static udfkit_status link_kernel(udfkit_library *lib, const char *name, udfkit_l
     }
     if (!s)
         s = udfkit_library_load(cubin.data, cubin.size, out);
+    if (!s && cached)
+        lib->bound_from_cache_kernels++;
     udfkit_cache_close(cache);
     udfkit_buf_free(&cubin);
     return s;
@@ -853,6 +891,11 @@ udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_h
         s = udfkit_library_load(cubin.data, cubin.size, &lib);
     if (!s) {
         lib->release = bound_release;
+        lib->bound = 1;
+        lib->bound_arch = arch;
+        lib->bound_whole = !lib->link_kernel;
+        lib->bound_from_cache = cached;
+        lib->bound_forwarders = renamed_slots(&plan);
         *out = table_add(key, lib);
     }
     udfkit_cache_close(cache);

@@ -36,6 +36,9 @@ struct udfkit_library {
     pthread_mutex_t link_lock;
     udfkit_library **linked;
     size_t nlinked;
+    /* A bound library's (udfkit_library_bind_info); bound is 0 for any other. */
+    int bound, bound_arch, bound_whole, bound_from_cache;
+    size_t bound_forwarders, bound_from_cache_kernels;
 
     /* ---- which code each device runs (library_devices.c) ---- */
     /* 0: the image as given, from which the driver takes each device's code; else the sm of

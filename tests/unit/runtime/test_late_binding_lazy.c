@@ -105,6 +105,13 @@ static void kernels_that_call_slots_link_on_first_use(void **state)
     assert_false(jitlink_loaded());
     assert_non_null(lib->link_kernel);
     assert_int_equal(lib->nlinked, 0);
+    udfkit_bind_info info;
+    assert_int_equal(udfkit_library_bind_info(lib, &info), UDFKIT_OK);
+    assert_int_equal(info.arch, 90);
+    assert_int_equal(info.whole, 0);
+    assert_int_equal(info.forwarders, 0);
+    assert_int_equal(info.kernels_to_link, 13); /* 17 kernels, 4 of which call no slot (unit-slot_kernels' rule) */
+    assert_int_equal(info.kernels_linked, 0);
     size_t stored = cache_files();
     udfkit_kernel k = NULL, again = NULL;
     /* A kernel that calls no slot is in the SASS. */
@@ -123,6 +130,9 @@ static void kernels_that_call_slots_link_on_first_use(void **state)
     assert_int_equal(udfkit_library_get_kernel(lib, "late_price_kept", &again), UDFKIT_OK);
     assert_ptr_equal(k, again);
     assert_int_equal(lib->nlinked, 1);
+    assert_int_equal(udfkit_library_bind_info(lib, &info), UDFKIT_OK);
+    assert_int_equal(info.kernels_linked, 1);
+    assert_int_equal(info.kernels_from_cache, 0);
     /* A name it does not have links nothing. */
     assert_int_equal(udfkit_library_get_kernel(lib, "late_no_such_kernel", &k), UDFKIT_ERROR_NOT_FOUND);
     assert_non_null(strstr(udfkit_last_error(), "no kernel named 'late_no_such_kernel'"));
@@ -158,14 +168,38 @@ static int new_process(const char *files_before)
     late_engine_instance *inst = bind_all(cuda);
     udfkit_library *lib = late_engine_instance_library(inst);
     udfkit_kernel k = NULL;
+    udfkit_bind_info info = {0};
     int ok = lib && lib->nlinked == 0 && udfkit_library_get_kernel(lib, "late_price_kept", &k) == UDFKIT_OK &&
-             lib->nlinked == 1 && !jitlink_loaded() && cache_files() == strtoull(files_before, NULL, 10);
+             lib->nlinked == 1 && !jitlink_loaded() && cache_files() == strtoull(files_before, NULL, 10) &&
+             udfkit_library_bind_info(lib, &info) == UDFKIT_OK && info.kernels_linked == 1 &&
+             info.kernels_from_cache == 1;
     if (!ok)
         fprintf(stderr, "new process: linked %zu, nvJitLink loaded %d, %zu files in the cache: %s\n",
                 lib ? lib->nlinked : 0, jitlink_loaded(), cache_files(), udfkit_last_error());
     late_engine_release(inst);
     udfkit_package_close(cuda);
     return ok ? 0 : 1;
+}
+
+/* udfkit_library_bind_info: slots bound to functions of other names are counted as
+ * forwarders (compiled only when a kernel is linked); a library that was not bound is refused. */
+static void bind_info_of_renamed_slots(void **state)
+{
+    (void)state;
+    udfkit_package *py = open_named("py.fatbin");
+    const udfkit_slot_binding b[] = {{"price", py, "surcharge"}, {"keep", py, "is_round"}, {"widen", py, "triple"},
+                                     {"before", py, "larger_first"}, {"maybe_price", py, "maybe_double"}};
+    late_engine_instance *inst = NULL;
+    if (late_engine_bind(b, 5, &inst) != UDFKIT_OK)
+        fail_msg("late_engine_bind: %s", udfkit_last_error());
+    udfkit_bind_info info;
+    assert_int_equal(udfkit_library_bind_info(late_engine_instance_library(inst), &info), UDFKIT_OK);
+    assert_int_equal(info.forwarders, 5);
+    assert_int_equal(info.whole, 0);
+    assert_int_equal(info.kernels_linked, 0);
+    late_engine_release(inst);
+    udfkit_package_close(py);
+    assert_int_equal(udfkit_library_bind_info(NULL, &info), UDFKIT_ERROR_INVALID_ARGUMENT);
 }
 
 /* Code newer than every nvJitLink 13 reads is refused at the bind, as a bind that links at
@@ -218,7 +252,9 @@ static int whole_process(void)
     late_engine_instance *inst = bind_all(cuda);
     udfkit_library *lib = late_engine_instance_library(inst);
     udfkit_kernel k = NULL;
-    int ok = lib && !lib->link_kernel && jitlink_loaded() &&
+    udfkit_bind_info info = {0};
+    int ok = lib && !lib->link_kernel && jitlink_loaded() && udfkit_library_bind_info(lib, &info) == UDFKIT_OK &&
+             info.whole == 1 && info.from_cache == 0 && info.kernels_to_link == 0 && info.arch == 90 &&
              udfkit_library_get_kernel(lib, "udfkit_late_engine_map_price", &k) == UDFKIT_OK &&
              udfkit_library_get_kernel(lib, "late_price_kept", &k) == UDFKIT_OK;
     if (!ok)
@@ -258,6 +294,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kernels_that_call_slots_link_on_first_use),
         cmocka_unit_test(newer_code_refused_at_bind),
+        cmocka_unit_test(bind_info_of_renamed_slots),
         cmocka_unit_test(whole_bind_on_request),
         cmocka_unit_test(linked_kernels_keep_the_early_start_marker),
     };

@@ -405,6 +405,11 @@ typedef struct udfkit_slot_binding {
 /* Links `image`, a fatbin of LTO-IR as `udfkit pack` writes it whose code calls the
  * functions `slots` names, with the package functions `bindings` binds to them, for the
  * current device, and loads the result (what <target>_bind of a SLOTS library calls).
+ * Where the image holds SASS for the device's architecture of the kernels that call no
+ * slot (`udfkit pack --sass`, as add_jit_library packs a SLOTS library), that is loaded and
+ * each kernel that calls a slot is linked on its first udfkit_library_get_kernel (a link
+ * failure is then that call's error); UDFKIT_BIND_WHOLE=1, an image without such SASS, and
+ * a package that asks for the sandbox link every kernel here.
  * Every slot is bound exactly once, to a function whose signature is the slot's
  * (UDFKIT_ERROR_INVALID_ARGUMENT naming both signatures otherwise; a function the package
  * lacks is UDFKIT_ERROR_NOT_FOUND), all checked before anything is linked. Of the image
@@ -420,6 +425,21 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_library_bind(const udfkit_image *image, 
                                                      const udfkit_slot *slots, size_t slot_count,
                                                      const udfkit_slot_binding *bindings, size_t count,
                                                      udfkit_library **out);
+
+/* What a bound library is (udfkit_library_bind, <target>_instance_library of a bound
+ * instance), for logs and tests. */
+typedef struct udfkit_bind_info {
+    int arch;                  /* the sm its code is for: 90 for sm_90 */
+    int whole;                 /* 1: every kernel linked at the bind; 0: the image's SASS loaded */
+    int from_cache;            /* whole: 1 where the linked code came from the cache (no nvJitLink) */
+    size_t forwarders;         /* slots bound to functions of other names (NVRTC forwarders) */
+    size_t kernels_to_link;    /* not whole: the kernels that call slots, linked on first use */
+    size_t kernels_linked;     /* of those, linked (or found in the cache) so far */
+    size_t kernels_from_cache; /* of those, found in the cache */
+} udfkit_bind_info;
+
+/* UDFKIT_ERROR_INVALID_ARGUMENT where lib is NULL or not a bound library. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_library_bind_info(udfkit_library *lib, udfkit_bind_info *out);
 
 /* ---- What the runtime has to say besides a failure ----
  *
