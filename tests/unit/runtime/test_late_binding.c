@@ -568,8 +568,8 @@ static void engine_names_checked_without_a_device(void **state)
     udfkit_package_close(clash);
 }
 
-/* The symbols of a cubin (ELF64): how many name `name` and with which binding, and how many
- * data objects it has. */
+/* The symbols of a cubin (ELF64): how many name `name`, how many of those the driver finds by
+ * name, and how many data objects it has. */
 typedef struct symbols {
     size_t named, named_global, objects;
 } symbols;
@@ -610,7 +610,8 @@ static symbols cubin_symbols(const unsigned char *elf, size_t size, const char *
             out.objects += (info & 0xf) == 1 /* STT_OBJECT */;
             if (strcmp(sname, name) == 0) {
                 out.named++;
-                out.named_global += (info >> 4) == 1 /* STB_GLOBAL */;
+                /* Visible to the driver by name: global, or weak (an inline variable). */
+                out.named_global += (info >> 4) == 1 /* STB_GLOBAL */ || (info >> 4) == 2 /* STB_WEAK */;
             }
         }
     }
