@@ -3,6 +3,7 @@
 #include "jitlink.h"
 
 #include "artifact/code_check.h"
+#include "base/locate.h"
 #include "driver.h"
 #include "nvidia/nvjitlink_wrap.h"
 
@@ -34,16 +35,23 @@ static struct {
     size_fn error_log_size;
     log_fn error_log;
     version_fn version;
-    char problem[256];
+    char problem[PATH_MAX + 512];
 } jl;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/* Where NVRTC is looked for too (base/locate.h, the runtime's order): the file
+ * UDFKIT_NVJITLINK_LIBRARY names, else a CUDA toolkit's ($CUDA_HOME, $CUDA_PATH,
+ * /usr/local/cuda), else libnvJitLink.so.13 through the loader's search. */
 static void load(void)
 {
-    void *lib = dlopen("libnvJitLink.so.13", RTLD_NOW | RTLD_LOCAL);
+    char file[PATH_MAX];
+    udfkit_locate_library("UDFKIT_NVJITLINK_LIBRARY", "nvjitlink", "libnvJitLink.so.13", file, sizeof file);
+    void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         snprintf(jl.problem, sizeof jl.problem,
-                 "load-time linking needs nvJitLink 13 (libnvJitLink.so.13), which cannot be loaded: %s", dlerror());
+                 "load-time linking needs nvJitLink 13 (%s), which cannot be loaded: %.200s; name it in "
+                 "UDFKIT_NVJITLINK_LIBRARY, or install a CUDA 13 toolkit or libnvjitlink",
+                 file, dlerror());
         return;
     }
     *(void **)&jl.create = dlsym(lib, "__nvJitLinkCreate_13_0");

@@ -264,6 +264,44 @@ static int whole_process(void)
     return ok ? 0 : 1;
 }
 
+/* --missing-jitlink: UDFKIT_NVJITLINK_LIBRARY names a file that is not there: the bind (which
+ * links nothing) succeeds, the first use of a kernel that calls a slot (one no test linked
+ * into the cache) is the error, naming the file; a kernel of the SASS is found. Exit 0 where
+ * it is so. */
+static int missing_jitlink_process(void)
+{
+    setenv("UDFKIT_NVJITLINK_LIBRARY", "/nonexistent/libnvJitLink.so.13", 1);
+    udfkit_package *cuda = open_cuda();
+    late_engine_instance *inst = bind_all(cuda);
+    udfkit_library *lib = late_engine_instance_library(inst);
+    udfkit_kernel k = NULL;
+    int ok = lib && udfkit_library_get_kernel(lib, "udfkit_late_engine_select_init", &k) == UDFKIT_OK &&
+             udfkit_library_get_kernel(lib, "udfkit_late_engine_map_widen", &k) == UDFKIT_ERROR_TOOLCHAIN &&
+             strstr(udfkit_last_error(), "/nonexistent/libnvJitLink.so.13") != NULL && lib->nlinked == 0;
+    if (!ok)
+        fprintf(stderr, "missing nvJitLink: %s\n", udfkit_last_error());
+    late_engine_release(inst);
+    udfkit_package_close(cuda);
+    return ok ? 0 : 1;
+}
+
+static void run_self(const char *mode)
+{
+    char *argv[] = {(char *)self, (char *)mode, NULL};
+    pid_t child;
+    assert_int_equal(posix_spawn(&child, self, NULL, NULL, argv, environ), 0);
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void link_failure_is_the_first_use_s_error(void **state)
+{
+    (void)state;
+    run_self("--missing-jitlink");
+}
+
 static void whole_bind_on_request(void **state)
 {
     (void)state;
@@ -281,6 +319,8 @@ int main(int argc, char **argv)
     self = argv[0];
     if (argc == 2 && strcmp(argv[1], "--whole") == 0)
         return whole_process();
+    if (argc == 2 && strcmp(argv[1], "--missing-jitlink") == 0)
+        return missing_jitlink_process();
     if (argc == 3 && strcmp(argv[1], "--new-process") == 0) {
         const char *dir = getenv("UDFKIT_CACHE_DIR");
         snprintf(cache_dir, sizeof cache_dir, "%s", dir ? dir : "");
@@ -295,6 +335,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(kernels_that_call_slots_link_on_first_use),
         cmocka_unit_test(newer_code_refused_at_bind),
         cmocka_unit_test(bind_info_of_renamed_slots),
+        /* Before the whole bind, whose code in the cache a later bind of the same packages
+         * would load (every kernel there, nothing to link). */
+        cmocka_unit_test(link_failure_is_the_first_use_s_error),
         cmocka_unit_test(whole_bind_on_request),
         cmocka_unit_test(linked_kernels_keep_the_early_start_marker),
     };
