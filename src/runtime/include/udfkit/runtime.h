@@ -166,8 +166,10 @@ typedef struct udfkit_image {
     size_t size;
 } udfkit_image;
 
-/* Links the parts for the current device at load time with nvJitLink (found at run time,
- * libnvJitLink.so.13) and loads the result. The linked code is cached on disk, keyed by every
+/* Links the parts for the current device at load time with nvJitLink (found at run time as
+ * NVRTC is: UDFKIT_NVJITLINK_LIBRARY, else a CUDA toolkit's: $CUDA_HOME, $CUDA_PATH,
+ * /usr/local/cuda, else libnvJitLink.so.13 through the loader's path; docs/late-binding.md,
+ * "Deploying an engine") and loads the result. The linked code is cached on disk, keyed by every
  * part's bytes and the device's architecture (UDFKIT_CACHE_DIR, else $XDG_CACHE_HOME/udfkit;
  * UDFKIT_CACHE=0 turns it off), so another process finds it without loading nvJitLink (the
  * code is the same whichever nvJitLink 13 links it; `udfkit cache clear` relinks after
