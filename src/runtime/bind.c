@@ -875,9 +875,9 @@ udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_h
     for (size_t i = 0; i < plan.ndistinct; i++)
         isolated |= plan.distinct[i]->isolated;
     /* Where the library has SASS for this device, only its kernels that call slots are
-     * linked, each on its first use (a package that asks for the sandbox is linked whole, now,
-     * there). */
-    /* UDFKIT_BIND_WHOLE=1: every kernel linked at the bind, as on a device without SASS. */
+     * linked, each on its first use; a package that asks for the sandbox is linked whole,
+     * now, there, and UDFKIT_BIND_WHOLE=1 links every kernel now, as on a device without
+     * SASS. A whole link found in the cache is loaded either way. */
     const char *whole = getenv("UDFKIT_BIND_WHOLE");
     bool lazy = !isolated && !(whole && strcmp(whole, "1") == 0);
     if (!s && !cached && lazy && !(s = read_engine(image, &plan, &engine)) &&
