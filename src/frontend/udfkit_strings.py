@@ -179,7 +179,7 @@ P void udfkit_pystr_ctx_init(udfkit_pystr_ctx *ctx, char *base)
     ctx->adopted = ctx->next = nullptr;
 }
 
-static __device__ void release(udfkit_pystr_ctx *ctx)
+static __device__ void free_blocks(udfkit_pystr_ctx *ctx)
 {
     for (udfkit_pystr_block *b = ctx->blocks; b;) {
         udfkit_pystr_block *next = b->next;
@@ -187,9 +187,19 @@ static __device__ void release(udfkit_pystr_ctx *ctx)
         b = next;
     }
     ctx->blocks = nullptr;
+}
+
+/* An arena's blocks, and the arenas it adopted with theirs. Not recursive: only a row's arena
+ * (owned 0) adopts, and only arenas of their own (owned 1), which adopt nothing; so that no
+ * function here recurses and the kernels' stack size is known when they are linked (CUDA
+ * gives a kernel whose stack it cannot size the default 1 KiB a thread, which the row's arena
+ * and float() overflow). */
+static __device__ void release(udfkit_pystr_ctx *ctx)
+{
+    free_blocks(ctx);
     for (udfkit_pystr_ctx *o = ctx->adopted; o;) {
         udfkit_pystr_ctx *next = o->next;
-        release(o);
+        free_blocks(o);
         free(o);
         o = next;
     }

@@ -115,7 +115,15 @@ udfkit_status udfkit_copy_to_device(void *dst, const void *src, size_t bytes)
     udfkit_status s = udfkit_driver_enter(&d);
     if (s)
         return s;
-    CUresult r = bytes ? d->memcpy_htod((CUdeviceptr)(uintptr_t)dst, src, bytes) : CUDA_SUCCESS;
+    if (!bytes)
+        return UDFKIT_OK;
+    /* From pageable memory cuMemcpyHtoD returns once the bytes are staged, while the DMA to
+     * dst may still run on the legacy stream: a kernel on a non-blocking stream (or in another
+     * context) launched next would read dst before it. Waiting for the legacy stream makes
+     * the copy done when this returns, whatever stream reads dst next. */
+    CUresult r = d->memcpy_htod((CUdeviceptr)(uintptr_t)dst, src, bytes);
+    if (r == CUDA_SUCCESS && (r = d->stream_synchronize(CU_STREAM_LEGACY)) != CUDA_SUCCESS)
+        return udfkit_driver_fail(d, r, "waiting for the copy to the device");
     return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "copying to the device");
 }
 

@@ -12,6 +12,10 @@
  *   - the UDF error record per context: a failed row in one context is not reported in the
  *     other, and each context reports its own;
  *   - udfkit_copy_to_device_async / _to_host_async in stream order behind a busy kernel;
+ *   - udfkit_copy_to_device done when it returns: a thread per context copies 64 MiB of
+ *     pageable memory and at once maps its last rows on a non-blocking stream, which does
+ *     not wait for the legacy stream the copy ran on (the driver returns once the bytes are
+ *     staged: before the fix, rounds read the last chunk's old rows);
  *   - last, cuDevicePrimaryCtxReset with a scratch set: after it, no memory of the old
  *     scratch is handed out, and the launchers are right.
  * usage: test_devices two   the same across devices 0 and 1 (exit 77, with a message, where
@@ -372,6 +376,77 @@ static void test_async_copies(void)
     cu.mem_free_host(back);
 }
 
+/* ---- a copy to the device, then at once a kernel on a non-blocking stream ---- */
+
+typedef struct copy_work {
+    CUcontext ctx;
+    int id, stale, failed;
+    char last[256];
+} copy_work;
+
+static void *copy_then_map(void *arg)
+{
+    copy_work *w = arg;
+    enum { ROUNDS = 16 };
+    const size_t n = (size_t)8 << 20, tail = 4096; /* 64 MiB of int64 rows; the last 4096 mapped */
+    cu.ctx_set_current(w->ctx);
+    CUstream s = new_stream();
+    int64_t *host = malloc(n * sizeof *host), *back = malloc(tail * sizeof *back), *dev = NULL, *out = NULL;
+    udfkit_status st = host && back ? UDFKIT_OK : UDFKIT_ERROR_OUT_OF_MEMORY;
+    if (!st)
+        st = udfkit_device_alloc(n * sizeof *dev, (void **)&dev);
+    if (!st)
+        st = udfkit_device_alloc(tail * sizeof *out, (void **)&out);
+    for (int round = 0; !st && round < ROUNDS; round++) {
+        const int64_t base = ((int64_t)w->id * ROUNDS + round) * 1000003;
+        for (size_t i = 0; i < n; i++)
+            host[i] = base + (int64_t)i;
+        if ((st = udfkit_copy_to_device(dev, host, n * sizeof *host)))
+            break;
+        /* Right away, on a stream that does not wait for the legacy one. */
+        if (!st)
+            st = runtime_lib_map_inc_i64((udfkit_stream)s, tail, dev + (n - tail), out);
+        if (!st)
+            st = udfkit_stream_synchronize((udfkit_stream)s);
+        if (!st)
+            st = udfkit_copy_to_host(back, out, tail * sizeof *back);
+        size_t wrong = 0;
+        for (size_t j = 0; !st && j < tail; j++)
+            wrong += back[j] != base + (int64_t)(n - tail + j) + 1;
+        if (wrong) {
+            w->stale++;
+            snprintf(w->last, sizeof w->last, "round %d: %zu of the last %zu rows were not the copied ones", round,
+                     wrong, tail);
+        }
+    }
+    if (st) {
+        w->failed = 1;
+        snprintf(w->last, sizeof w->last, "%s", udfkit_last_error());
+    }
+    cu.stream_synchronize(s);
+    cu.stream_destroy(s);
+    udfkit_device_free(dev);
+    udfkit_device_free(out);
+    free(host);
+    free(back);
+    return NULL;
+}
+
+static void test_copy_then_launch(CUcontext a, CUcontext b)
+{
+    copy_work w[2] = {{a, 0, 0, 0, ""}, {b, 1, 0, 0, ""}};
+    pthread_t threads[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&threads[i], NULL, copy_then_map, &w[i]);
+    for (int i = 0; i < 2; i++)
+        pthread_join(threads[i], NULL);
+    for (int i = 0; i < 2; i++)
+        CHECK(!w[i].failed && w[i].stale == 0,
+              "context %d: a kernel on a non-blocking stream right after udfkit_copy_to_device reads the copied rows: "
+              "%d stale rounds of 16 (%s)",
+              i, w[i].stale, w[i].last[0] ? w[i].last : "-");
+}
+
 /* Last: the reset frees every allocation of the context, the scratch's too. */
 static void test_context_reset(CUdevice dev)
 {
@@ -421,6 +496,8 @@ static int run_one(void)
     check_udf_error_per_context(primary, other);
     cu.ctx_set_current(primary);
     test_async_copies();
+    test_copy_then_launch(primary, other);
+    cu.ctx_set_current(primary);
     cu.ctx_destroy(other);
     cu.ctx_set_current(primary);
     test_context_reset(dev);
@@ -433,6 +510,7 @@ typedef struct device_work {
     CUcontext ctx;
     int device;
     int wrong;
+    char last[256]; /* the thread's own last error (udfkit_last_error is per thread) */
 } device_work;
 
 /* Two streams of one device, one with scratch, reducing in turn. */
@@ -447,7 +525,11 @@ static void *device_thread(void *arg)
     if (udfkit_stream_scratch((udfkit_stream)s[0], scratch, bytes) != UDFKIT_OK)
         w->wrong++;
     for (int round = 0; round < 40; round++)
-        w->wrong += !reduce_right((udfkit_stream)s[round % 2], w->device * 1000 + round);
+        if (!reduce_right((udfkit_stream)s[round % 2], w->device * 1000 + round)) {
+            w->wrong++;
+            snprintf(w->last, sizeof w->last, "last wrong: round %d on stream %d, its line 'reduce: ...' above", round,
+                     round % 2);
+        }
     udfkit_stream_scratch((udfkit_stream)s[0], NULL, 0);
     for (int i = 0; i < 2; i++) {
         cu.stream_synchronize(s[i]);
@@ -553,14 +635,16 @@ static int run_two(const char *rto)
     check_dependent(c1, d1, "device 1");
     check_udf_error_per_context(c0, c1);
     check_linked_across(c0, c1, same_arch, rto);
-    device_work w[2] = {{c0, 0, 0}, {c1, 1, 0}};
+    device_work w[2] = {{c0, 0, 0, ""}, {c1, 1, 0, ""}};
     pthread_t threads[2];
     for (int i = 0; i < 2; i++)
         pthread_create(&threads[i], NULL, device_thread, &w[i]);
     for (int i = 0; i < 2; i++)
         pthread_join(threads[i], NULL);
     CHECK(w[0].wrong == 0 && w[1].wrong == 0,
-          "a thread per device, two streams each (one with scratch): %d and %d wrong reduces", w[0].wrong, w[1].wrong);
+          "a thread per device, two streams each (one with scratch): %d and %d wrong reduces (device 0: %s; device 1: "
+          "%s)",
+          w[0].wrong, w[1].wrong, w[0].wrong ? w[0].last : "-", w[1].wrong ? w[1].last : "-");
     return 0;
 }
 

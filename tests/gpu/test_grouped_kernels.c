@@ -9,7 +9,9 @@
  * has the memory; UDF errors at the first, middle and last row; the same launchers with
  * caller-owned scratch memory (udfkit_stream_scratch), too small and ended. reduce_by_key over keys all
  * equal, all distinct, and in random runs of 1 to 40 rows, sizes up to a tile's edges (768
- * rows) and 2^20 + 7, against runs found on the host. transform_reduce with one and two
+ * rows) and 2^20 + 7, against runs found on the host, and with an op that fails a row on
+ * any operand outside what the rows make (bounded_add), last tiles of 1 to 767 rows: no
+ * failure recorded (the op never sees a place that was not loaded). transform_reduce with one and two
  * input columns (of different types), a predicate, matrices and Python affine maps, n = 0 to
  * 2^20 + 7 and unaligned inputs; segmented_reduce over random segments of 0 to 70 rows (many
  * empty and of one row, starting anywhere), one segment of 2^20 + 7 rows, no segments, and
@@ -205,6 +207,25 @@ RBK_CASE(add_f64, uint64_t, double, add_f64, gk_reduce_by_key_add_f64_by_uint64,
 RBK_CASE(keep_left, uint8_t, int32_t, keep_left, gk_reduce_by_key_keep_left_by_uint8, next_random())
 RBK_CASE(mat2_mul, int64_t, int64_t, mat2_mul, gk_reduce_by_key_mat2_mul_by_int64, next_random())
 RBK_CASE(py_affine, int16_t, int64_t, py_affine, gk_reduce_by_key_py_affine_by_int16, next_random() & 0xffffffffu)
+static int32_t bounded_add(int32_t a, int32_t b) { return a + b; }
+RBK_CASE(bounded_add, int32_t, int32_t, bounded_add, gk_reduce_by_key_bounded_add_by_int32, next_random() % 8)
+
+/* bounded_add fails a row (code 11) where an operand lies outside [0, 2^24), which no row or
+ * sum of rows 0 to 7 does: only a place of the last tile that was not loaded (CUB's agent
+ * combined those with the op) would. Right results, and no failure recorded. */
+static void run_rbk_bounded(size_t n, int pattern)
+{
+    uint64_t row = 0;
+    int code = 0;
+    gk_udf_error(NULL, &row, &code); /* nothing left from before */
+    run_rbk_bounded_add(n, pattern);
+    row = 0;
+    code = 0;
+    udfkit_status st = gk_udf_error(NULL, &row, &code);
+    snprintf(current, sizeof current, "reduce_by_key(bounded_add) n=%zu keys pattern %d: %s (row %llu, code %d)", n,
+             pattern, udfkit_status_string(st), (unsigned long long)row, code);
+    expect(st == UDFKIT_OK, "no failure recorded: the op never saw a place that was not loaded");
+}
 
 static int64_t square64(int32_t x) { return (int64_t)x * x; }
 static double scaled(float x, int8_t k) { return (double)x * k; }
@@ -773,6 +794,7 @@ int main(void)
             run_rbk_keep_left(rbk_sizes[s], pattern);
             run_rbk_mat2_mul(rbk_sizes[s], pattern);
             run_rbk_py_affine(rbk_sizes[s], pattern);
+            run_rbk_bounded(rbk_sizes[s], pattern);
         }
     const size_t tr_sizes[] = {0, 1, 31, 32, 33, 127, 128, 129, 255, 256, 257, 777, (1u << 20) + 7};
     for (size_t s = 0; s < sizeof tr_sizes / sizeof *tr_sizes; s++)
@@ -783,6 +805,11 @@ int main(void)
             run_tr_upper(tr_sizes[s], skip, 0x0001000000000001ll);
             run_tr_py_pair(tr_sizes[s], skip, 0x10000ll);
         }
+    /* More last tiles of every fill: 1 to 767 places not loaded. */
+    const size_t partial[] = {100, 1000, 768 * 5 + 1, 768 * 7 + 700, 768 * 40 + 384, 768 * 1000 + 2};
+    for (size_t s = 0; s < sizeof partial / sizeof *partial; s++)
+        for (int pattern = 0; pattern < 3; pattern++)
+            run_rbk_bounded(partial[s], pattern);
     const size_t seg_counts[] = {0, 1, 2, 7, 1000, 100000};
     for (size_t s = 0; s < sizeof seg_counts / sizeof *seg_counts; s++) {
         run_seg_add_i32(seg_counts[s], 0, 3);

@@ -12,6 +12,7 @@
  * usage: test_python_strings DIR; exit 77 (skipped) without a GPU. */
 #include "ps.h"
 #include "gpu_test.h"
+#include "gpu_strings.h"
 
 #include <dlfcn.h>
 #include <stdbool.h>
@@ -96,73 +97,17 @@ static const char *row_of(const text *t, size_t i, size_t *len)
     return t->chars + t->off[i];
 }
 
-/* Device memory of a column: rows idx[0..n) of t in `layout`, `offset` junk rows first. */
-typedef struct column {
-    udfkit_strings s;
-    void *offsets, *chars, *data, *buffers;
-} column;
+/* Device memory of a column: rows idx[0..n) of t in `layout`, `offset` junk rows first
+ * (gpu_strings.h; utf8_view rows over 12 bytes in one data buffer). */
+typedef gpu_strings column;
 
 static column make_column(const text *t, const uint32_t *idx, size_t n, uint64_t offset, udfkit_string_layout layout)
 {
-    column c = {{layout, NULL, NULL, NULL, offset}, NULL, NULL, NULL, NULL};
-    size_t rows = offset + n, total = 0;
-    static const char junk[] = "junk row, never read";
-    const char **row = calloc(rows + 1, sizeof *row);
-    size_t *len = calloc(rows + 1, sizeof *len);
-    for (size_t i = 0; i < rows; i++) {
-        if (i < offset) {
-            row[i] = junk;
-            len[i] = sizeof junk - 1 - i;
-        } else {
-            row[i] = row_of(t, idx[i - offset], &len[i]);
-        }
-        total += len[i];
-    }
-    if (layout != UDFKIT_STRINGS_UTF8_VIEW) {
-        bool large = layout == UDFKIT_STRINGS_LARGE_UTF8;
-        size_t width = large ? 8 : 4, at = 0;
-        unsigned char *off = malloc((rows + 1) * width);
-        char *chars = malloc(total + 1);
-        for (size_t i = 0; i <= rows; i++) {
-            int64_t v64 = (int64_t)at;
-            int32_t v32 = (int32_t)at;
-            memcpy(off + i * width, large ? (void *)&v64 : (void *)&v32, width);
-            if (i < rows) {
-                memcpy(chars + at, row[i], len[i]);
-                at += len[i];
-            }
-        }
-        c.offsets = device_copy(off, (rows + 1) * width);
-        c.chars = device_copy(chars, total);
-        c.s.offsets = c.offsets;
-        c.s.chars = c.chars;
-        free(off);
-        free(chars);
-    } else {
-        unsigned char *views = calloc(rows + 1, 16);
-        char *data = malloc(total + 1);
-        size_t used = 0;
-        for (size_t i = 0; i < rows; i++) {
-            int32_t size = (int32_t)len[i], b = 0, o = (int32_t)used;
-            memcpy(views + 16 * i, &size, 4);
-            if (len[i] <= 12) {
-                memcpy(views + 16 * i + 4, row[i], len[i]);
-                continue;
-            }
-            memcpy(views + 16 * i + 4, row[i], 4);
-            memcpy(views + 16 * i + 8, &b, 4);
-            memcpy(views + 16 * i + 12, &o, 4);
-            memcpy(data + used, row[i], len[i]);
-            used += len[i];
-        }
-        c.offsets = device_copy(views, (rows + 1) * 16);
-        c.data = device_copy(data, used);
-        c.buffers = device_copy(&c.data, sizeof c.data);
-        c.s.offsets = c.offsets;
-        c.s.buffers = c.buffers;
-        free(views);
-        free(data);
-    }
+    const char **row = calloc(n + 1, sizeof *row);
+    size_t *len = calloc(n + 1, sizeof *len);
+    for (size_t i = 0; i < n; i++)
+        row[i] = row_of(t, idx[i], &len[i]);
+    column c = gpu_strings_make(row, len, n, offset, layout, 1);
     free(row);
     free(len);
     return c;
@@ -170,10 +115,7 @@ static column make_column(const text *t, const uint32_t *idx, size_t n, uint64_t
 
 static void column_free(column *c)
 {
-    udfkit_device_free(c->offsets);
-    udfkit_device_free(c->chars);
-    udfkit_device_free(c->data);
-    udfkit_device_free(c->buffers);
+    gpu_strings_free(c);
 }
 
 /* CPython's results for one UDF, by corpus row. */
@@ -188,6 +130,17 @@ static text corpus_s, corpus_t;
 static int64_t *corpus_x;
 static uint8_t *corpus_valid;
 
+/* A kernel that faults loses the CUDA context: every later call fails the same way (device
+ * memory too, so that later launchers would see NULL columns). Stop at the first, saying so. */
+static void stop_if_lost(udfkit_status st, const ps_case *c, const char *launch)
+{
+    if (st != UDFKIT_ERROR_LAUNCH)
+        return;
+    fprintf(stderr, "FAIL %s %s %s: %s; the CUDA context is lost, nothing after this can run (%d passed, %d failed so far)\n",
+            current, c->name, launch, udfkit_last_error(), passes, failures + 1);
+    exit(1);
+}
+
 /* The launch's UDF error record against the lowest row CPython raised at. */
 static void check_error(const ps_case *c, const uint32_t *idx, size_t n, const char *launch)
 {
@@ -199,6 +152,7 @@ static void check_error(const ps_case *c, const uint32_t *idx, size_t n, const c
     uint64_t row = 0;
     int code = 0;
     udfkit_status st = ps_udf_error(NULL, &row, &code);
+    stop_if_lost(st, c, launch);
     if (first == SIZE_MAX)
         CHECK(st == UDFKIT_OK, "%s %s %s: no row raises in CPython, but the launch reports row %llu code %d", current,
               c->name, launch, (unsigned long long)row, code);
@@ -226,7 +180,9 @@ static void run_numeric(const ps_case *c, const inputs *in, const uint32_t *idx,
     size_t width = c->kind == 'b' ? 1 : 8;
     void *out = device_copy(NULL, n * width);
     uint8_t *bits = device_copy(NULL, (n + 7) / 8);
-    if (!check(c->map(in, n, out, bits), c->name)) {
+    udfkit_status st = c->map(in, n, out, bits);
+    stop_if_lost(st, c, "map");
+    if (!check(st, c->name)) {
         check_error(c, idx, n, "map");
         unsigned char *h = host_copy(out, n * width);
         size_t bad = SIZE_MAX;
@@ -265,7 +221,9 @@ static void run_string(const ps_case *c, const inputs *in, const uint32_t *idx, 
         void *off = device_copy(NULL, (n + 1) * width);
         uint8_t *bits = device_copy(NULL, (n + 7) / 8);
         const char *launch = narrow ? "sizes32" : "sizes";
-        if (check((narrow ? c->sizes32 : c->sizes)(in, n, off), c->name)) {
+        udfkit_status st = (narrow ? c->sizes32 : c->sizes)(in, n, off);
+        stop_if_lost(st, c, launch);
+        if (check(st, c->name)) {
             udfkit_device_free(off);
             udfkit_device_free(bits);
             continue;
@@ -281,7 +239,9 @@ static void run_string(const ps_case *c, const inputs *in, const uint32_t *idx, 
         }
         size_t total = (size_t)off64[n];
         char *chars = device_copy(NULL, total);
-        if (!check((narrow ? c->write32 : c->write)(in, n, off, chars, bits), c->name)) {
+        st = (narrow ? c->write32 : c->write)(in, n, off, chars, bits);
+        stop_if_lost(st, c, narrow ? "write32" : "write");
+        if (!check(st, c->name)) {
             check_error(c, idx, n, narrow ? "write32" : "write");
             char *hc = host_copy(chars, total);
             size_t bad = SIZE_MAX;

@@ -6,10 +6,13 @@
  * large_utf8, utf8_view with inline and buffer views over two data buffers), at Arrow offsets 0
  * and 5, over 0, 1, 7 and 2^20 + 7 rows of text (ASCII, 2- 3- and 4-byte UTF-8, invalid bytes,
  * empty rows, rows up to 10 KB), with and without nulls; every result against the same byte
- * operations on the host; a UDF error in a string result's row.
+ * operations on the host (a result built from a view holds U+FFFD for ill-formed UTF-8, as
+ * docs/strings.md says string_out writes it; one appended as C ABI bytes keeps them); a UDF
+ * error in a string result's row.
  * usage: test_strings; exit 77 (skipped) without a GPU. */
 #include "sk.h"
 #include "gpu_test.h"
+#include "gpu_strings.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,6 +27,8 @@ static void expect(bool ok, const char *what)
     if (!ok) {
         if (failures < 40)
             fprintf(stderr, "FAIL %s: %s\n", current, what);
+        else if (failures == 40)
+            fprintf(stderr, "(only the first 40 failures are shown; the count at the end has them all)\n");
         failures++;
     } else {
         passes++;
@@ -79,87 +84,18 @@ static void text_free(text *t)
     free(t->len);
 }
 
-/* A column on the device: rows [offset, offset + n) of `t` as Arrow holds them, the rows before
- * the offset junk of their own, so that a wrong offset shows. */
-typedef struct column {
-    udfkit_strings s;
-    void *offsets, *chars, *data[2], *buffers;
-} column;
+/* A column on the device: rows [first, first + n) of `t` at Arrow offset `offset` (gpu_strings.h;
+ * utf8_view rows over 12 bytes in two data buffers). */
+typedef gpu_strings column;
 
 static column make_column(const text *t, size_t first, size_t n, uint64_t offset, udfkit_string_layout layout)
 {
-    column c = {{layout, NULL, NULL, NULL, offset}, NULL, NULL, {NULL, NULL}, NULL};
-    size_t rows = offset + n, total = 0;
-    const char **row = calloc(rows + 1, sizeof *row);
-    size_t *len = calloc(rows + 1, sizeof *len);
-    static const char junk[] = "junk row, not to be read";
-    for (size_t i = 0; i < rows; i++) {
-        row[i] = i < offset ? junk : t->row[first + i - offset];
-        len[i] = i < offset ? sizeof junk - 1 - i : t->len[first + i - offset];
-        total += len[i];
-    }
-    if (layout != UDFKIT_STRINGS_UTF8_VIEW) {
-        bool large = layout == UDFKIT_STRINGS_LARGE_UTF8;
-        size_t width = large ? 8 : 4;
-        unsigned char *off = malloc((rows + 1) * width);
-        char *chars = malloc(total + 1);
-        size_t at = 0;
-        for (size_t i = 0; i <= rows; i++) {
-            int64_t v64 = (int64_t)at;
-            int32_t v32 = (int32_t)at;
-            memcpy(off + i * width, large ? (void *)&v64 : (void *)&v32, width);
-            if (i < rows) {
-                memcpy(chars + at, row[i], len[i]);
-                at += len[i];
-            }
-        }
-        c.offsets = device_copy(off, (rows + 1) * width);
-        c.chars = device_copy(chars, total);
-        c.s.offsets = c.offsets;
-        c.s.chars = c.chars;
-        free(off);
-        free(chars);
-    } else {
-        /* Views: inline up to 12 bytes, else in data buffer 0 or 1 (alternating rows). */
-        unsigned char *views = calloc(rows + 1, 16);
-        char *data[2] = {malloc(total + 1), malloc(total + 1)};
-        size_t used[2] = {0, 0};
-        for (size_t i = 0; i < rows; i++) {
-            int32_t size = (int32_t)len[i];
-            memcpy(views + 16 * i, &size, 4);
-            if (len[i] <= 12) {
-                memcpy(views + 16 * i + 4, row[i], len[i]);
-                continue;
-            }
-            int32_t b = (int32_t)(i % 2), o = (int32_t)used[b];
-            memcpy(views + 16 * i + 4, row[i], 4);
-            memcpy(views + 16 * i + 8, &b, 4);
-            memcpy(views + 16 * i + 12, &o, 4);
-            memcpy(data[b] + used[b], row[i], len[i]);
-            used[b] += len[i];
-        }
-        c.offsets = device_copy(views, (rows + 1) * 16);
-        c.data[0] = device_copy(data[0], used[0]);
-        c.data[1] = device_copy(data[1], used[1]);
-        c.buffers = device_copy(c.data, sizeof c.data);
-        c.s.offsets = c.offsets;
-        c.s.buffers = c.buffers;
-        free(views);
-        free(data[0]);
-        free(data[1]);
-    }
-    free(row);
-    free(len);
-    return c;
+    return gpu_strings_make((const char *const *)t->row + first, t->len + first, n, offset, layout, 2);
 }
 
 static void column_free(column *c)
 {
-    udfkit_device_free(c->offsets);
-    udfkit_device_free(c->chars);
-    udfkit_device_free(c->data[0]);
-    udfkit_device_free(c->data[1]);
-    udfkit_device_free(c->buffers);
+    gpu_strings_free(c);
 }
 
 /* A string result read back: its offsets (int64 or int32), and its characters. */
@@ -316,15 +252,20 @@ static void maps(const text *t, size_t n, const column *a, const column *b)
         expect(ok, "map(blen): every row's size");
         free(h);
     }
-    expected head = expect_rows(n), tw = expect_rows(n), cat = expect_rows(n);
+    /* head2, twice and parts build their results from views (string_out::append of a view),
+     * which writes ill-formed UTF-8 as U+FFFD; cat appends the C ABI's bytes as they are. */
+    expected head = expect_rows(n), tw = expect_rows(n), whole = expect_rows(n), cat = expect_rows(n);
     for (size_t i = 0; i < n; i++) {
-        head.row[i] = t->row[i];
-        head.len[i] = t->len[i] < 2 ? t->len[i] : 2;
-        char *two = malloc(2 * t->len[i] + 1);
-        memcpy(two, t->row[i], t->len[i]);
-        memcpy(two + t->len[i], t->row[i], t->len[i]);
+        head.row[i] = gpu_utf8_replaced(t->row[i], t->len[i] < 2 ? t->len[i] : 2, &head.len[i]);
+        size_t once = 0;
+        char *replaced = gpu_utf8_replaced(t->row[i], t->len[i], &once);
+        char *two = malloc(2 * once + 1);
+        memcpy(two, replaced, once);
+        memcpy(two + once, replaced, once);
         tw.row[i] = two;
-        tw.len[i] = 2 * t->len[i];
+        tw.len[i] = 2 * once;
+        whole.row[i] = replaced;
+        whole.len[i] = once;
         size_t j = (i + 1) % (t->n ? t->n : 1);
         char *c = malloc(t->len[i] + t->len[j] + 1);
         memcpy(c, t->row[i], t->len[i]);
@@ -343,7 +284,6 @@ static void maps(const text *t, size_t n, const column *a, const column *b)
         if (!check(sk_map_parts(NULL, n, a->s, off, chars, out), "sk_map_parts")) {
             char *hc = host_copy(chars, (size_t)ho[n]);
             int64_t *sizes = host_copy(out, n * 8);
-            const expected whole = {(const char **)t->row, t->len};
             check_strings("map(parts) copy", n, ho, hc, &whole, NULL);
             bool ok = true;
             for (size_t i = 0; i < n; i++)
@@ -356,8 +296,9 @@ static void maps(const text *t, size_t n, const column *a, const column *b)
         free(ho);
     }
     udfkit_device_free(off);
-    expected_free(&head, n, false);
+    expected_free(&head, n, true);
     expected_free(&tw, n, true);
+    expected_free(&whole, n, true);
     expected_free(&cat, n, true);
     udfkit_device_free(out);
 }
@@ -415,14 +356,13 @@ static void nullables(const text *t, size_t n, const column *a, bool with_bits)
             for (size_t i = 0; i < n; i++) {
                 rv[i] = valid[i] && t->len[i] > 0;
                 want_nulls += !rv[i];
-                e.row[i] = t->row[i];
-                e.len[i] = t->len[i] < 2 ? t->len[i] : 2;
+                e.row[i] = gpu_utf8_replaced(t->row[i], t->len[i] < 2 ? t->len[i] : 2, &e.len[i]);
                 bits_ok &= bit(hb, i) == rv[i];
             }
             check_strings("nullable_map(maybe_head)", n, ho, hc, &e, rv);
             expect(bits_ok, "nullable_map(maybe_head): validity bits");
             expect(*hn == want_nulls, "nullable_map(maybe_head): null count");
-            expected_free(&e, n, false);
+            expected_free(&e, n, true);
             free(rv);
             free(hc);
             free(hb);

@@ -2,8 +2,8 @@
  * strings-lib checks it against CPython. One thread per string of a column (Arrow utf8, read
  * through udfkit::strings_column) runs a battery of functions (views, searches, splits,
  * predicates, every writer measured then written as the kernels do, numbers both ways,
- * hashes) into 64-bit results; the host runs the same battery on the same strings; every
- * result must agree.
+ * hashes) into 64-bit results, in four kernels (a fault names its part); the host runs the same
+ * battery on the same strings; every result must agree.
  *
  * usage: string_gpu_check            the check (exit 77 without a GPU)
  *        string_gpu_check bench      rows per second of common functions over 2^24 strings */
@@ -110,17 +110,61 @@ __host__ __device__ void numbers(results &out, udfkit::string_view s, char *scra
     });
 }
 
-/* Every result for string s (t: another string of the column). */
+__host__ __device__ void writers(results &out, udfkit::string_view s, udfkit::string_view t, char *scratch, long long room);
+
+/* The battery in four parts, each a kernel of its own on the device (so that a fault names its
+ * part), and where each part's results start: the host runs the parts in one go, counting, so
+ * that a wrong start here puts its results at other places than the device's. */
+enum { battery_parts = 4 };
+__host__ __device__ int part_start(int part)
+{
+    const int start[battery_parts] = {0, 34, 55, 81};
+    return start[part];
+}
+const char *const part_names[battery_parts] = {"lengths, predicates, hashes, searches", "views and splits",
+                                               "writers", "numbers"};
+
+/* Every result for string s (t: another string of the column): all parts (part < 0) or one. */
 __host__ __device__ void battery(udfkit::string_view s, udfkit::string_view t, char *scratch, long long room,
-                                 unsigned long long *r)
+                                 unsigned long long *r, int part)
 {
     results out = {r, 0};
-    out.put((unsigned long long)s.length());
-    out.put(predicates(s));
-    out.put(s.hash(0));
-    out.put(s.hash(0x9E3779B97F4A7C15ull));
-    searches(out, s, t);
-    parts(out, s);
+    if (part == 0 || part < 0) {
+        out.put((unsigned long long)s.length());
+        out.put(predicates(s));
+        out.put(s.hash(0));
+        out.put(s.hash(0x9E3779B97F4A7C15ull));
+        searches(out, s, t);
+    }
+    if (part == 1 || part < 0) {
+        out.k = part < 0 ? out.k : part_start(1);
+        parts(out, s);
+    }
+    if (part == 2 || part < 0) {
+        out.k = part < 0 ? out.k : part_start(2);
+        writers(out, s, t, scratch, room);
+    }
+    if (part == 3 || part < 0) {
+        out.k = part < 0 ? out.k : part_start(3);
+        numbers(out, s, scratch, room);
+        out.put((unsigned long long)out.k);
+    }
+}
+
+template <int part>
+__global__ void run_battery(udfkit::strings_column column, unsigned long long n, const long long *scratch_at,
+                            char *scratch, unsigned long long *r)
+{
+    const unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    battery(column[i], column[(i + 1) % n], scratch + scratch_at[i], scratch_at[i + 1] - scratch_at[i],
+            r + i * results_per_row, part);
+}
+
+/* Every writer, measured then written. */
+__host__ __device__ void writers(results &out, udfkit::string_view s, udfkit::string_view t, char *scratch, long long room)
+{
     const long long len = s.length();
     written(out, scratch, room, [&](udfkit::string_out &o) { s.to_upper(o); });
     written(out, scratch, room, [&](udfkit::string_out &o) { s.to_lower(o); });
@@ -139,18 +183,6 @@ __host__ __device__ void battery(udfkit::string_view s, udfkit::string_view t, c
         o.append_code_point(0x1F600);
         o.append_repeated(t.substr(0, 3), 2);
     });
-    numbers(out, s, scratch, room);
-    out.put((unsigned long long)out.k);
-}
-
-__global__ void run_battery(udfkit::strings_column column, unsigned long long n, const long long *scratch_at,
-                            char *scratch, unsigned long long *r)
-{
-    const unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    battery(column[i], column[(i + 1) % n], scratch + scratch_at[i], scratch_at[i + 1] - scratch_at[i],
-            r + i * results_per_row);
 }
 
 struct rng {
@@ -253,9 +285,20 @@ int check()
     CUDA_CHECK(cudaMemcpy(d_at, at.data(), at.size() * sizeof(long long), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(d_r, 0, n * results_per_row * sizeof(unsigned long long)));
     CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, 8192));
-    run_battery<<<(unsigned)((n + 127) / 128), 128>>>(col.column, n, d_at, d_scratch, d_r);
-    CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaDeviceSynchronize());
+    const unsigned blocks = (unsigned)((n + 127) / 128);
+    void (*const kernels[battery_parts])(udfkit::strings_column, unsigned long long, const long long *, char *,
+                                         unsigned long long *) = {run_battery<0>, run_battery<1>, run_battery<2>,
+                                                                  run_battery<3>};
+    for (int part = 0; part < battery_parts; part++) {
+        kernels[part]<<<blocks, 128>>>(col.column, n, d_at, d_scratch, d_r);
+        cudaError_t e = cudaGetLastError();
+        if (e == cudaSuccess)
+            e = cudaDeviceSynchronize();
+        if (e != cudaSuccess) {
+            fprintf(stderr, "the battery's part %d (%s) on the device: %s\n", part, part_names[part], cudaGetErrorString(e));
+            return 1;
+        }
+    }
     std::vector<unsigned long long> device(n * results_per_row), host(results_per_row);
     CUDA_CHECK(cudaMemcpy(device.data(), d_r, device.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
     std::vector<char> scratch(12 * 3000 + 256 + 12 * 100000);
@@ -264,7 +307,7 @@ int check()
         const std::string &s = strings[i], &t = strings[(i + 1) % n];
         std::fill(host.begin(), host.end(), 0);
         battery(udfkit::string_view(s.data(), (long long)s.size()), udfkit::string_view(t.data(), (long long)t.size()),
-                scratch.data(), at[i + 1] - at[i], host.data());
+                scratch.data(), at[i + 1] - at[i], host.data(), -1);
         for (int k = 0; k < results_per_row; k++) {
             /* Views are offsets, the same on both sides; the rest are values. */
             if (host[k] != device[i * results_per_row + k] && wrong++ < 20)

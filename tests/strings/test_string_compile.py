@@ -9,10 +9,15 @@ C ABI pair form (string_score, exported as `int64(string)`) and from a number (n
   keeps the tables it reads to itself);
 - nvcc -dc for sm_80 with -Werror all-warnings and the host compiler's -Wall -Wextra -Wshadow
   -Werror (skipped, saying why, without nvcc);
-- g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror on the header alone.
+- g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror on the header alone;
+- no recursion and no call through a pointer in the PTX of the library (string_udfs.cu) and of
+  the C ABI functions Python string UDFs call (udfkit_strings.SHIM_SOURCE): where a kernel's
+  call graph has either, CUDA cannot size its stack when it is linked and gives it the default
+  1 KiB a thread, which a Python UDF's row arena (512 bytes) and float() overflow.
 
 Environment: UDFKIT (the tool), UDFKIT_TEST_DATA, UDFKIT_NVCC, UDFKIT_SOURCE_DIR, CXX."""
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -26,6 +31,75 @@ SECOND_UNIT = """#include <udfkit/string.cuh>
 extern "C" __device__ long long string_length(const char *s, long long s_size)
 {
     return udfkit::string_view(s, s_size).length();
+}
+"""
+
+
+PTX_FUNCTION = re.compile(r"^\s*(?:\.(?:visible|weak|extern)\s+)*\.(?:func|entry)\s+(?:\([^)]*\)\s*)?([\w$.]+)")
+PTX_CALL = re.compile(r"\bcall(?:\.uni)?\s+(?:\([^)]*\)\s*,\s*)?([\w$.%]+)")
+
+
+def call_graph(ptx):
+    """The functions a PTX module defines, each with the targets of its calls (a register
+    where the call goes through a pointer)."""
+    funcs, name, body, depth = {}, None, None, 0
+    for line in ptx.splitlines():
+        if body is None:
+            m = PTX_FUNCTION.match(line)
+            if m:
+                name = m.group(1)
+            elif line.strip().startswith(";"):
+                name = None  # a declaration
+            if name and line.strip() == "{":
+                body, depth = [], 1
+            continue
+        depth += line.count("{") - line.count("}")
+        if depth <= 0:
+            funcs[name] = PTX_CALL.findall("\n".join(body))
+            name, body = None, None
+        else:
+            body.append(line)
+    return funcs
+
+
+def stack_problems(funcs):
+    """What keeps the stack of a kernel calling these functions from being known statically:
+    calls through a pointer, and cycles of calls (recursion)."""
+    found = [f"{f} calls through a pointer" for f, calls in funcs.items() if any(c.startswith("%") for c in calls)]
+    state = {}
+
+    def visit(f, path):
+        state[f] = 1
+        for c in funcs.get(f, []):
+            if state.get(c) == 1:
+                found.append("recursion: " + " -> ".join(path[path.index(c):] + [c]))
+            elif c in funcs and not state.get(c):
+                visit(c, path + [c])
+        state[f] = 2
+
+    for f in funcs:
+        if not state.get(f):
+            visit(f, [f])
+    return found
+
+
+def check_stack(what, ptx_path):
+    with open(ptx_path) as f:
+        funcs = call_graph(f.read())
+    calls = sum(len(c) for c in funcs.values())
+    assert len(funcs) > 10 and calls > 100, f"{what}: {len(funcs)} functions and {calls} calls read from {ptx_path}"
+    problems = stack_problems(funcs)
+    assert not problems, f"{what}: the stack of a kernel calling it cannot be sized statically:\n" + "\n".join(problems)
+    print(f"ok: {what}: {len(funcs)} functions, {calls} calls, no recursion, no call through a pointer")
+
+# A UDF over the shim functions, so that `udfkit compile` takes the module (they are kept
+# whether called or not: link-once and used).
+SHIM_CALLER = """
+extern "C" __device__ long long shim_len(const char *s, long long s_size)
+{
+    udfkit_pystr a;
+    udfkit_pystr_param(&a, s, s_size, nullptr);
+    return udfkit_pystr_len(&a);
 }
 """
 
@@ -51,6 +125,18 @@ def main():
         run([UDFKIT, "link", out("udfs.json"), out("second.json"), "--arch", "80-real;90", "-o", out("udfs.fatbin")])
         run([UDFKIT, "compile", udfs, "--function", "number_text:int64(int64)", "--arch", "80-real", "--emit", "cubin",
              "-o", out("cubin.json")])
+        # The call graphs: the library's, and that of the functions Python string UDFs call.
+        run([UDFKIT, "compile", udfs, "--function", "string_score:int64(string)", "--arch", "90", "--emit", "ptx",
+             "-o", out("ptx.json")])
+        check_stack("<udfkit/string.cuh>", out("ptx.string_udfs.compute_90.ptx"))
+        sys.path.insert(0, os.path.join(SOURCE, "src", "frontend"))
+        import udfkit_strings  # noqa: E402
+        shim = out("shim.cu")
+        with open(shim, "w") as f:
+            f.write(udfkit_strings.SHIM_SOURCE + SHIM_CALLER)
+        run([UDFKIT, "compile", shim, "--function", "shim_len:int64(string)", "--arch", "90", "--emit", "ptx", "-o",
+             out("shim.json")])
+        check_stack("udfkit_strings.SHIM_SOURCE", out("shim.shim.compute_90.ptx"))
         header_only = out("header_only.cpp")
         with open(header_only, "w") as f:
             f.write("#include <udfkit/string.cuh>\nint main() { return udfkit::string_view(\"abc\").length() != 3; }\n")

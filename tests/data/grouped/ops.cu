@@ -55,6 +55,16 @@ __device__ int checked_add(int a, int b)
     return (int)((unsigned)a + (unsigned)b);
 }
 
+// An op that checks both operands lie in [0, 2^24) (code 11): the test's rows are 0 to 7 and
+// their sums stay below 2^24, so only a value the op was never meant to see fails it (a place
+// of reduce_by_key's last tile that was not loaded, whose register holds anything).
+__device__ int bounded_add(int a, int b)
+{
+    if (a < 0 || a >= (1 << 24) || b < 0 || b >= (1 << 24))
+        udfkit_row_error(11);
+    return a + b;
+}
+
 // transform_reduce's functions: one input, two inputs of different types, a predicate, and one
 // that fails rows (x < 0, code 9, at the row itself).
 __device__ long long square64(int x)

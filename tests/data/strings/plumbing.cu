@@ -1,7 +1,9 @@
 /* String UDFs whose results are plain byte operations, so that tests/gpu/test_strings.c checks
  * the kernels' string plumbing (Arrow's three layouts, offsets, nulls, the two launches of
  * string results) against the same operations on the host. Every form a CUDA C UDF may take
- * is here: udfkit::string_view parameters, a returned view, the builder first, the C ABI. */
+ * is here: udfkit::string_view parameters, a returned view, the builder first, the C ABI.
+ * What is appended as a view (a returned view, append(string_view)) is written as text, with
+ * U+FFFD for ill-formed UTF-8; what is appended as bytes (append(const char *, n)) as it is. */
 #include <udfkit/string.cuh>
 #include <cuda/std/optional>
 

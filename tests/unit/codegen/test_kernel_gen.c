@@ -223,10 +223,12 @@ static void renders_launchers_and_kernels(void **state)
     assert_non_null(strstr(cu, "udfkit_lib_reduce_add_partials("));
     assert_non_null(strstr(cu, "udfkit_lib_reduce_h_final("));
     /* Seven kernels of the entries, and the marker that code compiled for compute_90 or later
-     * has: the launchers start a pass after the first dependently only where it is loaded. */
+     * has: the launchers start a pass after the first through udfkit_launch_dependent, which
+     * asks per device whether the code there has it; nothing decided once at load. */
     assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 8 + 1);
     assert_non_null(strstr(cu, "#if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void udfkit_dependent_launch() {}\n#endif"));
-    assert_non_null(strstr(r.text.c.data, "udfkit_lib_dependent = udfkit_library_has_kernel(lib, \"udfkit_dependent_launch\");"));
+    assert_null(strstr(r.text.c.data, "udfkit_library_has_kernel"));
+    assert_non_null(strstr(r.text.c.data, "    return udfkit_launch_dependent(k, grid, block, 0, s, args);\n"));
     assert_non_null(strstr(r.text.c.data, "st = n ? udfkit_lib_launch_next(NULL, final_k, one, block, s, args)"));
     /* The UDFs' prototypes, each once, and no header: NVRTC needs none. */
     assert_non_null(strstr(cu, "__device__ unsigned short h(unsigned short a0, unsigned short a1);\n"));
@@ -604,6 +606,28 @@ static void renders_every_template_row(void **state)
     }
 }
 
+/* reduce_by_key runs CUB's agent with its last tile guarded: every unloaded place heads a run
+ * of its own in the scan, so the op never takes one (CUB flags only the first, and combined
+ * the rest with the op: an op that checks its operands recorded errors no row caused). */
+static void reduce_by_key_guards_the_last_tile(void **state)
+{
+    (void)state;
+    rendered r;
+    const char *specs[] = {"add:int64(int64, int64)", "mx:int32(int32, int32)"};
+    const char *entries[] = {"reduce_by_key(add, int32)", "reduce_by_key(mx, uint8)"};
+    render(&r, specs, 2, entries, 2);
+    const char *cu = r.text.cuda.data;
+    /* The guarded agent with each kernel, defined once (its guard), used by each. */
+    assert_int_equal(occurrences(cu, "#ifndef UDFKIT_RBK_GUARDED_AGENT\n#define UDFKIT_RBK_GUARDED_AGENT"), 2);
+    assert_int_equal(occurrences(cu, "template <class Agent> struct rbk_guarded : Agent {"), 2);
+    assert_non_null(strstr(cu, "scan_items[i].key = place > loaded ? 1 : heads[i];"));
+    assert_non_null(strstr(cu, "const u64 tile_runs = block_aggregate.key - extra;"));
+    assert_int_equal(occurrences(cu, ".ConsumeRangeGuarded(n, ts, start_tile);"), 2);
+    assert_null(strstr(cu, ".ConsumeRange(n, ts, start_tile);"));
+    assert_non_null(strstr(cu, "udfkit_detail::rbk_guarded<udfkit_detail::rbk_agent_udfkit_lib_reduce_by_key_add_by_int32>("));
+    rendered_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -617,6 +641,7 @@ int main(void)
         cmocka_unit_test(renders_nullable_map_kernels),
         cmocka_unit_test(generates_atomically),
         cmocka_unit_test(sort_entries),
+        cmocka_unit_test(reduce_by_key_guards_the_last_tile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,13 @@
  * code exists only on the devices fake_set_marker_devices names, as a fatbin's sm_90 SASS has
  * it and older code not. Launches are recorded for fake_last_launch.
  *
+ * cuMemcpyHtoD from host memory behaves as the real driver's from pageable memory: it returns
+ * once the bytes are staged (a copy taken), and they reach the device memory only when the
+ * legacy stream gets that far: cuStreamSynchronize of the legacy stream, cuCtxSynchronize, or
+ * the next operation in the legacy stream's order (a copy, a launch or a memset on it, a free).
+ * Until then the device memory holds what it held before, as a kernel on a non-blocking
+ * stream launched at once would read it.
+ *
  * Single-threaded use only, as the test makes. */
 #include <cuda.h>
 
@@ -132,6 +139,41 @@ API int fake_library_loads(void)
     return library_loads;
 }
 
+/* ---- copies staged on the legacy stream (cuMemcpyHtoD from pageable memory) ---- */
+
+typedef struct staged_copy {
+    void *dst, *bytes;
+    size_t size;
+} staged_copy;
+static staged_copy staged[64];
+static size_t staged_count;
+static pthread_mutex_t staged_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The legacy stream gets past its staged copies: they land in device memory, in order. */
+static void legacy_stream_done(void)
+{
+    pthread_mutex_lock(&staged_lock);
+    for (size_t i = 0; i < staged_count; i++) {
+        memcpy(staged[i].dst, staged[i].bytes, staged[i].size);
+        free(staged[i].bytes);
+    }
+    staged_count = 0;
+    pthread_mutex_unlock(&staged_lock);
+}
+
+static bool is_legacy(CUstream s)
+{
+    return s == NULL || s == CU_STREAM_LEGACY;
+}
+
+API size_t fake_staged_copies(void)
+{
+    pthread_mutex_lock(&staged_lock);
+    size_t n = staged_count;
+    pthread_mutex_unlock(&staged_lock);
+    return n;
+}
+
 /* ---- the driver ---- */
 
 API CUresult cuInit(unsigned int flags)
@@ -251,6 +293,7 @@ API CUresult cuCtxGetDevice(CUdevice *d)
 
 API CUresult cuCtxSynchronize(void)
 {
+    legacy_stream_done();
     return CUDA_SUCCESS;
 }
 
@@ -285,7 +328,8 @@ API CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *status)
 
 API CUresult cuStreamSynchronize(CUstream s)
 {
-    (void)s;
+    if (is_legacy(s))
+        legacy_stream_done();
     return CUDA_SUCCESS;
 }
 
@@ -424,6 +468,8 @@ API CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
 
 static CUresult launched(CUfunction f, CUstream s, int dependent)
 {
+    if (is_legacy(s))
+        legacy_stream_done(); /* a kernel on the legacy stream runs after its copies */
     CUkernel k = (CUkernel)f;
     CUresult r = code_here(k);
     if (r == CUDA_SUCCESS) {
@@ -515,6 +561,7 @@ API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes)
 
 API CUresult cuMemFree_v2(CUdeviceptr p)
 {
+    legacy_stream_done(); /* cuMemFree waits for the device */
     drop((void *)(uintptr_t)p);
     return CUDA_SUCCESS;
 }
@@ -549,6 +596,7 @@ API CUresult cuMemAllocAsync(CUdeviceptr *p, size_t bytes, CUstream s)
 API CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s)
 {
     (void)s;
+    legacy_stream_done(); /* no staged copy may land in freed memory */
     drop((void *)(uintptr_t)p);
     return CUDA_SUCCESS;
 }
@@ -560,14 +608,29 @@ API CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
     return CUDA_SUCCESS;
 }
 
+/* Staged: the bytes land when the legacy stream gets past the copy. */
 API CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *h, size_t n)
 {
-    memcpy((void *)(uintptr_t)d, h, n);
+    legacy_stream_done(); /* a stream sync before the copy starts */
+    void *copy = malloc(n ? n : 1);
+    if (!copy)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    memcpy(copy, h, n);
+    pthread_mutex_lock(&staged_lock);
+    if (staged_count == sizeof staged / sizeof *staged) {
+        pthread_mutex_unlock(&staged_lock);
+        free(copy);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    staged[staged_count++] = (staged_copy){(void *)(uintptr_t)d, copy, n};
+    pthread_mutex_unlock(&staged_lock);
     return CUDA_SUCCESS;
 }
 
+/* Returns once the copy is done, after the legacy stream's work. */
 API CUresult cuMemcpyDtoH_v2(void *h, CUdeviceptr d, size_t n)
 {
+    legacy_stream_done();
     memcpy(h, (const void *)(uintptr_t)d, n);
     return CUDA_SUCCESS;
 }
@@ -575,18 +638,25 @@ API CUresult cuMemcpyDtoH_v2(void *h, CUdeviceptr d, size_t n)
 API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n, CUstream s)
 {
     last_copy_stream = s;
-    return cuMemcpyHtoD_v2(d, h, n);
+    if (is_legacy(s))
+        legacy_stream_done();
+    memcpy((void *)(uintptr_t)d, h, n);
+    return CUDA_SUCCESS;
 }
 
 API CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, CUstream s)
 {
     last_copy_stream = s;
-    return cuMemcpyDtoH_v2(h, d, n);
+    if (is_legacy(s))
+        legacy_stream_done();
+    memcpy(h, (const void *)(uintptr_t)d, n);
+    return CUDA_SUCCESS;
 }
 
 API CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream s)
 {
-    (void)s;
+    if (is_legacy(s))
+        legacy_stream_done();
     memset((void *)(uintptr_t)d, v, n);
     return CUDA_SUCCESS;
 }

@@ -13,7 +13,10 @@
  * - dependent launches per device: udfkit kernels' code with the marker on device 0 only
  *   launches dependently there and ordinarily on device 1; the caller's own code dependently
  *   on both;
- * - udfkit_copy_to_device_async / _to_host_async on the stream given. */
+ * - udfkit_copy_to_device_async / _to_host_async on the stream given;
+ * - udfkit_copy_to_device done when it returns: the stand-in driver stages cuMemcpyHtoD as the
+ *   real one does from pageable memory (the bytes land when the legacy stream gets there),
+ *   and what a kernel on a non-blocking stream would read at once is the new bytes. */
 #define _GNU_SOURCE
 #include "udfkit/runtime.h"
 #include "ptx_fallback.h"
@@ -40,6 +43,7 @@ static struct {
     void (*stream_destroy)(CUstream);
     void (*last_launch)(CUkernel *, int *, int *, int *);
     CUstream (*last_copy_stream)(void);
+    size_t (*staged_copies)(void);
     int (*library_loads)(void);
     CUresult (*primary_retain)(CUcontext *, CUdevice);
     CUresult (*ctx_set_current)(CUcontext);
@@ -118,6 +122,7 @@ static int setup(void **state)
           SYM(ctx_destroy, "fake_ctx_destroy") && SYM(primary_reset, "fake_primary_reset") &&
           SYM(stream_create, "fake_stream_create") && SYM(stream_destroy, "fake_stream_destroy") &&
           SYM(last_launch, "fake_last_launch") && SYM(last_copy_stream, "fake_last_copy_stream") &&
+          SYM(staged_copies, "fake_staged_copies") &&
           SYM(library_loads, "fake_library_loads") && SYM(primary_retain, "cuDevicePrimaryCtxRetain") &&
           SYM(ctx_set_current, "cuCtxSetCurrent")))
         return -1;
@@ -340,6 +345,30 @@ static void test_async_copies(void **state)
     fake.stream_destroy(s);
 }
 
+static void test_copy_to_device_done(void **state)
+{
+    (void)state;
+    enum { N = 512 };
+    int64_t host[N];
+    for (int c = 0; c < 2; c++) {
+        use(c); /* each device's context */
+        for (int i = 0; i < N; i++)
+            host[i] = 7 * i + 3 + c;
+        void *dev = NULL;
+        assert_int_equal(udfkit_device_alloc(sizeof host, &dev), UDFKIT_OK);
+        assert_int_equal(udfkit_copy_to_device(dev, host, sizeof host), UDFKIT_OK);
+        /* Nothing left on the legacy stream: device memory, as a kernel on a non-blocking
+         * stream launched now reads it, holds the bytes. */
+        assert_int_equal(fake.staged_copies(), 0);
+        assert_memory_equal(dev, host, sizeof host);
+        /* And the host's buffer may change at once. */
+        host[0] = -1;
+        assert_int_equal(((int64_t *)dev)[0], 3 + c);
+        assert_int_equal(udfkit_copy_to_device(dev, host, 0), UDFKIT_OK);
+        assert_int_equal(udfkit_device_free(dev), UDFKIT_OK);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -349,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_cubin_on_another_architecture),
         cmocka_unit_test(test_dependent_launch_per_device),
         cmocka_unit_test(test_async_copies),
+        cmocka_unit_test(test_copy_to_device_done),
         cmocka_unit_test(test_context_reset),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

@@ -24,8 +24,9 @@
  *   process, all devices together); the table of bound libraries; the log callback.
  * - per device: its attributes and memory pool (udfkit's own, never the device's default);
  *   whether a library's code there waits for the pass before (udfkit_launch_dependent asks
- *   per device, so a launcher that chose dependent launches on one device launches ordinarily
- *   where the code does not wait).
+ *   per device and keeps the answer per library; the generated launchers start every pass
+ *   after the first through it, so each device gets dependent launches exactly where its
+ *   code waits, whichever device loaded the library).
  * - per context: every allocation, and the UDF error record of a udfkit kernels library
  *   (each context that runs its kernels has its own: udfkit_library_udf_error reads and
  *   clears the current context's). A temporary block serves streams of its own context only.
@@ -194,12 +195,12 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_launch(udfkit_kernel k, udfkit_dim3 grid
  * (programmatic dependent launch, compute capability 9.0 and later; elsewhere, or on a driver
  * without cuLaunchKernelEx, an ordinary launch): k must wait for that kernel (PTX
  * griddepcontrol.wait) before it reads what that kernel wrote. The generated launchers use it
- * for the pass after the first of a reduce, filter, scan or reduce_by_key, where the library's
- * code has the kernel udfkit_dependent_launch (code compiled for compute_90 or later): the pass
- * is then resident and waiting when the first one ends. For such a library (one with the UDF
- * error record of `udfkit kernels`) the launch is dependent only where the code the current
- * device runs has udfkit_dependent_launch, asked per device: a launcher that saw the marker
- * on one device launches ordinarily on a device whose code lacks it. */
+ * for the pass after the first of a reduce, filter, scan or reduce_by_key: the pass is then
+ * resident and waiting when the first one ends. For a library with the UDF error record of
+ * `udfkit kernels` the launch is dependent only where the code the current device runs has
+ * the kernel udfkit_dependent_launch (code compiled for compute_90 or later), asked per
+ * device and kept per library: ordinary on a device whose code lacks it, dependent on one
+ * whose code has it, whichever device loaded the library. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_launch_dependent(udfkit_kernel k, udfkit_dim3 grid, udfkit_dim3 block,
                                                          size_t shared_bytes, udfkit_stream s, void **args);
 
@@ -237,10 +238,15 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_device_memset_async(void *p, int value, 
  * legacy default stream (cuMemcpyHtoD, cuMemcpyDtoH), so they start after the work queued
  * before on that stream and on blocking streams (cuStreamCreate's default flag), but do not
  * wait for non-blocking streams (CU_STREAM_NON_BLOCKING, cudaStreamNonBlocking), nor for
- * other contexts' work; udfkit_copy_to_host returns when the data is in dst. Under
- * per-thread default streams (nvcc --default-stream per-thread) the legacy stream is still
- * the one used. For data a kernel on a non-blocking stream writes, synchronize that stream
- * first, or use udfkit_copy_to_host_async on it. */
+ * other contexts' work. Both return once the copy is done: udfkit_copy_to_host when the
+ * data is in dst, udfkit_copy_to_device when it is in device memory, so that a kernel on any
+ * stream or context launched after it reads the new bytes (the driver's cuMemcpyHtoD from
+ * pageable memory returns once the bytes are staged, with the transfer still running on the
+ * legacy stream, which non-blocking streams do not wait for: udfkit_copy_to_device
+ * synchronizes the legacy stream after it). Under per-thread default streams (nvcc
+ * --default-stream per-thread) the legacy stream is still the one used. For data a kernel
+ * on a non-blocking stream writes, synchronize that stream first, or use
+ * udfkit_copy_to_host_async on it. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_copy_to_device(void *dst, const void *src, size_t bytes);
 UDFKIT_RUNTIME_API udfkit_status udfkit_copy_to_host(void *dst, const void *src, size_t bytes);
 /* The same copies in stream order on s (cuMemcpyHtoDAsync, cuMemcpyDtoHAsync): they run
