@@ -25,7 +25,8 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
   which are on their include path); one compile each. Their kernels are launched by name
   (``udfkit_library_get_kernel(<target>_library(), "name", ...)``), and found by their
   symbol: define them ``extern "C"``, or a kernel ``scale`` is found only by its C++ name
-  (``_Z5scalePf``; the message of a lookup by the plain name gives it).
+  (``_Z5scalePf``; the message of a lookup by the plain name gives it). A file named
+  ``<target>_kernels.cu``, the name of the file generated for ``KERNELS``, is refused.
 
 ``INCLUDE_DIRECTORIES``, ``COMPILE_DEFINITIONS``, ``COMPILE_OPTIONS``
   For the compiles of ``SOURCES``, as ``add_ptx_udf`` has them: directories (relative to
@@ -83,7 +84,11 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
   SASS (``udfkit pack``), built by default once, for the lowest architecture of
   ``ARCHITECTURES`` (as cuDF ships its fragments; ``LTOIR_PER_ARCHITECTURE`` builds it for
   each, so that a device gets code built for its own architecture where there is some),
-  and its header declares ``<target>_bind``, ``<target>_release``,
+  and, for each real architecture of ``ARCHITECTURES``, the kernels that call no slot linked
+  to SASS (``udfkit pack --sass``): a bind on a device of such an architecture loads that
+  SASS and links each kernel that calls a slot on its first launch, so that binding costs
+  milliseconds and the links grow with the kernels an application uses (other devices link
+  the whole at bind time). Its header declares ``<target>_bind``, ``<target>_release``,
   ``<target>_instance_library``, ``<target>_udf_error``, ``<target>_slot_count``,
   ``<target>_slot`` and launchers that take the bound instance first (no ``_load``,
   ``_unload`` or ``_library``). ``SOURCES`` see the slots' device prototypes in
@@ -290,6 +295,15 @@ function(add_jit_library target)
     COMMENT "udfkit: kernels and launchers of ${target}"
     VERBATIM COMMAND_EXPAND_LISTS)
 
+  # A source of the generated file's name would be compiled to the same outputs.
+  foreach(_src IN LISTS arg_SOURCES)
+    get_filename_component(_name "${_src}" NAME)
+    if(_name STREQUAL "${target}_kernels.cu")
+      message(FATAL_ERROR "add_jit_library: SOURCES file '${_src}' of target '${target}' has the name of the file "
+                          "add_jit_library generates for its KERNELS (${target}_kernels.cu); rename it")
+    endif()
+  endforeach()
+
   # The SOURCES' own flags (the generated kernels need none: their compile stays the same
   # in every build directory, and hits udfkit's cache).
   _udfkit_compile_flags(_source_flags "${arg_INCLUDE_DIRECTORIES}" "${arg_COMPILE_DEFINITIONS}"
@@ -338,10 +352,10 @@ function(add_jit_library target)
     # Packed, not linked: the runtime links it with the bound functions (<target>_bind).
     add_custom_command(
       OUTPUT "${_fatbin}" "${_fatbin}.json" "${_embedded}"
-      COMMAND ${_udfkit} pack ${_parts} ${_manifests} --arch "${_compile_archs}" -o "${_fatbin}"
+      COMMAND ${_udfkit} pack ${_parts} ${_manifests} --arch "${_compile_archs}" --sass "${_archs}" -o "${_fatbin}"
               --embed "${_embedded}" --symbol "${_ident}_fatbin"
       DEPENDS ${_parts} ${_manifests} udfkit::udfkit
-      COMMENT "udfkit: packing the LTO-IR of ${target} for ${_compile_archs}, embedding it"
+      COMMENT "udfkit: packing the LTO-IR of ${target} for ${_compile_archs} and SASS of its kernels that call no slot, embedding it"
       VERBATIM COMMAND_EXPAND_LISTS)
   else()
     add_custom_command(

@@ -13,6 +13,9 @@
 /* Runs /proc/self/exe with `args` (NULL-terminated), storing the time it printed in *ms.
  * Returns 0, BENCH_SKIPPED where the child found no GPU (its message printed), or 1 where it
  * failed (`what` names it). */
+/* The second number the last child printed, or -1 where it printed one. */
+static double bench_child_second = -1;
+
 static inline int bench_run_child(char **args, const char *what, double *ms)
 {
     int fds[2];
@@ -53,6 +56,11 @@ static inline int bench_run_child(char **args, const char *what, double *ms)
     }
     char *end = NULL;
     *ms = strtod(text, &end);
+    /* A second number, where the child prints one (bind: its first launch after the bind). */
+    char *second_end = NULL;
+    bench_child_second = end ? strtod(end, &second_end) : 0;
+    if (!second_end || second_end == end)
+        bench_child_second = -1;
     if (code != 0 || end == text) {
         fprintf(stderr, "FAILED: the %s process exited with %d, printing '%s'\n", what, code, text);
         return 1;

@@ -135,7 +135,8 @@ run "$udfkit" kernels "$work/gen/decimal_udfs.json" --kernel "map(mul_s4)" --ker
   --cuda "$work/gen/declib_kernels.cu" --c "$work/gen/declib.c" --header "$work/gen/declib.h"
 
 # bindlib: an engine of 22 kernels (16 from KERNELS entries, 6 of bind_extra.cu) calling two
-# slots, packed as LTO-IR for compute_90; bindsass: the same kernels linked with the same two
+# slots, packed as LTO-IR for compute_90 with SASS for sm_90 of its kernels that call no slot
+# (as add_jit_library packs a SLOTS library); bindsass: the same kernels linked with the same two
 # functions as SASS; the packages bench_bind binds (by the slots' names, and by others).
 mkdir -p "$out/bind"
 bind_kernels=(--kernel "map(price)" --kernel "reduce(combine)" --kernel "inclusive_scan(combine)"
@@ -148,7 +149,7 @@ run "$udfkit" kernels --slot "${bind_slots[@]}" "${bind_kernels[@]}" --name bind
 run "$udfkit" header --function "${bind_slots[@]}" -o "$work/gen/bind_slots.h" --name bind_slots
 run "$udfkit" compile "$work/gen/bindlib_kernels.cu" --arch 90 -o "$work/gen/bindlib_kernels.json"
 run "$udfkit" compile "$here/bind_extra.cu" -I "$work/gen" --arch 90 -o "$work/gen/bind_extra.json"
-run "$udfkit" pack "$work/gen/bindlib_kernels.json" "$work/gen/bind_extra.json" -o "$work/gen/bindlib.fatbin" \
+run "$udfkit" pack "$work/gen/bindlib_kernels.json" "$work/gen/bind_extra.json" --sass 90-real -o "$work/gen/bindlib.fatbin" \
   --embed "$work/gen/bindlib_fatbin.c" --symbol bindlib_fatbin
 run "$udfkit" compile "$here/bind_udfs.cu" --function "${bind_slots[@]}" --arch 90 -o "$out/bind/udfs.json"
 run "$udfkit" pack "$out/bind/udfs.json" -o "$out/bind/udfs.fatbin"

@@ -296,6 +296,12 @@ static void describe_package_id(const udfkit_fatbin_entry_info *e, json_t *entry
             json_array_append_new(functions, fn);
         }
         json_object_set_new(package, "functions", functions);
+        if (id.nbound_kernels) {
+            json_t *bound = json_array();
+            for (size_t i = 0; i < id.nbound_kernels; i++)
+                json_array_append_new(bound, json_string(id.bound_kernels[i]));
+            json_object_set_new(package, "bound_kernels", bound);
+        }
         json_object_set_new(entry, "package", package);
     }
     udfkit_package_id_free(&id);
@@ -664,6 +670,12 @@ static void print_package(FILE *f, const json_t *package)
 
 static void print_package_functions(FILE *f, const json_t *package)
 {
+    const json_t *bound = json_object_get(package, "bound_kernels");
+    if (json_array_size(bound)) {
+        fprintf(f, "\n    kernels that call slots, linked at bind time: ");
+        for (size_t i = 0; i < json_array_size(bound); i++)
+            fprintf(f, "%s%s", i ? ", " : "", json_string_value(json_array_get(bound, i)));
+    }
     const json_t *functions = json_object_get(package, "functions");
     for (size_t i = 0; i < json_array_size(functions); i++) {
         const json_t *fn = json_array_get(functions, i);

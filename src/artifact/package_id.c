@@ -71,6 +71,12 @@ static bool read_line(udfkit_package_id *id, char *line)
     }
     if (starts(line, "function ", &rest))
         return read_function(id, rest);
+    if (starts(line, "bound-kernel ", &rest)) {
+        if (!*rest || strchr(rest, ' '))
+            return false;
+        id->bound_kernels[id->nbound_kernels++] = rest;
+        return true;
+    }
     return true; /* a line of a later version */
 }
 
@@ -84,8 +90,9 @@ udfkit_package_id_status udfkit_package_id_parse(const char *text, size_t size, 
         nlines += text[i] == '\n';
     char *s = malloc(size + 1);
     out->functions = calloc(nlines, sizeof *out->functions);
+    out->bound_kernels = calloc(nlines, sizeof *out->bound_kernels);
     udfkit_package_id_status status = UDFKIT_PACKAGE_ID_OK;
-    if (!s || !out->functions) {
+    if (!s || !out->functions || !out->bound_kernels) {
         status = UDFKIT_PACKAGE_ID_NO_MEMORY;
         goto done;
     }
@@ -120,6 +127,7 @@ done:
     if (status) {
         free(s);
         free(out->functions);
+        free(out->bound_kernels);
         memset(out, 0, sizeof *out);
     }
     return status;
@@ -131,6 +139,7 @@ void udfkit_package_id_free(udfkit_package_id *id)
         return;
     free(id->storage_);
     free(id->functions);
+    free(id->bound_kernels);
     memset(id, 0, sizeof *id);
 }
 
@@ -148,6 +157,9 @@ bool udfkit_package_id_format(const udfkit_package_id *id, udfkit_buf *out)
     for (size_t i = 0; i < id->nfunctions; i++)
         if (!field_ok(id->functions[i].c_name, " \n") || !field_ok(id->functions[i].signature, "\n"))
             return false;
+    for (size_t i = 0; i < id->nbound_kernels; i++)
+        if (!field_ok(id->bound_kernels[i], " \n"))
+            return false;
     bool ok = udfkit_buf_printf(out, "%s:%s\nudfkit-package %u", id->group, id->file, id->version);
     if (id->producer)
         ok &= udfkit_buf_printf(out, "\nproducer %s %u.%u", id->producer, id->producer_major, id->producer_minor);
@@ -155,5 +167,7 @@ bool udfkit_package_id_format(const udfkit_package_id *id, udfkit_buf *out)
         ok &= udfkit_buf_puts(out, "\nrole link");
     for (size_t i = 0; i < id->nfunctions; i++)
         ok &= udfkit_buf_printf(out, "\nfunction %s %s", id->functions[i].c_name, id->functions[i].signature);
+    for (size_t i = 0; i < id->nbound_kernels; i++)
+        ok &= udfkit_buf_printf(out, "\nbound-kernel %s", id->bound_kernels[i]);
     return ok;
 }

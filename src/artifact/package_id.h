@@ -7,6 +7,9 @@
  *   producer <tool> <major>.<minor>    optional: nvrtc or nvvm
  *   role link                          optional: external code the functions need
  *   function <c_name> <signature>      on the fatbin's first entry, one per function
+ *   bound-kernel <name>                on a SLOTS library's SASS entry (`udfkit pack --sass`),
+ *                                      one per kernel it lacks: a kernel that calls a slot,
+ *                                      which a bind links with the bound functions
  *
  * `udfkit link --keep-ltoir` names its LTO-IR entries with the first line alone. A reader
  * skips a line whose first word it does not know, so a later version may add lines. */
@@ -34,6 +37,8 @@ typedef struct udfkit_package_id {
     bool link;             /* role link */
     udfkit_package_id_function *functions;
     size_t nfunctions;
+    const char **bound_kernels; /* bound-kernel lines */
+    size_t nbound_kernels;
     char *storage_;        /* parsed: the strings above point into it */
 } udfkit_package_id;
 

@@ -9,7 +9,9 @@
 #include "base/strset.h"
 #include "link/function_table.h"
 #include "link/linker.h"
+#include "link/slot_kernels.h"
 #include "nvidia/nvfatbin_wrap.h"
+#include "nvidia/nvjitlink_wrap.h"
 #include "nvidia/toolchain.h"
 
 #include <stdio.h>
@@ -307,12 +309,12 @@ static udfkit_rc select_entries(pack_set *s, const udfkit_target_list *targets)
 
 /* The kept entries in input order, named as package_id.h says; the function table on the
  * first. `label`: the architecture given to entries that do not say theirs. */
-static udfkit_rc pack_entries(const pack_set *s, udfkit_target label, udfkit_buf *fatbin, json_t *listed,
-                              size_t *ngroups)
+static udfkit_rc pack_entries(const pack_set *s, udfkit_target label, const udfkit_fatbin_entry *sass,
+                              size_t nsass, udfkit_buf *fatbin, json_t *listed, size_t *ngroups)
 {
     size_t nfns = json_array_size(s->table.functions), n = 0;
     udfkit_package_id_function *fns = calloc(nfns + 1, sizeof *fns);
-    udfkit_fatbin_entry *entries = calloc(s->count + 1, sizeof *entries);
+    udfkit_fatbin_entry *entries = calloc(s->count + nsass + 1, sizeof *entries);
     char (*archs)[16] = calloc(s->count + 1, sizeof *archs);
     udfkit_buf *names = calloc(s->count + 1, sizeof *names);
     bool *seen = calloc(s->ngroups + 1, sizeof *seen);
@@ -330,9 +332,15 @@ static udfkit_rc pack_entries(const pack_set *s, udfkit_target label, udfkit_buf
         char group[32], name[32];
         snprintf(group, sizeof group, "%zu", e->group);
         udfkit_target_number(t, archs[n], sizeof archs[n]);
-        udfkit_package_id id = {group, udfkit_path_basename(e->path), UDFKIT_PACKAGE_VERSION, e->producer,
-                                (unsigned)e->version.major, (unsigned)e->version.minor, e->link,
-                                n ? NULL : fns, n ? 0 : nfns, NULL};
+        udfkit_package_id id = {.group = group,
+                                .file = udfkit_path_basename(e->path),
+                                .version = UDFKIT_PACKAGE_VERSION,
+                                .producer = e->producer,
+                                .producer_major = (unsigned)e->version.major,
+                                .producer_minor = (unsigned)e->version.minor,
+                                .link = e->link,
+                                .functions = n ? NULL : fns,
+                                .nfunctions = n ? 0 : nfns};
         if (!udfkit_package_id_format(&id, &names[n])) {
             rc = udfkit_fail(UDFKIT_RC_INPUT, s->groups[e->group].origin, 0,
                              "cannot name '%s' in a package: its file name, or a c_name or signature, has a line break",
@@ -352,6 +360,15 @@ static udfkit_rc pack_entries(const pack_set *s, udfkit_target label, udfkit_buf
     }
     if (!rc && !n)
         rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "nothing to pack: the inputs hold no LTO-IR");
+    for (size_t i = 0; i < nsass && !rc; i++) {
+        entries[n++] = sass[i];
+        json_t *listing = json_object();
+        char name[32];
+        snprintf(name, sizeof name, "sm_%s", sass[i].arch);
+        json_object_set_new(listing, "kind", json_string("cubin"));
+        json_object_set_new(listing, "arch", json_string(name));
+        json_array_append_new(listed, listing);
+    }
     /* Uncompressed: nvFatbin's compressed LTO-IR is in a form only NVIDIA's tools undo. */
     if (!rc)
         rc = udfkit_fatbin_build(entries, n, UDFKIT_COMPRESS_NONE, fatbin);
@@ -405,6 +422,100 @@ static void pack_set_free(pack_set *s)
     json_decref(s->producers);
 }
 
+/* --sass: for each real architecture, of each group the entry for the highest architecture
+ * it takes, linked to PTX with the slots left undefined, to tell the kernels that call a slot
+ * from the others; the others linked to SASS (whole, as a module of their own, with the UDF
+ * error record and no variable no code uses), named by the kernels they lack. */
+typedef struct sass_out {
+    udfkit_buf code, name;
+    char arch[16];
+} sass_out;
+
+static udfkit_rc link_sass(const pack_set *s, udfkit_target target, const char *output, sass_out *out)
+{
+    udfkit_link_input *inputs = calloc(s->ngroups + 1, sizeof *inputs);
+    if (!inputs)
+        return out_of_memory();
+    size_t n = 0;
+    udfkit_rc rc = UDFKIT_RC_OK;
+    for (size_t g = 0; g < s->ngroups && !rc; g++) {
+        const pack_entry *best = NULL;
+        for (size_t i = 0; i < s->count; i++) {
+            const pack_entry *e = &s->entries[i];
+            if (e->group == g && (!e->has_arch || udfkit_target_accepts(target, e->arch)) &&
+                (!best || (e->has_arch && best->has_arch && e->arch.number > best->arch.number)))
+                best = e;
+        }
+        if (!best)
+            rc = no_entry_for(s, g, target);
+        else
+            inputs[n++] = (udfkit_link_input){UDFKIT_INPUT_LTOIR, best->data.data, best->data.size, best->path};
+    }
+    char gpu[32], arch_opt[48];
+    udfkit_target_name(target, gpu, sizeof gpu);
+    snprintf(arch_opt, sizeof arch_opt, "-arch=%s", gpu);
+    udfkit_buf ptx = UDFKIT_BUF_INIT, log = UDFKIT_BUF_INIT;
+    udfkit_slot_kernels kernels = {0};
+    double start = udfkit_seconds();
+    if (!rc) {
+        const char *options[] = {arch_opt, "-lto", "-ptx"};
+        if (udfkit_jitlink_run(options, 3, inputs, n, true, &ptx, &log))
+            rc = udfkit_fail(UDFKIT_RC_INPUT, output, 0, "linking the library's LTO-IR for %s failed: %s", gpu,
+                             log.data ? log.data : "no log");
+    }
+    if (!rc)
+        rc = udfkit_slot_kernels_read(ptx.data, ptx.size, output, &kernels);
+    size_t nbound = 0;
+    for (size_t k = 0; k < kernels.count; k++)
+        nbound += kernels.bound[k];
+    const char **options = calloc(kernels.count + 5, sizeof *options);
+    udfkit_buf *used = calloc(kernels.count + 1, sizeof *used);
+    udfkit_package_id id = {.group = "sass", .file = udfkit_path_basename(output), .version = UDFKIT_PACKAGE_VERSION};
+    id.bound_kernels = calloc(nbound + 1, sizeof *id.bound_kernels);
+    if (!rc && (!options || !used || !id.bound_kernels))
+        rc = out_of_memory();
+    if (!rc) {
+        size_t noptions = 0;
+        options[noptions++] = arch_opt;
+        options[noptions++] = "-lto";
+        options[noptions++] = "-optimize-unused-variables";
+        options[noptions++] = "-variables-used=udfkit_udf_error_record";
+        for (size_t k = 0; k < kernels.count; k++) {
+            if (kernels.bound[k]) {
+                id.bound_kernels[id.nbound_kernels++] = kernels.names[k];
+                continue;
+            }
+            udfkit_buf_printf(&used[k], "-kernels-used=%s", kernels.names[k]);
+            options[noptions++] = used[k].data;
+        }
+        /* Every kernel calls a slot: a module of the error record alone. */
+        if (noptions == 4)
+            options[noptions++] = "-kernels-used=udfkit_no_kernel_calls_no_slot";
+        udfkit_buf_free(&log);
+        log = (udfkit_buf)UDFKIT_BUF_INIT;
+        if (udfkit_jitlink_run(options, noptions, inputs, n, false, &out->code, &log))
+            rc = udfkit_fail(UDFKIT_RC_INPUT, output, 0, "linking the kernels that call no slot for %s failed: %s",
+                             gpu, log.data ? log.data : "no log");
+    }
+    if (!rc && !udfkit_package_id_format(&id, &out->name))
+        rc = udfkit_fail(UDFKIT_RC_INPUT, output, 0, "cannot name the SASS entry for %s: a name has a line break", gpu);
+    if (!rc) {
+        udfkit_target_number(target, out->arch, sizeof out->arch);
+        udfkit_note("pack: %s: %zu of %zu kernels as SASS, %zu call slots (%.2f s)", gpu, kernels.count - nbound,
+                    kernels.count, nbound, udfkit_seconds() - start);
+    }
+    for (size_t k = 0; used && k < kernels.count; k++)
+        udfkit_buf_free(&used[k]);
+    free(used);
+    free(options);
+    free(id.bound_kernels);
+    udfkit_slot_kernels_free(&kernels);
+    udfkit_buf_free(&ptx);
+    udfkit_buf_free(&log);
+    free(inputs);
+    return rc;
+}
+
 udfkit_rc udfkit_pack(const udfkit_pack_request *req)
 {
     pack_set s = {.producers = json_object()};
@@ -440,8 +551,37 @@ udfkit_rc udfkit_pack(const udfkit_pack_request *req)
     for (size_t t = 0; !rc && t < targets.count; t++)
         if (!label.number || targets.items[t].number < label.number)
             label.number = targets.items[t].number;
+    udfkit_target_list sass_targets = {0};
+    sass_out *sass = NULL;
+    udfkit_fatbin_entry *sass_entries = NULL;
+    size_t nsass = 0;
+    if (!rc && req->sass)
+        rc = udfkit_toolchain_parse_archs(req->sass, &sass_targets);
+    if (!rc && sass_targets.count) {
+        sass = calloc(sass_targets.count, sizeof *sass);
+        sass_entries = calloc(sass_targets.count, sizeof *sass_entries);
+        if (!sass || !sass_entries)
+            rc = out_of_memory();
+    }
+    for (size_t t = 0; t < sass_targets.count && !rc; t++) {
+        if (!sass_targets.items[t].sass)
+            continue;
+        rc = link_sass(&s, sass_targets.items[t], req->output, &sass[nsass]);
+        if (!rc) {
+            sass_entries[nsass] = (udfkit_fatbin_entry){UDFKIT_FATBIN_CUBIN, sass[nsass].code.data,
+                                                        sass[nsass].code.size, sass[nsass].arch,
+                                                        sass[nsass].name.data};
+            nsass++;
+        }
+    }
     if (!rc)
-        rc = pack_entries(&s, label, &fatbin, listed, &ngroups);
+        rc = pack_entries(&s, label, sass_entries, nsass, &fatbin, listed, &ngroups);
+    for (size_t t = 0; sass && t < sass_targets.count; t++) {
+        udfkit_buf_free(&sass[t].code);
+        udfkit_buf_free(&sass[t].name);
+    }
+    free(sass);
+    free(sass_entries);
     if (!rc)
         rc = udfkit_outputs_write(outputs, req->output, fatbin.data, fatbin.size);
     if (!rc)

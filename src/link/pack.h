@@ -14,6 +14,10 @@ typedef struct udfkit_pack_request {
     size_t ninputs;
     const char *arch;          /* CUDA_ARCHITECTURES syntax; NULL: every entry */
     const char *output;
+    /* CUDA_ARCHITECTURES syntax, or NULL: of a SLOTS library's code, for each real
+     * architecture of the list, the kernels that call no slot linked to SASS, its entry
+     * naming the kernels it lacks (bound-kernel lines): a bind links only those. */
+    const char *sass;
 } udfkit_pack_request;
 
 udfkit_rc udfkit_pack(const udfkit_pack_request *req);

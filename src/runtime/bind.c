@@ -2,6 +2,8 @@
  * current device. Everything about the binding is checked before anything is linked; the
  * linked code is kept on disk and in the process (a table of loaded libraries by key, each
  * shared by every bind of the same code). */
+#include "artifact/fatbin_read.h"
+#include "artifact/package_id.h"
 #include "base/fs.h"
 #include "base/spec.h"
 #include "base/types.h"
@@ -332,19 +334,6 @@ static udfkit_status add_parts(const udfkit_package *pkg, int arch, udfkit_jit_p
     return s;
 }
 
-/* LTO-IR made by a newer NVRTC or NVVM than nvJitLink's cannot be read by it. */
-static udfkit_status check_producer(const udfkit_package *pkg, unsigned major, unsigned minor)
-{
-    if (!pkg->producer || pkg->producer_major < (int)major ||
-        (pkg->producer_major == (int)major && pkg->producer_minor <= (int)minor))
-        return UDFKIT_OK;
-    return udfkit_runtime_fail(UDFKIT_ERROR_TOOLCHAIN,
-                               "%s was made by %s %d.%d, newer than this nvJitLink %u.%u (libnvJitLink.so.%u), which "
-                               "cannot link it: install nvJitLink %d.%d or newer, or rebuild it with CUDA %u.%u",
-                               pkg->origin, pkg->producer, pkg->producer_major, pkg->producer_minor, major, minor, major,
-                               pkg->producer_major, pkg->producer_minor, major, minor);
-}
-
 /* Where a bound package asks for the sandbox (udfkit_package_set_options), the link runs there:
  * under the strictest of the packages' limits, cancelled by any of their tokens, reading no
  * file at all where one is untrusted. */
@@ -375,17 +364,13 @@ static bool bind_sandbox(const binding_plan *p, udfkit_sandbox *sb, int fds[MAX_
     return isolated;
 }
 
-static udfkit_status link_bound(const udfkit_image *image, const binding_plan *p, int arch, udfkit_buf *cubin)
+/* The engine's image read as a package (its LTO-IR and the functions of its UDFS), and the
+ * names those functions take from every bound package: checked before any device is asked. */
+static udfkit_status read_engine(const udfkit_image *image, const binding_plan *p, udfkit_package **out)
 {
-    unsigned major = 0, minor = 0;
-    udfkit_status s = udfkit_jitlink_load(&major, &minor);
-    if (s)
-        return s;
+    *out = NULL;
     udfkit_package *engine = udfkit_package_new("the library's LTO-IR");
-    udfkit_package *shims = NULL;
-    udfkit_jit_part *parts = NULL;
-    size_t n = 0, nlinks = 0;
-    char(*link_hashes)[UDFKIT_HASH_HEX_SIZE] = NULL;
+    udfkit_status s = UDFKIT_OK;
     if (!engine)
         s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "udfkit_library_bind: out of memory");
     if (!s)
@@ -403,52 +388,407 @@ static udfkit_status link_bound(const udfkit_image *image, const binding_plan *p
                                         "across everything linked together",
                                         p->distinct[d]->origin, engine->names[f]);
         }
-    if (!s)
-        s = check_producer(engine, major, minor);
-    for (size_t d = 0; !s && d < p->ndistinct; d++) {
-        s = check_producer(p->distinct[d], major, minor);
-        if (!s && !p->distinct[d]->nparts)
+    if (s)
+        udfkit_package_close(engine);
+    else
+        *out = engine;
+    return s;
+}
+
+/* nvJitLink's options for a bind beyond -arch and -lto: variables no device code uses are
+ * dropped (CUB's and libcu++'s inline variables, thousands in an engine with sorts and
+ * scans, each otherwise kept, laid out and relocated), except the UDF error record, which
+ * the runtime reads by name; and the link runs on several threads (-split-compile:
+ * UDFKIT_LINK_THREADS, default every processor; 1 is one thread). */
+static size_t bind_link_options(char threads[40], const char *options[3])
+{
+    const char *env = getenv("UDFKIT_LINK_THREADS");
+    char *end = NULL;
+    long n = env && *env ? strtol(env, &end, 10) : 0;
+    if (!end || *end || n < 0 || n > 4096)
+        n = 0;
+    snprintf(threads, 40, "-split-compile=%ld", n);
+    options[0] = "-optimize-unused-variables";
+    options[1] = "-variables-used=udfkit_udf_error_record";
+    options[2] = threads;
+    return 3;
+}
+
+/* Everything a bind links for sm_<arch>, gathered without nvJitLink: the library's LTO-IR and
+ * the bound packages' (link files once), the text of the forwarders of slots bound to
+ * functions of other names (compiled with NVRTC when linked), and the newest producer of
+ * all that code (nvJitLink must be at least as new). */
+typedef struct link_plan {
+    udfkit_jit_part *parts;
+    size_t n;
+    char *forwarders;        /* NULL: every slot bound to a function of its name */
+    const char *producer;    /* a literal ("NVRTC", "NVVM"), or NULL */
+    int producer_major, producer_minor;
+    char *producer_origin;
+    udfkit_buf *bytes;       /* copies the parts point into (a lazy bind's), or NULL */
+    udfkit_package *shims;   /* the compiled forwarders, once linked */
+} link_plan;
+
+static void link_plan_free(link_plan *lp)
+{
+    for (size_t i = 0; lp->bytes && i < lp->n; i++)
+        udfkit_buf_free(&lp->bytes[i]);
+    free(lp->bytes);
+    free(lp->parts);
+    free(lp->forwarders);
+    free(lp->producer_origin);
+    udfkit_package_close(lp->shims);
+    memset(lp, 0, sizeof *lp);
+}
+
+static void note_newest(link_plan *lp, const udfkit_package *pkg)
+{
+    if (!pkg->producer || (lp->producer && (pkg->producer_major < lp->producer_major ||
+                                            (pkg->producer_major == lp->producer_major &&
+                                             pkg->producer_minor <= lp->producer_minor))))
+        return;
+    free(lp->producer_origin);
+    lp->producer_origin = strdup(pkg->origin);
+    lp->producer = pkg->producer;
+    lp->producer_major = pkg->producer_major;
+    lp->producer_minor = pkg->producer_minor;
+}
+
+static udfkit_status plan_link(const udfkit_package *engine, const binding_plan *p, int arch, link_plan *lp)
+{
+    memset(lp, 0, sizeof *lp);
+    size_t nlinks = 0;
+    char(*link_hashes)[UDFKIT_HASH_HEX_SIZE] = NULL;
+    udfkit_status s = UDFKIT_OK;
+    for (size_t d = 0; !s && d < p->ndistinct; d++)
+        if (!p->distinct[d]->nparts)
             s = udfkit_runtime_fail(UDFKIT_ERROR_NO_BINARY,
                                     "%s holds no LTO-IR (its code is PTX or SASS, which cannot be linked with the "
                                     "library's LTO-IR): build it as LTO-IR (add_ptx_udf's default, udfkit compile "
                                     "--emit ltoir)",
                                     p->distinct[d]->origin);
+    if (!s) {
+        note_newest(lp, engine);
+        s = add_parts(engine, arch, &lp->parts, &lp->n, &link_hashes, &nlinks);
     }
-    if (!s)
-        s = add_parts(engine, arch, &parts, &n, &link_hashes, &nlinks);
-    for (size_t d = 0; !s && d < p->ndistinct; d++)
-        s = add_parts(p->distinct[d], arch, &parts, &n, &link_hashes, &nlinks);
+    for (size_t d = 0; !s && d < p->ndistinct; d++) {
+        note_newest(lp, p->distinct[d]);
+        s = add_parts(p->distinct[d], arch, &lp->parts, &lp->n, &link_hashes, &nlinks);
+    }
     bool renamed = false;
     for (size_t k = 0; k < p->nslots; k++)
         renamed |= strcmp(p->slots[k].name, p->function[k]) != 0;
     if (!s && renamed) {
         udfkit_buf text = UDFKIT_BUF_INIT;
-        char arch_text[16];
         forwarders(p, &text);
-        snprintf(arch_text, sizeof arch_text, "%d", arch);
-        s = udfkit_runtime_compile("udfkit-slot-forwarders.cu", text.data, NULL, 0, NULL, 0, arch_text, NULL, &shims);
-        if (s) {
-            /* The message is copied out first: the result goes to the same buffer. */
-            char *why = strdup(udfkit_last_error());
-            s = udfkit_runtime_fail(s == UDFKIT_ERROR_COMPILE ? UDFKIT_ERROR_TOOLCHAIN : s,
-                                    "a slot bound to a function of another name is reached through a forwarder "
-                                    "compiled with NVRTC, which failed: %.7000s",
-                                    why ? why : "out of memory");
-            free(why);
-        }
-        udfkit_buf_free(&text);
-        if (!s)
-            s = add_parts(shims, arch, &parts, &n, &link_hashes, &nlinks);
+        if (!(lp->forwarders = udfkit_buf_detach(&text)))
+            s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory");
     }
+    free(link_hashes);
+    if (s)
+        link_plan_free(lp);
+    return s;
+}
+
+/* nvJitLink new enough for the code (LTO-IR made by a newer NVRTC or NVVM cannot be read by
+ * it): loaded to ask its version, or, with `only_where_needed`, only where the code is newer
+ * than 13.0, which every nvJitLink 13 reads (a bind that links nothing loads no nvJitLink). */
+static udfkit_status check_newest(const link_plan *lp, bool only_where_needed)
+{
+    if (only_where_needed && (!lp->producer || lp->producer_major < 13 ||
+                              (lp->producer_major == 13 && lp->producer_minor == 0)))
+        return UDFKIT_OK;
+    unsigned major = 0, minor = 0;
+    udfkit_status s = udfkit_jitlink_load(&major, &minor);
+    if (s)
+        return s;
+    if (lp->producer && (lp->producer_major > (int)major ||
+                         (lp->producer_major == (int)major && lp->producer_minor > (int)minor)))
+        return udfkit_runtime_fail(UDFKIT_ERROR_TOOLCHAIN,
+                                   "%s was made by %s %d.%d, newer than this nvJitLink %u.%u (libnvJitLink.so.%u), "
+                                   "which cannot link it: install nvJitLink %d.%d or newer, or rebuild it with CUDA "
+                                   "%u.%u",
+                                   lp->producer_origin, lp->producer, lp->producer_major, lp->producer_minor, major,
+                                   minor, major, lp->producer_major, lp->producer_minor, major, minor);
+    return UDFKIT_OK;
+}
+
+/* Before a link: nvJitLink loaded and new enough for the code, the forwarders compiled. */
+static udfkit_status prepare_link(link_plan *lp, int arch)
+{
+    udfkit_status s = check_newest(lp, false);
+    if (s)
+        return s;
+    if (!lp->forwarders || lp->shims)
+        return UDFKIT_OK;
+    char arch_text[16];
+    snprintf(arch_text, sizeof arch_text, "%d", arch);
+    s = udfkit_runtime_compile("udfkit-slot-forwarders.cu", lp->forwarders, NULL, 0, NULL, 0, arch_text, NULL,
+                               &lp->shims);
+    if (s) {
+        /* The message is copied out first: the result goes to the same buffer. */
+        char *why = strdup(udfkit_last_error());
+        s = udfkit_runtime_fail(s == UDFKIT_ERROR_COMPILE ? UDFKIT_ERROR_TOOLCHAIN : s,
+                                "a slot bound to a function of another name is reached through a forwarder "
+                                "compiled with NVRTC, which failed: %.7000s",
+                                why ? why : "out of memory");
+        free(why);
+        return s;
+    }
+    size_t nlinks = 0;
+    char(*link_hashes)[UDFKIT_HASH_HEX_SIZE] = NULL;
+    size_t before = lp->n;
+    s = add_parts(lp->shims, arch, &lp->parts, &lp->n, &link_hashes, &nlinks);
+    free(link_hashes);
+    /* A lazy bind's copies: one (empty) per forwarder part, which the package keeps. */
+    if (!s && lp->bytes) {
+        udfkit_buf *grown = realloc(lp->bytes, (lp->n + 1) * sizeof *grown);
+        if (!grown)
+            return udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory");
+        lp->bytes = grown;
+        for (size_t i = before; i < lp->n; i++)
+            grown[i] = (udfkit_buf)UDFKIT_BUF_INIT;
+    }
+    return s;
+}
+
+static udfkit_status link_bound(const udfkit_package *engine, const binding_plan *p, int arch, udfkit_buf *cubin)
+{
+    link_plan lp;
+    udfkit_status s = plan_link(engine, p, arch, &lp);
+    if (s)
+        return s;
+    s = prepare_link(&lp, arch);
     udfkit_sandbox sb;
     int fds[MAX_TOKENS];
     bool isolated = bind_sandbox(p, &sb, fds);
+    char threads[40];
+    const char *options[3];
+    size_t noptions = bind_link_options(threads, options);
     if (!s)
-        s = udfkit_jitlink_cubin(parts, n, arch, isolated ? &sb : NULL, cubin);
-    free(parts);
-    free(link_hashes);
-    udfkit_package_close(shims);
+        s = udfkit_jitlink_cubin(lp.parts, lp.n, arch, options, noptions, isolated ? &sb : NULL, cubin);
+    link_plan_free(&lp);
+    return s;
+}
+
+struct lazy_link;
+static size_t lazy_bound_count(const struct lazy_link *l);
+
+static size_t renamed_slots(const binding_plan *p)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < p->nslots; k++)
+        n += strcmp(p->slots[k].name, p->function[k]) != 0;
+    return n;
+}
+
+udfkit_status udfkit_library_bind_info(udfkit_library *lib, udfkit_bind_info *out)
+{
+    if (!lib || !out || !lib->bound)
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_library_bind_info: %s",
+                                   !lib || !out ? "missing argument" : "the library is not a bound one");
+    *out = (udfkit_bind_info){.arch = lib->bound_arch,
+                              .whole = lib->bound_whole,
+                              .from_cache = lib->bound_from_cache,
+                              .forwarders = lib->bound_forwarders};
+    if (lib->link_kernel) {
+        const struct lazy_link *l = lib->lazy;
+        pthread_mutex_lock(&lib->link_lock);
+        out->kernels_to_link = lazy_bound_count(l);
+        out->kernels_linked = lib->nlinked;
+        out->kernels_from_cache = lib->bound_from_cache_kernels;
+        pthread_mutex_unlock(&lib->link_lock);
+    }
+    return UDFKIT_OK;
+}
+
+/* ---- kernels that call slots, linked on first use ---- */
+
+/* A SLOTS library packed with --sass holds, for each real architecture, its kernels that call
+ * no slot as SASS, named by the kernels it lacks. */
+typedef struct sass_module {
+    const unsigned char *code;
+    size_t size;
+    char **bound; /* the kernels that call slots */
+    size_t nbound;
+} sass_module;
+
+static void sass_module_free(sass_module *m)
+{
+    for (size_t i = 0; i < m->nbound; i++)
+        free(m->bound[i]);
+    free(m->bound);
+    memset(m, 0, sizeof *m);
+}
+
+/* The engine's SASS for sm_<arch> exactly (SASS of another architecture is not linked with
+ * code for this one): false where it has none (a bind then links the whole). */
+static bool find_sass(const udfkit_package *engine, int arch, sass_module *out)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; engine->fatbin && i < engine->fatbin->count; i++) {
+        const udfkit_fatbin_entry_info *e = &engine->fatbin->entries[i];
+        if (e->kind != UDFKIT_CODE_SASS || e->target.number != (unsigned)arch || e->target.suffix ||
+            e->compression != UDFKIT_COMPRESSION_NONE || !e->name)
+            continue;
+        udfkit_package_id id;
+        if (udfkit_package_id_parse(e->name, e->name_size, &id) != UDFKIT_PACKAGE_ID_OK)
+            continue;
+        bool ours = strcmp(id.group, "sass") == 0 && id.version > 0;
+        out->bound = ours ? calloc(id.nbound_kernels + 1, sizeof *out->bound) : NULL;
+        for (size_t k = 0; out->bound && k < id.nbound_kernels; k++)
+            if ((out->bound[out->nbound] = strdup(id.bound_kernels[k])))
+                out->nbound++;
+        bool ok = out->bound && out->nbound == id.nbound_kernels;
+        udfkit_package_id_free(&id);
+        if (!ok) {
+            sass_module_free(out);
+            continue;
+        }
+        out->code = e->payload;
+        out->size = e->payload_size;
+        return true;
+    }
+    return false;
+}
+
+/* What a bound library keeps to link a kernel on first use: the plan of the link, its parts
+ * copied (the packages may be closed once bound), the bind's key, the kernels it may link. */
+typedef struct lazy_link {
+    link_plan plan;
+    int arch;
+    char key[UDFKIT_CACHE_KEY_SIZE];
+    sass_module sass;
+} lazy_link;
+
+static size_t lazy_bound_count(const lazy_link *l)
+{
+    return l->sass.nbound;
+}
+
+static void lazy_free(void *p)
+{
+    lazy_link *l = p;
+    if (!l)
+        return;
+    link_plan_free(&l->plan);
+    sass_module_free(&l->sass);
+    free(l);
+}
+
+/* lib->link_kernel: with `out` NULL, whether `name` is a kernel it links (no message);
+ * else the kernel linked (or found in the cache) and loaded. Called under lib->link_lock. */
+static udfkit_status link_kernel(udfkit_library *lib, const char *name, udfkit_library **out)
+{
+    lazy_link *l = lib->lazy;
+    bool known = false;
+    for (size_t i = 0; i < l->sass.nbound && !known; i++)
+        known = strcmp(l->sass.bound[i], name) == 0;
+    if (!out)
+        return known ? UDFKIT_OK : UDFKIT_ERROR_NOT_FOUND;
+    *out = NULL;
+    if (!known)
+        return udfkit_runtime_fail(UDFKIT_ERROR_NOT_FOUND, "the library has no kernel named '%s'", name);
+    udfkit_cache *cache = udfkit_cache_open();
+    char disk_key[UDFKIT_CACHE_KEY_SIZE];
+    udfkit_buf cubin = UDFKIT_BUF_INIT;
+    bool cached = false;
+    if (cache) {
+        /* As for a whole bind: a hit loads no nvJitLink. */
+        udfkit_hasher *h = udfkit_hasher_new("udfkit-bind-kernel-1");
+        udfkit_hasher_add_str(h, l->key);
+        udfkit_hasher_add_str(h, name);
+        udfkit_hasher_add_str(h, "nvJitLink 13");
+        udfkit_hasher_finish(h, disk_key);
+        cached = udfkit_jitlink_cached(cache, disk_key, &cubin);
+    }
+    udfkit_status s = cached ? UDFKIT_OK : prepare_link(&l->plan, l->arch);
+    if (!s && !cached) {
+        char threads[40];
+        const char *options[5];
+        size_t noptions = bind_link_options(threads, options);
+        udfkit_buf used = UDFKIT_BUF_INIT;
+        udfkit_buf_printf(&used, "-kernels-used=%s", name);
+        options[noptions++] = used.data;
+        /* The marker of code that waits for the pass before (compute_90 and later), so that
+         * the kernel is started early as the library's others are (library_devices.c). */
+        options[noptions++] = "-kernels-used=udfkit_dependent_launch";
+        double start = udfkit_seconds();
+        s = used.data ? udfkit_jitlink_cubin(l->plan.parts, l->plan.n, l->arch, options, noptions, NULL, &cubin)
+                      : udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory");
+        if (!s) {
+            udfkit_note("bind: kernel %s linked for sm_%d on its first use (%.3f s)", name, l->arch,
+                        udfkit_seconds() - start);
+            udfkit_jitlink_keep(cache, disk_key, &cubin);
+        }
+        udfkit_buf_free(&used);
+    }
+    if (!s)
+        s = udfkit_library_load(cubin.data, cubin.size, out);
+    if (!s && cached)
+        lib->bound_from_cache_kernels++;
+    udfkit_cache_close(cache);
+    udfkit_buf_free(&cubin);
+    return s;
+}
+
+/* The bound library: the SASS module loaded now, the kernels that call slots linked on first
+ * use, from copies of the parts. No nvJitLink, no NVRTC here. */
+static udfkit_status bind_lazily(const udfkit_package *engine, const binding_plan *p, int arch, const char *key,
+                                 sass_module *sass, udfkit_library **out)
+{
+    lazy_link *l = calloc(1, sizeof *l);
+    if (!l)
+        return udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory");
+    l->arch = arch;
+    memcpy(l->key, key, UDFKIT_CACHE_KEY_SIZE);
+    l->sass = *sass;
+    memset(sass, 0, sizeof *sass);
+    udfkit_status s = plan_link(engine, p, arch, &l->plan);
+    if (!s)
+        s = check_newest(&l->plan, true);
+    if (!s && !(l->plan.bytes = calloc(l->plan.n + 1, sizeof *l->plan.bytes)))
+        s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory");
+    for (size_t i = 0; !s && i < l->plan.n; i++) {
+        if (!udfkit_buf_append(&l->plan.bytes[i], l->plan.parts[i].data, l->plan.parts[i].size))
+            s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory");
+        l->plan.parts[i].data = l->plan.bytes[i].data;
+    }
+    udfkit_library *lib = NULL;
+    if (!s)
+        s = udfkit_library_load(l->sass.code, l->sass.size, &lib);
+    if (s) {
+        lazy_free(l);
+        return s;
+    }
+    pthread_mutex_init(&lib->link_lock, NULL);
+    lib->lazy = l;
+    lib->lazy_free = lazy_free;
+    lib->link_kernel = link_kernel;
+    *out = lib;
+    return UDFKIT_OK;
+}
+
+/* For tests: the link a bind makes for sm_<arch>, without a device (no cache, nothing loaded). */
+udfkit_status udfkit_library_bind_link(const udfkit_image *image, const udfkit_slot *slots, size_t slot_count,
+                                       const udfkit_slot_binding *bindings, size_t count, int arch, void **cubin,
+                                       size_t *cubin_size);
+udfkit_status udfkit_library_bind_link(const udfkit_image *image, const udfkit_slot *slots, size_t slot_count,
+                                       const udfkit_slot_binding *bindings, size_t count, int arch, void **cubin,
+                                       size_t *cubin_size)
+{
+    binding_plan plan = {0};
+    udfkit_package *engine = NULL;
+    udfkit_buf out = UDFKIT_BUF_INIT;
+    udfkit_status s = check_bindings(&plan, slots, slot_count, bindings, count);
+    if (!s)
+        s = read_engine(image, &plan, &engine);
+    if (!s)
+        s = link_bound(engine, &plan, arch, &out);
+    *cubin_size = out.size;
+    *cubin = udfkit_buf_detach(&out);
     udfkit_package_close(engine);
+    plan_free(&plan);
     return s;
 }
 
@@ -481,13 +821,24 @@ udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_h
                                    : !out                                 ? "no output pointer"
                                                                           : "a count without its array");
     binding_plan plan = {0};
+    udfkit_package *engine = NULL;
     udfkit_status s = check_bindings(&plan, slots, slot_count, bindings, count);
     const udfkit_driver *d = NULL;
     int arch = 0;
-    if (!s)
-        s = udfkit_driver_enter(&d);
-    if (!s)
+    bool checked = !s;
+    if (!s && !(s = udfkit_driver_enter(&d)))
         s = udfkit_runtime_device_arch(d, &arch);
+    if (s && checked) {
+        /* Without a device, the checks that need none answer first: the library's own C
+         * names too (read from its image, which a bound library found in the process or the
+         * cache does not need). The device's message is kept where they pass. */
+        char *why = strdup(udfkit_last_error());
+        udfkit_status device = s;
+        s = read_engine(image, &plan, &engine);
+        if (!s)
+            s = udfkit_runtime_fail(device, "%s", why ? why : "no device");
+        free(why);
+    }
     char hash[UDFKIT_HASH_HEX_SIZE], key[UDFKIT_CACHE_KEY_SIZE];
     if (!s) {
         if (!image_hash)
@@ -501,6 +852,7 @@ udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_h
         }
         pthread_mutex_unlock(&table.lock);
         if (*out) {
+            udfkit_package_close(engine);
             plan_free(&plan);
             return UDFKIT_OK;
         }
@@ -511,24 +863,45 @@ udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_h
     bool cached = false;
     if (cache) {
         /* The cubin is the same whichever nvJitLink 13 links it: a hit loads no nvJitLink. */
-        udfkit_hasher *h = udfkit_hasher_new("udfkit-bind-cubin-1");
+        udfkit_hasher *h = udfkit_hasher_new("udfkit-bind-cubin-2");
         udfkit_hasher_add_str(h, key);
         udfkit_hasher_add_str(h, "nvJitLink 13");
         udfkit_hasher_finish(h, disk_key);
         cached = udfkit_jitlink_cached(cache, disk_key, &cubin);
     }
-    if (!s && !cached && !(s = link_bound(image, &plan, arch, &cubin)))
-        udfkit_jitlink_keep(cache, disk_key, &cubin);
     udfkit_library *lib = NULL;
-    if (!s)
+    sass_module sass = {0};
+    bool isolated = false;
+    for (size_t i = 0; i < plan.ndistinct; i++)
+        isolated |= plan.distinct[i]->isolated;
+    /* Where the library has SASS for this device, only its kernels that call slots are
+     * linked, each on its first use; a package that asks for the sandbox is linked whole,
+     * now, there, and UDFKIT_BIND_WHOLE=1 links every kernel now, as on a device without
+     * SASS. A whole link found in the cache is loaded either way. */
+    const char *whole = getenv("UDFKIT_BIND_WHOLE");
+    bool lazy = !isolated && !(whole && strcmp(whole, "1") == 0);
+    if (!s && !cached && lazy && !(s = read_engine(image, &plan, &engine)) &&
+        find_sass(engine, arch, &sass))
+        s = bind_lazily(engine, &plan, arch, key, &sass, &lib);
+    else if (!s && !cached && (engine || !(s = read_engine(image, &plan, &engine))) &&
+             !(s = link_bound(engine, &plan, arch, &cubin)))
+        udfkit_jitlink_keep(cache, disk_key, &cubin);
+    sass_module_free(&sass);
+    if (!s && !lib)
         s = udfkit_library_load(cubin.data, cubin.size, &lib);
     if (!s) {
         lib->release = bound_release;
+        lib->bound = 1;
+        lib->bound_arch = arch;
+        lib->bound_whole = !lib->link_kernel;
+        lib->bound_from_cache = cached;
+        lib->bound_forwarders = renamed_slots(&plan);
         *out = table_add(key, lib);
     }
     udfkit_cache_close(cache);
     udfkit_diag_clear();
     udfkit_buf_free(&cubin);
+    udfkit_package_close(engine);
     plan_free(&plan);
     return s;
 }

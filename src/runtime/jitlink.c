@@ -3,6 +3,7 @@
 #include "jitlink.h"
 
 #include "artifact/code_check.h"
+#include "base/locate.h"
 #include "driver.h"
 #include "nvidia/nvjitlink_wrap.h"
 
@@ -34,16 +35,23 @@ static struct {
     size_fn error_log_size;
     log_fn error_log;
     version_fn version;
-    char problem[256];
+    char problem[PATH_MAX + 512];
 } jl;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/* Where NVRTC is looked for too (base/locate.h, the runtime's order): the file
+ * UDFKIT_NVJITLINK_LIBRARY names, else a CUDA toolkit's ($CUDA_HOME, $CUDA_PATH,
+ * /usr/local/cuda), else libnvJitLink.so.13 through the loader's search. */
 static void load(void)
 {
-    void *lib = dlopen("libnvJitLink.so.13", RTLD_NOW | RTLD_LOCAL);
+    char file[PATH_MAX];
+    udfkit_locate_library("UDFKIT_NVJITLINK_LIBRARY", "nvjitlink", "libnvJitLink.so.13", file, sizeof file);
+    void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         snprintf(jl.problem, sizeof jl.problem,
-                 "load-time linking needs nvJitLink 13 (libnvJitLink.so.13), which cannot be loaded: %s", dlerror());
+                 "load-time linking needs nvJitLink 13 (%s), which cannot be loaded: %.200s; name it in "
+                 "UDFKIT_NVJITLINK_LIBRARY, or install a CUDA 13 toolkit or libnvjitlink",
+                 file, dlerror());
         return;
     }
     *(void **)&jl.create = dlsym(lib, "__nvJitLinkCreate_13_0");
@@ -104,8 +112,12 @@ static udfkit_status cubin_sandboxed(const udfkit_jit_part *parts, size_t count,
     return s;
 }
 
-udfkit_status udfkit_jitlink_cubin(const udfkit_jit_part *parts, size_t count, int arch, const udfkit_sandbox *sb,
-                                   udfkit_buf *cubin)
+static udfkit_status jitlink_run(const udfkit_jit_part *parts, size_t count, int arch, const char **options,
+                                 uint32_t noptions, unsigned major, unsigned minor, const udfkit_sandbox *sb,
+                                 udfkit_buf *cubin);
+
+udfkit_status udfkit_jitlink_cubin(const udfkit_jit_part *parts, size_t count, int arch, const char *const *extra,
+                                   size_t nextra, const udfkit_sandbox *sb, udfkit_buf *cubin)
 {
     unsigned major, minor;
     udfkit_status s = udfkit_jitlink_load(&major, &minor);
@@ -113,11 +125,29 @@ udfkit_status udfkit_jitlink_cubin(const udfkit_jit_part *parts, size_t count, i
         return s;
     char arch_option[32];
     snprintf(arch_option, sizeof arch_option, "-arch=sm_%d", arch);
-    const char *options[2] = {arch_option, "-lto"};
-    uint32_t noptions = 1;
+    const char **options = calloc(nextra + 2, sizeof *options);
+    if (!options)
+        return udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory");
+    uint32_t noptions = 0;
+    options[noptions++] = arch_option;
+    bool lto = false;
     for (size_t i = 0; i < count; i++)
-        if (parts[i].kind == UDFKIT_JIT_LTOIR)
-            noptions = 2;
+        lto |= parts[i].kind == UDFKIT_JIT_LTOIR;
+    if (lto)
+        options[noptions++] = "-lto";
+    for (size_t i = 0; i < nextra; i++)
+        options[noptions++] = extra[i];
+    s = jitlink_run(parts, count, arch, options, noptions, major, minor, sb, cubin);
+    free(options);
+    return s;
+}
+
+static udfkit_status jitlink_run(const udfkit_jit_part *parts, size_t count, int arch, const char **options,
+                                 uint32_t noptions, unsigned major, unsigned minor, const udfkit_sandbox *sb,
+                                 udfkit_buf *cubin)
+{
+    udfkit_status s = UDFKIT_OK;
+    const char *arch_option = options[0];
     if (sb)
         return cubin_sandboxed(parts, count, arch, options, noptions, sb, cubin);
     void *h = NULL;

@@ -26,10 +26,10 @@ udfkit_status udfkit_jitlink_load(unsigned *major, unsigned *minor);
 bool udfkit_jitlink_cached(udfkit_cache *cache, const char *key, udfkit_buf *cubin);
 void udfkit_jitlink_keep(udfkit_cache *cache, const char *key, const udfkit_buf *cubin);
 
-/* Links for sm_<arch> (with -lto where a part is LTO-IR) into a cubin: in this process, or,
- * with `sb`, in the sandbox helper under its limits (stopped or cancelled:
- * UDFKIT_ERROR_COMPILE naming why). */
-udfkit_status udfkit_jitlink_cubin(const udfkit_jit_part *parts, size_t count, int arch, const udfkit_sandbox *sb,
-                                   udfkit_buf *cubin);
+/* Links for sm_<arch> (with -lto where a part is LTO-IR, and the `nextra` options after)
+ * into a cubin: in this process, or, with `sb`, in the sandbox helper under its limits
+ * (stopped or cancelled: UDFKIT_ERROR_COMPILE naming why). */
+udfkit_status udfkit_jitlink_cubin(const udfkit_jit_part *parts, size_t count, int arch, const char *const *extra,
+                                   size_t nextra, const udfkit_sandbox *sb, udfkit_buf *cubin);
 
 #endif

@@ -83,6 +83,14 @@ void udfkit_library_unload(udfkit_library *lib)
 
 void udfkit_library_destroy(udfkit_library *lib)
 {
+    if (lib->link_kernel) {
+        for (size_t i = 0; i < lib->nlinked; i++)
+            udfkit_library_destroy(lib->linked[i]);
+        free(lib->linked);
+        if (lib->lazy_free)
+            lib->lazy_free(lib->lazy);
+        pthread_mutex_destroy(&lib->link_lock);
+    }
     /* The occupancy answers kept for its kernels go with it (launch.c). */
     const udfkit_driver *d = lib->driver;
     unsigned count = 0;
@@ -126,12 +134,48 @@ static void mangled_hint(const udfkit_library *lib, const char *name, char *out,
     free(kernels);
 }
 
+/* A kernel of a bound library linked on first use: from the code linked for it already, or
+ * linked now (one link at a time per library; the others wait for it). */
+static udfkit_status linked_kernel(udfkit_library *lib, const char *name, udfkit_kernel *out)
+{
+    udfkit_status s = UDFKIT_OK;
+    CUkernel k;
+    pthread_mutex_lock(&lib->link_lock);
+    for (size_t i = 0; i < lib->nlinked; i++)
+        if (lib->driver->library_get_kernel(&k, lib->linked[i]->handle, name) == CUDA_SUCCESS) {
+            pthread_mutex_unlock(&lib->link_lock);
+            *out = (udfkit_kernel)k;
+            return UDFKIT_OK;
+        }
+    udfkit_library *sub = NULL;
+    udfkit_library **grown = realloc(lib->linked, (lib->nlinked + 1) * sizeof *grown);
+    if (!grown)
+        s = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "out of memory");
+    else
+        lib->linked = grown;
+    if (!s)
+        s = lib->link_kernel(lib, name, &sub);
+    CUresult r = CUDA_SUCCESS;
+    if (!s && (r = lib->driver->library_get_kernel(&k, sub->handle, name)) != CUDA_SUCCESS)
+        s = udfkit_driver_fail(lib->driver, r, "cuLibraryGetKernel");
+    if (!s) {
+        lib->linked[lib->nlinked++] = sub;
+        *out = (udfkit_kernel)k;
+    } else if (sub) {
+        udfkit_library_destroy(sub);
+    }
+    pthread_mutex_unlock(&lib->link_lock);
+    return s;
+}
+
 udfkit_status udfkit_library_get_kernel(udfkit_library *lib, const char *name, udfkit_kernel *out)
 {
     if (!lib || !name || !out)
         return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_library_get_kernel: missing argument");
     CUkernel k;
     CUresult r = lib->driver->library_get_kernel(&k, lib->handle, name);
+    if (r == CUDA_ERROR_NOT_FOUND && lib->link_kernel)
+        return linked_kernel(lib, name, out);
     if (r == CUDA_ERROR_NOT_FOUND) {
         char hint[1024];
         mangled_hint(lib, name, hint, sizeof hint);
@@ -146,7 +190,12 @@ udfkit_status udfkit_library_get_kernel(udfkit_library *lib, const char *name, u
 int udfkit_library_has_kernel(udfkit_library *lib, const char *name)
 {
     CUkernel k;
-    return lib && name && lib->driver->library_get_kernel(&k, lib->handle, name) == CUDA_SUCCESS;
+    if (!lib || !name)
+        return 0;
+    if (lib->driver->library_get_kernel(&k, lib->handle, name) == CUDA_SUCCESS)
+        return 1;
+    /* A kernel linked on first use: has_kernel does not link it. */
+    return lib->link_kernel && lib->link_kernel(lib, name, NULL) == UDFKIT_OK;
 }
 
 /* The record the kernels of `udfkit kernels` keep (templates/kernels/prelude.cu.in):
@@ -156,6 +205,38 @@ typedef struct udf_error_record {
     int32_t code, lock;
 } udf_error_record;
 
+/* The record of one module of the library in the current context: *found where a UDF
+ * failed (the record then cleared). */
+static udfkit_status take_record(udfkit_library *lib, udf_error_record *rec, bool *found)
+{
+    *found = false;
+    const udfkit_driver *d = lib->driver;
+    CUdeviceptr at = 0;
+    size_t bytes = 0;
+    /* The record of the current context, in the code this device runs. */
+    CUlibrary handle;
+    udfkit_status st = udfkit_library_handle_here(lib, &handle);
+    if (st)
+        return st;
+    CUresult r = d->library_get_global(&at, &bytes, handle, "udfkit_udf_error_record");
+    if (r == CUDA_ERROR_NOT_FOUND)
+        return UDFKIT_OK;
+    if (r != CUDA_SUCCESS)
+        return udfkit_driver_fail(d, r, "cuLibraryGetGlobal");
+    if (bytes != sizeof *rec)
+        return udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "the library's UDF error record has %zu bytes, not %zu",
+                                   bytes, sizeof *rec);
+    if ((r = d->memcpy_dtoh(rec, at, sizeof *rec)) != CUDA_SUCCESS)
+        return udfkit_driver_fail(d, r, "reading the UDF error record");
+    if (rec->row == UINT64_MAX)
+        return UDFKIT_OK;
+    const udf_error_record clear = {UINT64_MAX, UINT64_MAX, 0, 0};
+    if ((r = d->memcpy_htod(at, &clear, sizeof clear)) != CUDA_SUCCESS)
+        return udfkit_driver_fail(d, r, "clearing the UDF error record");
+    *found = true;
+    return UDFKIT_OK;
+}
+
 udfkit_status udfkit_library_udf_error(udfkit_library *lib, udfkit_stream s, uint64_t *row, int *code)
 {
     if (!lib)
@@ -163,33 +244,30 @@ udfkit_status udfkit_library_udf_error(udfkit_library *lib, udfkit_stream s, uin
     udfkit_status st = udfkit_stream_synchronize(s);
     if (st)
         return st;
-    const udfkit_driver *d = lib->driver;
-    CUdeviceptr at = 0;
-    size_t bytes = 0;
-    /* The record of the current context, in the code this device runs. */
-    CUlibrary handle;
-    if ((st = udfkit_library_handle_here(lib, &handle)))
+    udf_error_record rec, first = {UINT64_MAX, UINT64_MAX, 0, 0};
+    bool found = false, any = false;
+    st = take_record(lib, &rec, &found);
+    if (found)
+        first = rec;
+    any |= found;
+    /* A bound library's kernels linked on first use keep their records in their own modules:
+     * the lowest failed row of all. */
+    if (lib->link_kernel) {
+        pthread_mutex_lock(&lib->link_lock);
+        for (size_t i = 0; !st && i < lib->nlinked; i++) {
+            st = take_record(lib->linked[i], &rec, &found);
+            if (found && (!any || rec.row < first.row))
+                first = rec;
+            any |= found;
+        }
+        pthread_mutex_unlock(&lib->link_lock);
+    }
+    if (st || !any)
         return st;
-    CUresult r = d->library_get_global(&at, &bytes, handle, "udfkit_udf_error_record");
-    if (r == CUDA_ERROR_NOT_FOUND)
-        return UDFKIT_OK;
-    if (r != CUDA_SUCCESS)
-        return udfkit_driver_fail(d, r, "cuLibraryGetGlobal");
-    udf_error_record rec;
-    if (bytes != sizeof rec)
-        return udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "the library's UDF error record has %zu bytes, not %zu",
-                                   bytes, sizeof rec);
-    if ((r = d->memcpy_dtoh(&rec, at, sizeof rec)) != CUDA_SUCCESS)
-        return udfkit_driver_fail(d, r, "reading the UDF error record");
-    if (rec.row == UINT64_MAX)
-        return UDFKIT_OK;
-    const udf_error_record clear = {UINT64_MAX, UINT64_MAX, 0, 0};
-    if ((r = d->memcpy_htod(at, &clear, sizeof clear)) != CUDA_SUCCESS)
-        return udfkit_driver_fail(d, r, "clearing the UDF error record");
     if (row)
-        *row = rec.row;
+        *row = first.row;
     if (code)
-        *code = rec.code;
-    return udfkit_runtime_fail(UDFKIT_ERROR_UDF, "a UDF failed row %llu with code %d", (unsigned long long)rec.row,
-                               (int)rec.code);
+        *code = first.code;
+    return udfkit_runtime_fail(UDFKIT_ERROR_UDF, "a UDF failed row %llu with code %d", (unsigned long long)first.row,
+                               (int)first.code);
 }

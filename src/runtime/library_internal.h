@@ -26,6 +26,19 @@ struct udfkit_library {
      * udfkit_library_unload calls instead (one reference fewer). A pointer, so that a
      * program that never binds links none of bind.c and what it needs (the compile core). */
     void (*release)(udfkit_library *lib);
+    /* Set for a bound library whose kernels that call slots are linked on first use (bind.c):
+     * links and loads the code of kernel `name` into *out (UDFKIT_ERROR_NOT_FOUND where the
+     * library has no such kernel); `linked` holds what it loaded, under link_lock; `lazy` is
+     * bind.c's, freed with lazy_free. */
+    udfkit_status (*link_kernel)(udfkit_library *lib, const char *name, udfkit_library **out);
+    void *lazy;
+    void (*lazy_free)(void *lazy);
+    pthread_mutex_t link_lock;
+    udfkit_library **linked;
+    size_t nlinked;
+    /* A bound library's (udfkit_library_bind_info); bound is 0 for any other. */
+    int bound, bound_arch, bound_whole, bound_from_cache;
+    size_t bound_forwarders, bound_from_cache_kernels;
 
     /* ---- which code each device runs (library_devices.c) ---- */
     /* 0: the image as given, from which the driver takes each device's code; else the sm of

@@ -145,7 +145,7 @@ udfkit_status udfkit_library_link(const udfkit_image *images, size_t count, udfk
         udfkit_hasher_finish(h, key);
         cached = udfkit_jitlink_cached(cache, key, &cubin);
     }
-    if (!s && !cached && !(s = udfkit_jitlink_cubin(parts, n, arch, NULL, &cubin)))
+    if (!s && !cached && !(s = udfkit_jitlink_cubin(parts, n, arch, NULL, 0, NULL, &cubin)))
         udfkit_jitlink_keep(cache, key, &cubin);
     if (!s)
         s = udfkit_library_load(cubin.data, cubin.size, out);

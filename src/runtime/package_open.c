@@ -253,6 +253,31 @@ static udfkit_status open_manifest(udfkit_package *pkg, const char *path, const 
     return s;
 }
 
+static udfkit_status open_directory(const char *dir, udfkit_package **out)
+{
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    size_t base = len;
+    while (base > 0 && dir[base - 1] != '/')
+        base--;
+    static const char *const kinds[] = {".fatbin", ".json"};
+    for (size_t k = 0; k < 2 && len > base; k++) {
+        udfkit_buf file = UDFKIT_BUF_INIT;
+        udfkit_buf_printf(&file, "%.*s/%.*s%s", (int)len, dir, (int)(len - base), dir + base, kinds[k]);
+        struct stat st;
+        bool there = file.data && stat(file.data, &st) == 0 && S_ISREG(st.st_mode);
+        udfkit_status s = there ? udfkit_package_open(file.data, out) : UDFKIT_OK;
+        udfkit_buf_free(&file);
+        if (there)
+            return s;
+    }
+    return udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE,
+                               "%s is a directory without %.*s.fatbin or %.*s.json: give a package's fatbin or "
+                               "manifest, or the directory udfkit_install_udf installs it in (<dir>/<target>/)",
+                               dir, (int)(len - base), dir + base, (int)(len - base), dir + base);
+}
+
 udfkit_status udfkit_package_open(const char *path, udfkit_package **out)
 {
     if (!path || !out)
@@ -264,6 +289,10 @@ udfkit_status udfkit_package_open(const char *path, udfkit_package **out)
     struct stat st;
     if (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
         return udfkit_runtime_fail(UDFKIT_ERROR_NOT_FOUND, "%s: no such package (file not found)", path);
+    /* An installed package's directory (udfkit_install_udf: <dir>/<target>/): its
+     * <target>.fatbin, else its manifest <target>.json. */
+    if (S_ISDIR(st.st_mode))
+        return open_directory(path, out);
     udfkit_buf bytes = UDFKIT_BUF_INIT;
     if (udfkit_read_file(path, &bytes) != UDFKIT_RC_OK) {
         udfkit_status s = udfkit_runtime_fail(UDFKIT_ERROR_BAD_IMAGE, "%s", udfkit_diag_message());

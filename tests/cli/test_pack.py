@@ -232,8 +232,48 @@ def test_packed_ltoir_links(work):
     assert "call_scale" in inspect(cubin)["kernels"]
 
 
+def test_sass_of_kernels_that_call_no_slot(work):
+    """--sass: of a SLOTS library's code, for each real architecture of the list, the kernels
+    that call no slot linked to SASS, its entry naming the kernels that do (a bind links
+    those); the LTO-IR stays; virtual architectures get none."""
+    udfs = compile_cuda(work, archs="80")
+    out = os.path.join(work, "gen")
+    r = udfkit("kernels", udfs, "--slot", "price:float32(float32, float32)", "--kernel", "map(price)",
+               "--kernel", "reduce(scale)", "--kernel", "map(scale)", "--name", "eng",
+               "--cuda", os.path.join(out, "eng_kernels.cu"), "--c", os.path.join(out, "eng.c"),
+               "--header", os.path.join(out, "eng.h"), cwd=work)
+    assert r.rc == 0, r
+    source = open(os.path.join(out, "eng_kernels.cu")).read()
+    kernels = set(re.findall(r'extern "C" __global__ void (?:__launch_bounds__\([^)]*\)\s*)?(\w+)\(', source))
+    calling = {k for k in kernels if k.startswith("udfkit_eng_map_price")}
+    assert calling and kernels - calling, kernels
+    compiled = os.path.join(work, "k.json")
+    ok("compile", os.path.join(out, "eng_kernels.cu"), "--arch", "80", "-o", compiled)
+    fatbin = os.path.join(work, "eng.fatbin")
+    ok("pack", compiled, udfs, "--arch", "80", "--sass", "80-real;90-virtual", "-o", fatbin)
+    desc = inspect(fatbin)
+    sass = [e for e in desc["entries"] if e["kind"] == "sass"]
+    assert [e["arch"] for e in sass] == ["sm_80"], desc
+    # Besides the generated kernels (udfkit_dependent_launch is in compute_90 code only), the
+    # kernels the UDFs' own source defines.
+    own = set(re.findall(r'__global__ void (\w+)\(', open(data("udfs.cu")).read()))
+    assert own, "udfs.cu defines a kernel"
+    expected = (kernels - calling - {"udfkit_dependent_launch"}) | own
+    assert set(sass[0]["kernels"]) == expected, (sass[0]["kernels"], expected)
+    assert set(sass[0]["package"]["bound_kernels"]) == calling, sass[0]["package"]
+    assert sass[0]["package"]["group"] == "sass"
+    assert len([e for e in desc["entries"] if e["kind"] == "ltoir"]) == 2, desc
+    text = ok("inspect", fatbin).out
+    assert "kernels that call slots, linked at bind time: " + ", ".join(sorted(calling)) in text or \
+        all(k in text for k in calling), text
+    # Only virtual architectures: no SASS.
+    ok("pack", compiled, udfs, "--arch", "80", "--sass", "80-virtual", "-o", fatbin)
+    assert [e["kind"] for e in inspect(fatbin)["entries"]] == ["ltoir", "ltoir"]
+
+
 if __name__ == "__main__":
     main([test_entries_groups_and_identifiers, test_arch_picks_per_group,
           test_python_function_without_code_for_an_architecture, test_duplicate_c_name_names_both_inputs,
           test_ptx_artifact_is_refused, test_corrupt_artifact_leaves_no_output, test_raw_ltoir_and_usage,
-          test_embed_compiles_and_a_failed_embed_leaves_nothing, test_packed_ltoir_links])
+          test_embed_compiles_and_a_failed_embed_leaves_nothing, test_packed_ltoir_links,
+          test_sass_of_kernels_that_call_no_slot])

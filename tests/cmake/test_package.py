@@ -521,6 +521,11 @@ CONFIGURE_ERRORS = [
                               ' ARCHITECTURES 80-real)',
      r"add_jit_library: SLOTS entry 'price=foo:float32\(float32\)' of target 'lib' is not of the form "
      r"c_name:signature"),
+    ("source-named-as-generated", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)\n'
+                                  'add_jit_library(lib UDFS u SOURCES g.cu lib_kernels.cu KERNELS map(f)'
+                                  ' ARCHITECTURES 80-real)',
+     r"add_jit_library: SOURCES file 'lib_kernels.cu' of target 'lib' has the name of the file add_jit_library "
+     r"generates for its KERNELS \(lib_kernels.cu\); rename it"),
     ("launcher-names-meet", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" "map_f=f:float32(float32)"'
                             ' ARCHITECTURES 80-real)\n'
                             'add_jit_library(a_filter UDFS u KERNELS map(f) ARCHITECTURES 80-real)\n'

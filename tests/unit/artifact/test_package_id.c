@@ -151,6 +151,36 @@ static void refuses_fields_that_would_not_read_back(void **state)
 }
 
 /* A function table of 16 KB, as a large package has, reads back whole. */
+/* A SLOTS library's SASS entry names the kernels it lacks, which a bind links. */
+static void bound_kernel_lines(void **state)
+{
+    (void)state;
+    const char *kernels[] = {"udfkit_engine_map_price", "late_price_kept"};
+    udfkit_package_id id = {.group = "sass", .file = "engine.fatbin", .version = 1, .bound_kernels = kernels,
+                            .nbound_kernels = 2};
+    udfkit_buf text = UDFKIT_BUF_INIT;
+    assert_true(udfkit_package_id_format(&id, &text));
+    assert_string_equal(text.data, "sass:engine.fatbin\nudfkit-package 1\nbound-kernel udfkit_engine_map_price\n"
+                                   "bound-kernel late_price_kept");
+    udfkit_package_id back;
+    assert_int_equal(udfkit_package_id_parse(text.data, text.size, &back), UDFKIT_PACKAGE_ID_OK);
+    assert_int_equal(back.nbound_kernels, 2);
+    assert_string_equal(back.bound_kernels[0], "udfkit_engine_map_price");
+    assert_string_equal(back.bound_kernels[1], "late_price_kept");
+    assert_int_equal(back.nfunctions, 0);
+    udfkit_package_id_free(&back);
+    udfkit_buf_free(&text);
+    /* A kernel's name has no blank, and is not empty. */
+    const char *blank[] = {"two words"};
+    id.bound_kernels = blank;
+    id.nbound_kernels = 1;
+    assert_false(udfkit_package_id_format(&id, &text));
+    udfkit_buf_free(&text);
+    assert_int_equal(parse("sass:e.fatbin\nudfkit-package 1\nbound-kernel two words", &back),
+                     UDFKIT_PACKAGE_ID_MALFORMED);
+    assert_int_equal(parse("sass:e.fatbin\nudfkit-package 1\nbound-kernel ", &back), UDFKIT_PACKAGE_ID_MALFORMED);
+}
+
 static void reads_a_long_table(void **state)
 {
     (void)state;
@@ -183,6 +213,7 @@ int main(void)
         cmocka_unit_test(formats_what_it_reads),
         cmocka_unit_test(refuses_fields_that_would_not_read_back),
         cmocka_unit_test(reads_a_long_table),
+        cmocka_unit_test(bound_kernel_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

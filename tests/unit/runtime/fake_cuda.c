@@ -29,7 +29,7 @@
 
 #define API __attribute__((visibility("default")))
 
-enum { DEVICES = 2, CONTEXTS = 8, STREAMS = 16, LIBRARIES = 32, KERNELS = 8 };
+enum { DEVICES = 2, CONTEXTS = 8, STREAMS = 16, LIBRARIES = 32, KERNELS = 32 };
 static const int cc_major[DEVICES] = {9, 10}, cc_minor[DEVICES] = {0, 0};
 static unsigned marker_devices = 1u;
 static unsigned long long next_id = 100;
@@ -347,6 +347,48 @@ static void read_entries(struct CUlib_st *lib, const char *text)
     lib->record = strstr(text, "udfkit_udf_error_record") != NULL;
 }
 
+/* A real cubin (nvJitLink's): its kernels are the functions marked as entries (STO_CUDA_ENTRY)
+ * in its symbol table, its record the object udfkit_udf_error_record. False where it has no
+ * symbol table (the tests' own stand-in cubins, text after an ELF header). */
+static bool read_cubin_symbols(struct CUlib_st *lib, const unsigned char *elf)
+{
+    uint64_t shoff;
+    uint16_t shentsize, shnum;
+    memcpy(&shoff, elf + 0x28, 8);
+    memcpy(&shentsize, elf + 0x3a, 2);
+    memcpy(&shnum, elf + 0x3c, 2);
+    if (!shoff || shentsize != 64 || !shnum)
+        return false;
+    bool any = false;
+    for (uint16_t i = 0; i < shnum; i++) {
+        const unsigned char *sh = elf + shoff + (uint64_t)i * shentsize;
+        uint32_t type, link;
+        uint64_t off, size;
+        memcpy(&type, sh + 4, 4);
+        memcpy(&off, sh + 0x18, 8);
+        memcpy(&size, sh + 0x20, 8);
+        memcpy(&link, sh + 0x28, 4);
+        if (type != 2 /* SHT_SYMTAB */)
+            continue;
+        any = true;
+        uint64_t stroff;
+        memcpy(&stroff, elf + shoff + (uint64_t)link * shentsize + 0x18, 8);
+        for (uint64_t k = 0; k < size / 24; k++) {
+            const unsigned char *sym = elf + off + k * 24;
+            uint32_t at;
+            memcpy(&at, sym, 4);
+            const char *name = (const char *)elf + stroff + at;
+            if ((sym[4] & 0xf) == 2 /* STT_FUNC */ && (sym[5] & 0x10) && lib->count < KERNELS) {
+                struct CUkern_st *kern = &lib->kernels[lib->count++];
+                kern->lib = lib;
+                snprintf(kern->name, sizeof kern->name, "%s", name);
+            }
+            lib->record |= (sym[4] & 0xf) == 1 && strcmp(name, "udfkit_udf_error_record") == 0;
+        }
+    }
+    return any;
+}
+
 API CUresult cuLibraryLoadData(CUlibrary *out, const void *code, CUjit_option *jo, void **jv, unsigned int jn,
                                CUlibraryOption *lo, void **lv, unsigned int ln)
 {
@@ -362,7 +404,8 @@ API CUresult cuLibraryLoadData(CUlibrary *out, const void *code, CUjit_option *j
                 uint32_t flags;
                 memcpy(&flags, p + 48, sizeof flags); /* e_flags */
                 lib->sm = (int)(flags >> 8 & 0xff);
-                read_entries(lib, (const char *)p + 64);
+                if (!read_cubin_symbols(lib, p))
+                    read_entries(lib, (const char *)p + 64);
             } else {
                 read_entries(lib, code);
             }

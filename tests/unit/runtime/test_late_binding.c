@@ -24,6 +24,9 @@
 #include <cmocka.h>
 
 size_t udfkit_bound_library_count(void);
+udfkit_status udfkit_library_bind_link(const udfkit_image *image, const udfkit_slot *slots, size_t slot_count,
+                                       const udfkit_slot_binding *bindings, size_t count, int arch, void **cubin,
+                                       size_t *cubin_size);
 
 static const char *late(void)
 {
@@ -220,6 +223,66 @@ static void refuses_damaged_packages(void **state)
     remove_dir(dir);
 }
 
+static void same_functions(const udfkit_package *a, const udfkit_package *b)
+{
+    assert_int_equal(udfkit_package_function_count(a), udfkit_package_function_count(b));
+    for (size_t i = 0; i < udfkit_package_function_count(a); i++) {
+        const char *na, *sa, *nb, *sb;
+        assert_int_equal(udfkit_package_function(a, i, &na, &sa), UDFKIT_OK);
+        assert_int_equal(udfkit_package_function(b, i, &nb, &sb), UDFKIT_OK);
+        assert_string_equal(na, nb);
+        assert_string_equal(sa, sb);
+    }
+}
+
+/* An installed package's directory (<dir>/<target>/, as udfkit_install_udf lays it out) opens
+ * its <target>.fatbin, else its <target>.json; a directory with neither names both. */
+static void opens_an_installed_directory(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/udfkit-installed-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    const char *dir = strdup(path(root, "cuda"));
+    assert_int_equal(mkdir(dir, 0700), 0);
+    DIR *d = opendir(late());
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *data;
+        size_t size = read_all(path(late(), e->d_name), &data);
+        write_all(path(dir, e->d_name), data, size);
+        free(data);
+    }
+    closedir(d);
+    udfkit_package *want = NULL, *pkg = NULL;
+    assert_int_equal(udfkit_package_open(path(late(), "cuda.fatbin"), &want), UDFKIT_OK);
+    char with_slash[4200];
+    snprintf(with_slash, sizeof with_slash, "%s/", dir);
+    const char *ways[] = {dir, with_slash};
+    for (int w = 0; w < 2; w++) {
+        if (udfkit_package_open(ways[w], &pkg) != UDFKIT_OK)
+            fail_msg("%s: %s", ways[w], udfkit_last_error());
+        same_functions(pkg, want);
+        udfkit_package_close(pkg);
+    }
+    unlink(path(dir, "cuda.fatbin"));
+    assert_int_equal(udfkit_package_open(dir, &pkg), UDFKIT_OK);
+    same_functions(pkg, want);
+    udfkit_package_close(pkg);
+    d = opendir(dir);
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.')
+            unlink(path(dir, e->d_name));
+    closedir(d);
+    expect_open_error(dir, UDFKIT_ERROR_BAD_IMAGE, "is a directory without cuda.fatbin or cuda.json");
+    rmdir(dir);
+    rmdir(root);
+    free((void *)dir);
+    udfkit_package_close(want);
+}
+
 static const char text[] = "// run-time UDFs\n"
                            "__device__ float twice(float x) { return 2.0f * x; }\n"
                            "__device__ bool positive(float x) { return x > 0.0f; }\n";
@@ -258,7 +321,7 @@ static void compiles_source_at_run_time(void **state)
     assert_int_equal(cache_entries(), entries);
     udfkit_package_close(pkg);
 
-    /* The compiler's messages, as udfkit compile gives them: name:line:col. */
+    /* The compiler's messages, as udfkit compile gives them: name:line:. */
     const char *bad = "__device__ float twice(float x) {\n  return 2.0f * y;\n}\n";
     pkg = (udfkit_package *)1;
     assert_int_equal(udfkit_compile_source("bad.cu", bad, specs, 1, options, 1, &pkg), UDFKIT_ERROR_COMPILE);
@@ -476,6 +539,130 @@ static void checks_bindings_before_linking(void **state)
     udfkit_package_close(py);
 }
 
+/* A bind whose package defines a C name of the library's own UDFS (late_engine_ops' add_f32)
+ * is refused before any device is asked: the same answer with a GPU and without one. */
+static void engine_names_checked_without_a_device(void **state)
+{
+    (void)state;
+    /* Every slot bound to it, so that no other package is linked. */
+    udfkit_package *clash = NULL;
+    const char *specs[] = {"add_f32:float32(float32, float32)", "price:float32(float32, float32)",
+                           "keep:bool(float32)", "widen:int64(int32)", "before:bool(float32, float32)",
+                           "maybe_price:float32?(float32?, float32)"};
+    const char *options[] = {"--arch=80"};
+    udfkit_status s = udfkit_compile_source("clash.cu",
+                                            "#include <cuda/std/optional>\n"
+                                            "__device__ float add_f32(float a, float b) { return a - b; }\n"
+                                            "__device__ float price(float a, float b) { return a; }\n"
+                                            "__device__ bool keep(float p) { return p > 1.0f; }\n"
+                                            "__device__ long long widen(int x) { return x; }\n"
+                                            "__device__ bool before(float a, float b) { return a < b; }\n"
+                                            "__device__ cuda::std::optional<float> maybe_price("
+                                            "cuda::std::optional<float> l, float r) { return l; }\n",
+                                            specs, 6, options, 1, &clash);
+    if (s != UDFKIT_OK)
+        fail_msg("udfkit_compile_source: %s", udfkit_last_error());
+    const udfkit_slot_binding b[] = {{"price", clash, NULL}, {"keep", clash, NULL}, {"widen", clash, NULL},
+                                     {"before", clash, NULL}, {"maybe_price", clash, NULL}};
+    expect_bind_error(b, 5, UDFKIT_ERROR_INVALID_ARGUMENT, "defines 'add_f32', which the library defines itself");
+    udfkit_package_close(clash);
+}
+
+/* The symbols of a cubin (ELF64): how many name `name`, how many of those the driver finds by
+ * name, and how many data objects it has. */
+typedef struct symbols {
+    size_t named, named_global, objects;
+} symbols;
+
+static symbols cubin_symbols(const unsigned char *elf, size_t size, const char *name)
+{
+    symbols out = {0, 0, 0};
+    assert_true(size > 64 && memcmp(elf, "\177ELF", 4) == 0 && elf[4] == 2);
+    uint64_t shoff;
+    uint16_t shentsize, shnum;
+    memcpy(&shoff, elf + 0x28, 8);
+    memcpy(&shentsize, elf + 0x3a, 2);
+    memcpy(&shnum, elf + 0x3c, 2);
+    assert_true(shoff + (uint64_t)shentsize * shnum <= size);
+    for (uint16_t i = 0; i < shnum; i++) {
+        const unsigned char *sh = elf + shoff + (uint64_t)i * shentsize;
+        uint32_t type, link;
+        uint64_t off, sz, entsize;
+        memcpy(&type, sh + 4, 4);
+        memcpy(&off, sh + 0x18, 8);
+        memcpy(&sz, sh + 0x20, 8);
+        memcpy(&link, sh + 0x28, 4);
+        memcpy(&entsize, sh + 0x38, 8);
+        if (type != 2 /* SHT_SYMTAB */)
+            continue;
+        const unsigned char *strsh = elf + shoff + (uint64_t)link * shentsize;
+        uint64_t stroff, strsz;
+        memcpy(&stroff, strsh + 0x18, 8);
+        memcpy(&strsz, strsh + 0x20, 8);
+        assert_true(off + sz <= size && stroff + strsz <= size && entsize == 24);
+        for (uint64_t k = 0; k < sz / 24; k++) {
+            const unsigned char *sym = elf + off + k * 24;
+            uint32_t at;
+            memcpy(&at, sym, 4);
+            unsigned char info = sym[4];
+            assert_true(at < strsz);
+            const char *sname = (const char *)elf + stroff + at;
+            out.objects += (info & 0xf) == 1 /* STT_OBJECT */;
+            if (strcmp(sname, name) == 0) {
+                out.named++;
+                /* Visible to the driver by name: global, or weak (an inline variable). */
+                out.named_global += (info >> 4) == 1 /* STB_GLOBAL */ || (info >> 4) == 2 /* STB_WEAK */;
+            }
+        }
+    }
+    return out;
+}
+
+/* The link a bind makes, without a device: every kernel of the engine (KERNELS and SOURCES),
+ * one UDF error record that the runtime finds by name (global), and none of the thousands of
+ * CUB and libcu++ variables that no device code uses (nvJitLink's -optimize-unused-variables). */
+static void bind_link_keeps_kernels_drops_unused_variables(void **state)
+{
+    (void)state;
+    udfkit_package *cuda = NULL;
+    assert_int_equal(udfkit_package_open(path(late(), "cuda.json"), &cuda), UDFKIT_OK);
+    const udfkit_slot_binding b[] = {{"price", cuda, NULL}, {"keep", cuda, NULL}, {"widen", cuda, NULL},
+                                     {"before", cuda, NULL}, {"maybe_price", cuda, NULL}};
+    const udfkit_image image = {late_engine_fatbin, late_engine_fatbin_size};
+    void *cubin = NULL;
+    size_t size = 0;
+    setenv("UDFKIT_LINK_THREADS", "2", 1);
+    udfkit_status s = udfkit_library_bind_link(&image, late_engine_slot(0), late_engine_slot_count(), b, 5, 90,
+                                               &cubin, &size);
+    unsetenv("UDFKIT_LINK_THREADS");
+    if (s == UDFKIT_ERROR_TOOLCHAIN) {
+        print_message("no nvJitLink here: %s\n", udfkit_last_error());
+        udfkit_package_close(cuda);
+        skip();
+    }
+    if (s != UDFKIT_OK)
+        fail_msg("the bind's link: %s: %s", udfkit_status_string(s), udfkit_last_error());
+    static const char *const kernels[] = {
+        "udfkit_late_engine_map_price", "udfkit_late_engine_filter_keep", "udfkit_late_engine_filter_keep_values",
+        "udfkit_late_engine_transform_reduce_price_add_f32_partials",
+        "udfkit_late_engine_transform_reduce_price_add_f32_final", "udfkit_late_engine_map_widen",
+        "udfkit_late_engine_reduce_add_i64_partials", "udfkit_late_engine_reduce_add_i64_final",
+        "udfkit_late_engine_sort_before_merge_pairs", "udfkit_late_engine_nullable_map_maybe_price",
+        "udfkit_late_engine_select_init", "late_price_kept"};
+    for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++) {
+        symbols k = cubin_symbols(cubin, size, kernels[i]);
+        if (k.named_global != 1)
+            fail_msg("kernel %s: %zu global symbol(s)", kernels[i], k.named_global);
+    }
+    symbols rec = cubin_symbols(cubin, size, "udfkit_udf_error_record");
+    assert_int_equal(rec.named, 1);
+    assert_int_equal(rec.named_global, 1);
+    if (rec.objects > 16)
+        fail_msg("the bound code keeps %zu variables; unused ones are dropped", rec.objects);
+    free(cubin);
+    udfkit_package_close(cuda);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -485,6 +672,9 @@ int main(void)
         cmocka_unit_test(names_are_for_messages_only),
         cmocka_unit_test(warnings_reach_the_callback_not_stderr),
         cmocka_unit_test(checks_bindings_before_linking),
+        cmocka_unit_test(engine_names_checked_without_a_device),
+        cmocka_unit_test(opens_an_installed_directory),
+        cmocka_unit_test(bind_link_keeps_kernels_drops_unused_variables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

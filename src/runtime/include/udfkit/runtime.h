@@ -84,7 +84,8 @@ typedef enum udfkit_status {
     UDFKIT_ERROR_DRIVER,        /* any other driver error; the message names it */
     UDFKIT_ERROR_UDF,           /* a UDF failed a row (<target>_udf_error says which) */
     UDFKIT_ERROR_COMPILE,       /* udfkit_compile_source: the source or a spec is wrong; the message
-                                   holds the diagnostics, `name:line:col: error: ...` */
+                                   holds the diagnostics, `name:line: error: ...` (NVRTC gives lines;
+                                   the source line and a caret under the column follow) */
     UDFKIT_ERROR_TOOLCHAIN      /* a CUDA library loaded at run time (NVRTC, nvJitLink) is missing, or
                                    older than the code it is given was made for */
 } udfkit_status;
@@ -166,8 +167,10 @@ typedef struct udfkit_image {
     size_t size;
 } udfkit_image;
 
-/* Links the parts for the current device at load time with nvJitLink (found at run time,
- * libnvJitLink.so.13) and loads the result. The linked code is cached on disk, keyed by every
+/* Links the parts for the current device at load time with nvJitLink (found at run time as
+ * NVRTC is: UDFKIT_NVJITLINK_LIBRARY, else a CUDA toolkit's: $CUDA_HOME, $CUDA_PATH,
+ * /usr/local/cuda, else libnvJitLink.so.13 through the loader's path; docs/late-binding.md,
+ * "Deploying an engine") and loads the result. The linked code is cached on disk, keyed by every
  * part's bytes and the device's architecture (UDFKIT_CACHE_DIR, else $XDG_CACHE_HOME/udfkit;
  * UDFKIT_CACHE=0 turns it off), so another process finds it without loading nvJitLink (the
  * code is the same whichever nvJitLink 13 links it; `udfkit cache clear` relinks after
@@ -410,6 +413,11 @@ typedef struct udfkit_slot_binding {
 /* Links `image`, a fatbin of LTO-IR as `udfkit pack` writes it whose code calls the
  * functions `slots` names, with the package functions `bindings` binds to them, for the
  * current device, and loads the result (what <target>_bind of a SLOTS library calls).
+ * Where the image holds SASS for the device's architecture of the kernels that call no
+ * slot (`udfkit pack --sass`, as add_jit_library packs a SLOTS library), that is loaded and
+ * each kernel that calls a slot is linked on its first udfkit_library_get_kernel (a link
+ * failure is then that call's error); UDFKIT_BIND_WHOLE=1, an image without such SASS, and
+ * a package that asks for the sandbox link every kernel here.
  * Every slot is bound exactly once, to a function whose signature is the slot's
  * (UDFKIT_ERROR_INVALID_ARGUMENT naming both signatures otherwise; a function the package
  * lacks is UDFKIT_ERROR_NOT_FOUND), all checked before anything is linked. Of the image
@@ -425,6 +433,21 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_library_bind(const udfkit_image *image, 
                                                      const udfkit_slot *slots, size_t slot_count,
                                                      const udfkit_slot_binding *bindings, size_t count,
                                                      udfkit_library **out);
+
+/* What a bound library is (udfkit_library_bind, <target>_instance_library of a bound
+ * instance), for logs and tests. */
+typedef struct udfkit_bind_info {
+    int arch;                  /* the sm its code is for: 90 for sm_90 */
+    int whole;                 /* 1: every kernel linked at the bind; 0: the image's SASS loaded */
+    int from_cache;            /* whole: 1 where the linked code came from the cache (no nvJitLink) */
+    size_t forwarders;         /* slots bound to functions of other names (NVRTC forwarders) */
+    size_t kernels_to_link;    /* not whole: the kernels that call slots, linked on first use */
+    size_t kernels_linked;     /* of those, linked (or found in the cache) so far */
+    size_t kernels_from_cache; /* of those, found in the cache */
+} udfkit_bind_info;
+
+/* UDFKIT_ERROR_INVALID_ARGUMENT where lib is NULL or not a bound library. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_library_bind_info(udfkit_library *lib, udfkit_bind_info *out);
 
 /* ---- What the runtime has to say besides a failure ----
  *
