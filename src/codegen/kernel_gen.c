@@ -5,6 +5,7 @@
 #include "base/strset.h"
 #include "base/templates.h"
 #include "base/types.h"
+#include "codegen/arrow_gen.h"
 #include "codegen/kernel_rows.h"
 #include "base/template.h"
 #include "frontend/exporter.h"
@@ -42,6 +43,8 @@ typedef struct render_parts {
     udfkit_buf markers;     /* machine-readable lines, one per launcher */
     udfkit_buf decls;       /* launcher declarations for the header */
     udfkit_buf launchers;   /* launcher definitions */
+    char bits_index[32];    /* the `_arrow` launchers' bit kernels in the name table */
+    udfkit_buf arrow;       /* `_arrow` launcher definitions, after every launcher they run */
 } render_parts;
 
 /* The UDF's C-ABI prototype for device code (T? as its pair, a string as its parts), once per
@@ -611,6 +614,14 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     tile_texts tile;
     tile_texts_fill(e, t.ret.data, &tile);
     udfkit_rc rc = launcher_texts(r, e, &tile, protos, &decls);
+    /* A hidden entry's launchers are the generated file's own. */
+    for (size_t i = 0; i < PROTOTYPES && !rc && e->hidden; i++)
+        if (protos[i].data) {
+            udfkit_buf text = UDFKIT_BUF_INIT;
+            udfkit_buf_printf(&text, "static %s", protos[i].data);
+            udfkit_buf_free(&protos[i]);
+            protos[i] = text;
+        }
     udfkit_buf checks[PROTOTYPES] = {UDFKIT_BUF_INIT};
     for (size_t i = 0; i < PROTOTYPES && !rc; i++)
         if (protos[i].data)
@@ -669,11 +680,24 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     if (!rc) {
         for (const char *const *k = row->kernels; *k; k++)
             udfkit_buf_printf(&r->names, "    \"%s%s\",\n", t.kernel.data, *k);
+    }
+    if (!rc && !e->hidden) {
         udfkit_buf_printf(&r->markers, " *   udfkit-kernel %s %s %s %s_%s_", row->name, e->c_name, sig.data, r->name,
                           row->name);
         udfkit_kernel_entry_suffix(e, &r->markers);
         udfkit_buf_puts(&r->markers, "\n");
         udfkit_buf_puts(&r->decls, decls.data);
+    }
+    /* Beside the launcher, its `_arrow` launcher (arrow_gen.c); a map's runs the UDF's
+     * nullable_map launcher where an input has nulls. */
+    if (!rc && !e->hidden && udfkit_arrow_entry(e, r->slotted)) {
+        udfkit_buf raw = UDFKIT_BUF_INIT, masked = UDFKIT_BUF_INIT;
+        udfkit_buf_printf(&raw, "%s_%s_", r->name, row->name);
+        udfkit_kernel_entry_suffix(e, &raw);
+        udfkit_buf_printf(&masked, "%s_nullable_map_%s", r->name, e->c_name);
+        rc = udfkit_arrow_render(r->name, e, raw.data, masked.data, r->bits_index, &r->decls, &r->arrow);
+        udfkit_buf_free(&raw);
+        udfkit_buf_free(&masked);
     }
     udfkit_buf *bufs[] = {&t.kernel,   &t.params,    &t.args,      &t.dense,         &t.no_bits,   &t.ptrs,
                           &t.ret,      &t.fn,        &t.prefix,    &t.outs,          &t.out_vals,  &t.outs_at,
@@ -759,15 +783,49 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     snprintf(nslots_text, sizeof nslots_text, "%zu", nslots);
     slot_texts(slots, nslots, &slot_table, &slot_markers);
 
+    /* The entries, then the hidden nullable_map entries that maps' `_arrow` launchers run where
+     * inputs have nulls (one per map(f) with such a launcher, unless nullable_map(f) is an
+     * entry: its launcher serves). */
+    udfkit_kernel_entry *all = calloc(2 * count + 1, sizeof *all);
+    size_t nall = count, ntwins = 0;
+    bool bits = false;
+    if (!all)
+        rc = udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "out of memory");
+    for (size_t i = 0; i < count && !rc; i++) {
+        all[i] = entries[i];
+        if (udfkit_arrow_entry(&entries[i], r.slotted))
+            bits |= udfkit_arrow_has_bools(&entries[i]);
+    }
+    for (size_t i = 0; i < count && !rc; i++) {
+        if (entries[i].tpl != UDFKIT_KERNEL_MAP || !udfkit_arrow_entry(&entries[i], r.slotted))
+            continue;
+        bool served = false;
+        for (size_t j = 0; j < count; j++)
+            served |= entries[j].tpl == UDFKIT_KERNEL_NULLABLE_MAP && !entries[j].word &&
+                      strcmp(entries[j].c_name, entries[i].c_name) == 0;
+        if (served)
+            continue;
+        udfkit_buf text = UDFKIT_BUF_INIT;
+        udfkit_buf_printf(&text, "nullable_map(%s)", entries[i].c_name);
+        udfkit_kernel_entry *twin = &all[nall];
+        rc = udfkit_kernel_entry_parse(text.data, twin);
+        nall++;
+        ntwins++;
+        if (!rc)
+            rc = udfkit_kernel_entry_bind(twin, entries[i].fn, 1, false);
+        twin->hidden = true;
+        udfkit_buf_free(&text);
+    }
+
     /* The name table: each entry's kernels in order, then the scan all nullable filters share
-     * and the init all filters share. */
+     * and the init all filters share, the offsets scans, the `_arrow` launchers' bit kernels. */
     size_t nkernels = 0;
     unsigned needs = 0;
-    for (size_t i = 0; i < count; i++) {
-        const udfkit_template_row *row = udfkit_kernel_entry_row(&entries[i]);
+    for (size_t i = 0; i < nall && !rc; i++) {
+        const udfkit_template_row *row = udfkit_kernel_entry_row(&all[i]);
         needs |= row->helpers;
-        if (udfkit_signature_has(&entries[i].fn->sig, UDFKIT_KIND_TEXT) ||
-            (entries[i].op && udfkit_signature_has(&entries[i].op->sig, UDFKIT_KIND_TEXT)))
+        if (udfkit_signature_has(&all[i].fn->sig, UDFKIT_KIND_TEXT) ||
+            (all[i].op && udfkit_signature_has(&all[i].op->sig, UDFKIT_KIND_TEXT)))
             needs |= UDFKIT_NEEDS_STRINGS;
         nkernels += kernel_count(row);
     }
@@ -777,18 +835,22 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     snprintf(r.scan_index, sizeof r.scan_index, "%zu", nkernels);
     snprintf(r.select_index, sizeof r.select_index, "%zu", nkernels + filters);
     snprintf(offsets_index, sizeof offsets_index, "%zu", nkernels + filters + selects);
-    snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters + selects + 3 * offsets);
+    snprintf(r.bits_index, sizeof r.bits_index, "%zu", nkernels + filters + selects + 3 * offsets);
+    snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters + selects + 3 * offsets + 2 * bits);
 
     size_t next = 0;
     udfkit_strset declared = UDFKIT_STRSET_INIT;
-    for (size_t i = 0; i < count && !rc; i++) {
-        declare_udf(entries[i].fn, &declared, &r.protos);
-        if (entries[i].op)
-            declare_udf(entries[i].op, &declared, &r.protos);
-        rc = render_entry(&r, &entries[i], next);
-        next += kernel_count(udfkit_kernel_entry_row(&entries[i]));
+    for (size_t i = 0; i < nall && !rc; i++) {
+        declare_udf(all[i].fn, &declared, &r.protos);
+        if (all[i].op)
+            declare_udf(all[i].op, &declared, &r.protos);
+        rc = render_entry(&r, &all[i], next);
+        next += kernel_count(udfkit_kernel_entry_row(&all[i]));
     }
     udfkit_strset_free(&declared);
+    for (size_t i = count; i < count + ntwins; i++)
+        udfkit_kernel_entry_free(&all[i]);
+    free(all);
     const udfkit_template_var helper_vars[] = {{"NAME", name},
                                                {"UPPER_NAME", upper},
                                                {"BLOCK", block},
@@ -797,7 +859,12 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     size_t nhelper_vars = sizeof helper_vars / sizeof *helper_vars;
     if (!rc)
         rc = render_shared(&r, needs, count > 0, helper_vars, nhelper_vars, &common);
+    if (!rc && bits) {
+        rc = udfkit_template_render(udfkit_tpl_kernel_arrow_bits, helper_vars, nhelper_vars, &r.kernels);
+        udfkit_buf_printf(&r.names, "    \"udfkit_%s_arrow_unpack\",\n    \"udfkit_%s_arrow_pack\",\n", name, name);
+    }
     udfkit_buf_puts(&common, r.launchers.data ? r.launchers.data : "");
+    udfkit_buf_puts(&common, r.arrow.data ? r.arrow.data : "");
     /* The template breaks the line after the last marker. */
     while (r.markers.size && r.markers.data[r.markers.size - 1] == '\n')
         r.markers.data[--r.markers.size] = '\0';
@@ -842,7 +909,7 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
                                     nvars, &out->header);
     free(upper);
     udfkit_buf *bufs[] = {&r.protos,    &r.kernels, &r.names, &r.markers,   &r.decls,
-                          &r.launchers, &common,    &guard,   &slot_table, &slot_markers};
+                          &r.launchers, &common,    &guard,   &slot_table, &slot_markers, &r.arrow};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
     return rc;

@@ -222,9 +222,19 @@ static void renders_launchers_and_kernels(void **state)
     assert_null(strstr(cu, "filter_scan"));
     assert_non_null(strstr(cu, "udfkit_lib_reduce_add_partials("));
     assert_non_null(strstr(cu, "udfkit_lib_reduce_h_final("));
-    /* Seven kernels of the entries, and the marker that code compiled for compute_90 or later
-     * has: the launchers start a pass after the first dependently only where it is loaded. */
-    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 8 + 1);
+    /* Seven kernels of the entries, the two of nullable_map's for each map's `_arrow` launcher
+     * (inputs with nulls), and the marker that code compiled for compute_90 or later has: the
+     * launchers start a pass after the first dependently only where it is loaded. */
+    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 8 + 2 * 2 + 1);
+    /* Those nullable_map launchers are the file's own: neither declared nor marked. */
+    assert_non_null(strstr(c, "\nstatic udfkit_status lib_nullable_map_scale(udfkit_stream s, size_t n, "));
+    assert_null(strstr(h, "lib_nullable_map_scale"));
+    assert_non_null(strstr(h, "\nudfkit_status lib_map_scale_arrow(udfkit_stream s, const struct ArrowDeviceArray *a1, "
+                              "const struct ArrowSchema *t1, const struct ArrowDeviceArray *a2, const struct ArrowSchema "
+                              "*t2, struct ArrowDeviceArray *out, struct ArrowSchema *out_type);\n"));
+    assert_non_null(strstr(c, "        {\"e\", \"float16\", UDFKIT_ARROW_FIXED, 2},\n"));
+    assert_null(strstr(h, "lib_filter_is_even_arrow"));
+    assert_null(strstr(h, "lib_reduce_add_arrow"));
     assert_non_null(strstr(cu, "#if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void udfkit_dependent_launch() {}\n#endif"));
     assert_non_null(strstr(r.text.c.data, "udfkit_lib_dependent = udfkit_library_has_kernel(lib, \"udfkit_dependent_launch\");"));
     assert_non_null(strstr(r.text.c.data, "st = n ? udfkit_lib_launch_next(NULL, final_k, one, block, s, args)"));
@@ -238,17 +248,20 @@ static void renders_launchers_and_kernels(void **state)
     assert_non_null(strstr(c, "#include \"lib.h\"\n"));
     assert_non_null(strstr(c, "extern const unsigned char lib_fatbin[];\nextern const size_t lib_fatbin_size;\n"));
     assert_non_null(strstr(c, "udfkit_runtime_check_abi(1, "));
-    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[8 + 1];"));
-    assert_non_null(strstr(c, "    \"udfkit_lib_reduce_h_final\",\n    \"udfkit_lib_select_init\",\n    NULL,\n"));
-    /* The filter's launcher: the shared init (index 7), then its own kernel (index 1). */
-    assert_non_null(strstr(c, "udfkit_lib_kernel(self, 7, &init_k);"));
+    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[12 + 1];"));
+    /* The entries' kernels, the hidden nullable_maps' after them, then the shared init. */
+    assert_non_null(strstr(c, "    \"udfkit_lib_reduce_h_final\",\n    \"udfkit_lib_nullable_map_scale\",\n"));
+    assert_non_null(strstr(c, "    \"udfkit_lib_nullable_map_h_dense\",\n    \"udfkit_lib_select_init\",\n    NULL,\n"));
+    /* The filter's launcher: the shared init (index 11), then its own kernel (index 1). */
+    assert_non_null(strstr(c, "udfkit_lib_kernel(self, 11, &init_k);"));
     assert_non_null(strstr(c, "udfkit_lib_kernel(self, 1, &select_k);"));
     assert_null(strstr(c, "if (total > 0x100000000ull)"));
     assert_non_null(strstr(c, "udfkit_lib_chunks("));
     /* The maps' tiles: shared memory for two inputs of 4 (scale) and 2 bytes (h) a row. */
     assert_non_null(strstr(c, "bytes = tile * 8 + 2 * 128;"));
     assert_non_null(strstr(c, "bytes = tile * 4 + 2 * 128;"));
-    assert_int_equal(occurrences(c, "\nudfkit_status lib_"), 7); /* load, udf_error, 5 launchers */
+    /* load, udf_error, 5 launchers and the maps' two `_arrow` launchers */
+    assert_int_equal(occurrences(c, "\nudfkit_status lib_"), 9);
     rendered_free(&r);
 }
 
@@ -342,12 +355,15 @@ static void renders_only_what_is_used(void **state)
     assert_int_equal(occurrences(r.text.cuda.data, "__global__"), 1); /* udfkit_dependent_launch */
     rendered_free(&r);
 
-    /* A map sizes its grid by tiles itself: no blocks helper (which it once left unused). */
+    /* A map sizes its grid by tiles itself: no chunks helper; the blocks helper only for the
+     * nullable_map launcher its `_arrow` launcher runs (which uses it), and no bit kernels
+     * without bool columns. */
     const char *specs[] = {"f:int8(int8)"};
     const char *entries[] = {"map(f)"};
     render(&r, specs, 1, entries, 1);
-    assert_null(strstr(r.text.c.data, "udfkit_lib_blocks("));
+    assert_int_equal(occurrences(r.text.c.data, "udfkit_lib_blocks("), 2);
     assert_null(strstr(r.text.c.data, "udfkit_lib_chunks("));
+    assert_null(strstr(r.text.cuda.data, "arrow_unpack"));
     assert_null(strstr(r.text.cuda.data, "filter_scan"));
     assert_null(strstr(r.text.cuda.data, "select_init"));
     assert_null(strstr(r.text.cuda.data, "#include"));
