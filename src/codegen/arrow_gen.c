@@ -10,22 +10,34 @@
 
 bool udfkit_arrow_entry(const udfkit_kernel_entry *e, bool slotted)
 {
-    if (slotted || (e->tpl != UDFKIT_KERNEL_MAP && e->tpl != UDFKIT_KERNEL_NULLABLE_MAP))
+    if (slotted)
+        return false;
+    if (e->tpl == UDFKIT_KERNEL_FILTER)
+        return !udfkit_signature_has(&e->fn->sig, UDFKIT_KIND_TEXT);
+    if (e->tpl != UDFKIT_KERNEL_MAP && e->tpl != UDFKIT_KERNEL_NULLABLE_MAP)
         return false;
     return !udfkit_rows_text_results(e);
 }
 
 /* Column i of the entry: its inputs, then its outputs (a map's result, or the UDF's output
  * parameters). */
+/* A filter's outputs are its inputs' kept rows. */
+static size_t output_count(const udfkit_kernel_entry *e)
+{
+    return e->tpl == UDFKIT_KERNEL_FILTER ? udfkit_rows_input_count(e) : udfkit_rows_output_count(e);
+}
+
 static size_t column_count(const udfkit_kernel_entry *e)
 {
-    return udfkit_rows_input_count(e) + udfkit_rows_output_count(e);
+    return udfkit_rows_input_count(e) + output_count(e);
 }
 
 static udfkit_type column_type(const udfkit_kernel_entry *e, size_t i)
 {
     const udfkit_signature *s = &e->fn->sig;
     size_t inputs = udfkit_rows_input_count(e);
+    if (e->tpl == UDFKIT_KERNEL_FILTER)
+        return udfkit_type_value(s->params[i % inputs]);
     if (i < inputs || UDFKIT_MAP_HAS_OUTPUTS(s))
         return udfkit_type_value(s->params[i]);
     return udfkit_type_value(s->ret);
@@ -56,10 +68,12 @@ static void type_row(udfkit_type t, udfkit_buf *out)
     udfkit_buf_free(&name);
 }
 
-/* The raw launcher's call on the call's columns, with bitmaps (nullable_map) or without. */
+/* The raw launcher's call on the call's columns, with bitmaps (nullable_map, nullable_filter)
+ * or without; a filter's writes the kept rows' numbers and their count. */
 static void raw_call(const udfkit_kernel_entry *e, const char *launcher, bool masks, udfkit_buf *out)
 {
-    size_t inputs = udfkit_rows_input_count(e), outputs = udfkit_rows_output_count(e);
+    bool filter = e->tpl == UDFKIT_KERNEL_FILTER;
+    size_t inputs = udfkit_rows_input_count(e), outputs = filter ? 0 : udfkit_rows_output_count(e);
     udfkit_buf_printf(out, "%s(s, c.n", launcher);
     for (size_t i = 0; i < inputs; i++) {
         bool text = udfkit_kind_info(column_type(e, i).kind)->flags & UDFKIT_KIND_TEXT;
@@ -72,13 +86,14 @@ static void raw_call(const udfkit_kernel_entry *e, const char *launcher, bool ma
         if (masks)
             udfkit_buf_printf(out, ", c.out_bits[%zu]", j);
     }
-    udfkit_buf_puts(out, masks ? ", NULL)" : ")");
+    udfkit_buf_puts(out, filter ? ", c.indices, c.count)" : masks ? ", NULL)" : ")");
 }
 
 udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, const char *raw, const char *masked,
                               const char *bits_index, udfkit_buf *decls, udfkit_buf *defs)
 {
-    size_t inputs = udfkit_rows_input_count(e), outputs = udfkit_rows_output_count(e);
+    const bool filter = e->tpl == UDFKIT_KERNEL_FILTER;
+    size_t inputs = udfkit_rows_input_count(e), outputs = output_count(e);
     udfkit_buf proto = UDFKIT_BUF_INIT, in_types = UDFKIT_BUF_INIT, out_types = UDFKIT_BUF_INIT,
                in_arrays = UDFKIT_BUF_INIT, in_schemas = UDFKIT_BUF_INIT, out_arrays = UDFKIT_BUF_INIT,
                out_schemas = UDFKIT_BUF_INIT, call = UDFKIT_BUF_INIT, bits = UDFKIT_BUF_INIT, name = UDFKIT_BUF_INIT,
@@ -93,8 +108,8 @@ udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, con
     }
     for (size_t j = 0; j < outputs; j++) {
         char arr[32], sch[32];
-        snprintf(arr, sizeof arr, outputs == 1 ? "out" : "out%zu", j + 1);
-        snprintf(sch, sizeof sch, outputs == 1 ? "out_type" : "out_type%zu", j + 1);
+        snprintf(arr, sizeof arr, outputs == 1 && !filter ? "out" : "out%zu", j + 1);
+        snprintf(sch, sizeof sch, outputs == 1 && !filter ? "out_type" : "out_type%zu", j + 1);
         udfkit_buf_printf(&proto, ", struct ArrowDeviceArray *%s, struct ArrowSchema *%s", arr, sch);
         type_row(column_type(e, inputs + j), &out_types);
         udfkit_buf_printf(&out_arrays, "%s%s", j ? ", " : "", arr);
@@ -104,6 +119,10 @@ udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, con
     bool nullable = e->tpl == UDFKIT_KERNEL_NULLABLE_MAP, bools = udfkit_arrow_has_bools(e);
     if (nullable) {
         raw_call(e, raw, true, &call);
+    } else if (filter && e->word) {
+        /* filter(p, indices32) and filter(p, values) write other outputs: their _arrow
+         * launchers select through the nullable_filter launcher, with or without nulls. */
+        raw_call(e, masked, true, &call);
     } else {
         udfkit_buf_puts(&call, "c.masked ? ");
         raw_call(e, masked, true, &call);
@@ -118,6 +137,12 @@ udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, con
                           "    if (!st)\n        st = udfkit_%s_kernel(NULL, %s + 1, &pack);\n"
                           "    if (!st)\n        st = udfkit_arrow_unpack(&c, unpack, in);\n",
                           lib, bits_index, lib, bits_index);
+    /* A filter gathers each input's kept rows after its launch. */
+    if (filter)
+        udfkit_buf_printf(&call,
+                          ";\n    udfkit_kernel gather = NULL;\n    if (!st)\n        st = udfkit_%s_kernel(NULL, %s + 2, "
+                          "&gather);\n    if (!st)\n        st = udfkit_arrow_gather(&c, gather)",
+                          lib, bits_index);
     char nin[16], nout[16];
     snprintf(nin, sizeof nin, "%zu", inputs);
     snprintf(nout, sizeof nout, "%zu", outputs);
@@ -126,21 +151,33 @@ udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, con
         {"IN_ARRAYS", in_arrays.data}, {"IN_SCHEMAS", in_schemas.data},   {"OUT_ARRAYS", out_arrays.data},
         {"OUT_SCHEMAS", out_schemas.data}, {"LAUNCHER", name.data},       {"NIN", nin},
         {"NOUT", nout},                {"NULLABLE_OUT", nullable ? "true" : "false"},
+        {"SELECT", filter ? "true" : "false"},
         {"BITS", bits.data ? bits.data : ""}, {"RAW_CALL", call.data},    {"PACK", bools ? "pack" : "NULL"},
     };
     udfkit_rc rc = udfkit_template_render(udfkit_tpl_launcher_arrow, vars, sizeof vars / sizeof *vars, defs);
     udfkit_signature_format(&e->fn->sig, &sig);
-    udfkit_buf_printf(decls,
-                      "\n/* %s over Arrow device arrays (docs/arrow.md): %s's columns as Arrow arrays a1, ... with\n"
-                      " * their schemas t1, ..., of the UDF's types %s; the result%s as new arrays with\n"
-                      " * their schemas, which the caller releases. %s\n"
-                      " * Waits for the inputs' sync events on s; the results' sync_event is recorded on s after\n"
-                      " * the work. A wrong type, device, length or layout is UDFKIT_ERROR_INVALID_ARGUMENT\n"
-                      " * naming the argument, before anything is queued. */\n%s;\n",
-                      raw, e->c_name, sig.data, outputs > 1 ? "s" : "",
-                      nullable ? "Nulls as nullable_map's launcher takes them."
-                               : "A row with a null input is null (f is not called for it).",
-                      proto.data);
+    if (filter)
+        udfkit_buf_printf(decls,
+                          "\n/* %s over Arrow device arrays (docs/arrow.md): %s's columns as Arrow arrays a1, ... with\n"
+                          " * their schemas t1, ..., of the UDF's types %s; the rows where %s holds (a row\n"
+                          " * with a null input is dropped) as new arrays out1, out_type1, ..., one per input, of\n"
+                          " * its type and without nulls, which the caller releases. Waits for the inputs' sync\n"
+                          " * events on s, then for s itself once the rows are counted (Arrow's length is a host\n"
+                          " * number). A wrong type, device, length or layout is UDFKIT_ERROR_INVALID_ARGUMENT\n"
+                          " * naming the argument, before anything is queued. */\n%s;\n",
+                          raw, e->c_name, sig.data, e->c_name, proto.data);
+    else
+        udfkit_buf_printf(decls,
+                          "\n/* %s over Arrow device arrays (docs/arrow.md): %s's columns as Arrow arrays a1, ... with\n"
+                          " * their schemas t1, ..., of the UDF's types %s; the result%s as new arrays with\n"
+                          " * their schemas, which the caller releases. %s\n"
+                          " * Waits for the inputs' sync events on s; the results' sync_event is recorded on s after\n"
+                          " * the work. A wrong type, device, length or layout is UDFKIT_ERROR_INVALID_ARGUMENT\n"
+                          " * naming the argument, before anything is queued. */\n%s;\n",
+                          raw, e->c_name, sig.data, outputs > 1 ? "s" : "",
+                          nullable ? "Nulls as nullable_map's launcher takes them."
+                                   : "A row with a null input is null (f is not called for it).",
+                          proto.data);
     udfkit_buf *bufs[] = {&proto, &in_types, &out_types, &in_arrays, &in_schemas, &out_arrays,
                           &out_schemas, &call, &bits, &name, &sig};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)

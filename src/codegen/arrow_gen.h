@@ -11,16 +11,19 @@
 
 #include <stdbool.h>
 
-/* Whether a bound entry gets an `_arrow` launcher: map and nullable_map entries whose results
- * are values (a string result is not yet written to Arrow), in a library without SLOTS. */
+/* Whether a bound entry gets an `_arrow` launcher, in a library without SLOTS: map and
+ * nullable_map entries whose results are values (a string result is not yet written to
+ * Arrow), filter entries over value columns (string columns are not yet gathered). */
 bool udfkit_arrow_entry(const udfkit_kernel_entry *e, bool slotted);
-/* Whether such an entry has a bool column: the library then has the bit kernels
- * (arrow_bits.cu.in), which its `_arrow` launchers use at `bits_index` and the next. */
+/* Whether such an entry has a bool column. The library then has the kernels of
+ * arrow_bits.cu.in (unpack, pack, gather), as where it has a filter's `_arrow` launcher, which
+ * its `_arrow` launchers find at `bits_index` and the two after it. */
 bool udfkit_arrow_has_bools(const udfkit_kernel_entry *e);
 
 /* The entry's `_arrow` launcher: its documentation and prototype into decls, its definition
  * into defs. raw: the entry's launcher; masked: the launcher of the same UDF under
- * nullable_map that a map's launcher runs where an input has nulls (NULL for nullable_map). */
+ * nullable_map (nullable_filter) that a map's (filter's) launcher runs where an input has
+ * nulls; unused for nullable_map. */
 udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, const char *raw, const char *masked,
                               const char *bits_index, udfkit_buf *decls, udfkit_buf *defs);
 

@@ -694,7 +694,8 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         udfkit_buf raw = UDFKIT_BUF_INIT, masked = UDFKIT_BUF_INIT;
         udfkit_buf_printf(&raw, "%s_%s_", r->name, row->name);
         udfkit_kernel_entry_suffix(e, &raw);
-        udfkit_buf_printf(&masked, "%s_nullable_map_%s", r->name, e->c_name);
+        udfkit_buf_printf(&masked, "%s_nullable_%s_%s", r->name, e->tpl == UDFKIT_KERNEL_FILTER ? "filter" : "map",
+                          e->c_name);
         rc = udfkit_arrow_render(r->name, e, raw.data, masked.data, r->bits_index, &r->decls, &r->arrow);
         udfkit_buf_free(&raw);
         udfkit_buf_free(&masked);
@@ -783,9 +784,9 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     snprintf(nslots_text, sizeof nslots_text, "%zu", nslots);
     slot_texts(slots, nslots, &slot_table, &slot_markers);
 
-    /* The entries, then the hidden nullable_map entries that maps' `_arrow` launchers run where
-     * inputs have nulls (one per map(f) with such a launcher, unless nullable_map(f) is an
-     * entry: its launcher serves). */
+    /* The entries, then the hidden nullable_map and nullable_filter entries that maps' and
+     * filters' `_arrow` launchers run where inputs have nulls (one per UDF, unless such an
+     * entry is given: its launcher serves). */
     udfkit_kernel_entry *all = calloc(2 * count + 1, sizeof *all);
     size_t nall = count, ntwins = 0;
     bool bits = false;
@@ -794,25 +795,27 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     for (size_t i = 0; i < count && !rc; i++) {
         all[i] = entries[i];
         if (udfkit_arrow_entry(&entries[i], r.slotted))
-            bits |= udfkit_arrow_has_bools(&entries[i]);
+            bits |= udfkit_arrow_has_bools(&entries[i]) || entries[i].tpl == UDFKIT_KERNEL_FILTER;
     }
     for (size_t i = 0; i < count && !rc; i++) {
-        if (entries[i].tpl != UDFKIT_KERNEL_MAP || !udfkit_arrow_entry(&entries[i], r.slotted))
+        const udfkit_kernel_entry *e = &entries[i];
+        if ((e->tpl != UDFKIT_KERNEL_MAP && e->tpl != UDFKIT_KERNEL_FILTER) || !udfkit_arrow_entry(e, r.slotted))
             continue;
+        const udfkit_kernel_template twin_tpl = e->tpl == UDFKIT_KERNEL_MAP ? UDFKIT_KERNEL_NULLABLE_MAP
+                                                                             : UDFKIT_KERNEL_NULLABLE_FILTER;
         bool served = false;
-        for (size_t j = 0; j < count; j++)
-            served |= entries[j].tpl == UDFKIT_KERNEL_NULLABLE_MAP && !entries[j].word &&
-                      strcmp(entries[j].c_name, entries[i].c_name) == 0;
+        for (size_t j = 0; j < nall; j++)
+            served |= all[j].tpl == twin_tpl && !all[j].word && strcmp(all[j].c_name, e->c_name) == 0;
         if (served)
             continue;
         udfkit_buf text = UDFKIT_BUF_INIT;
-        udfkit_buf_printf(&text, "nullable_map(%s)", entries[i].c_name);
+        udfkit_buf_printf(&text, "%s(%s)", udfkit_kernel_template_name(twin_tpl), e->c_name);
         udfkit_kernel_entry *twin = &all[nall];
         rc = udfkit_kernel_entry_parse(text.data, twin);
         nall++;
         ntwins++;
         if (!rc)
-            rc = udfkit_kernel_entry_bind(twin, entries[i].fn, 1, false);
+            rc = udfkit_kernel_entry_bind(twin, e->fn, 1, false);
         twin->hidden = true;
         udfkit_buf_free(&text);
     }
@@ -836,7 +839,7 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     snprintf(r.select_index, sizeof r.select_index, "%zu", nkernels + filters);
     snprintf(offsets_index, sizeof offsets_index, "%zu", nkernels + filters + selects);
     snprintf(r.bits_index, sizeof r.bits_index, "%zu", nkernels + filters + selects + 3 * offsets);
-    snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters + selects + 3 * offsets + 2 * bits);
+    snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters + selects + 3 * offsets + 3 * bits);
 
     size_t next = 0;
     udfkit_strset declared = UDFKIT_STRSET_INIT;
@@ -861,7 +864,8 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         rc = render_shared(&r, needs, count > 0, helper_vars, nhelper_vars, &common);
     if (!rc && bits) {
         rc = udfkit_template_render(udfkit_tpl_kernel_arrow_bits, helper_vars, nhelper_vars, &r.kernels);
-        udfkit_buf_printf(&r.names, "    \"udfkit_%s_arrow_unpack\",\n    \"udfkit_%s_arrow_pack\",\n", name, name);
+        udfkit_buf_printf(&r.names, "    \"udfkit_%s_arrow_unpack\",\n    \"udfkit_%s_arrow_pack\",\n"
+                                    "    \"udfkit_%s_arrow_gather\",\n", name, name, name);
     }
     udfkit_buf_puts(&common, r.launchers.data ? r.launchers.data : "");
     udfkit_buf_puts(&common, r.arrow.data ? r.arrow.data : "");

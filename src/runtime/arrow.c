@@ -223,7 +223,8 @@ udfkit_status udfkit_arrow_begin(udfkit_arrow_call *c, const char *launcher, udf
                                  const udfkit_arrow_type *in_types, const struct ArrowDeviceArray *const *in,
                                  const struct ArrowSchema *const *in_schemas, size_t ninputs,
                                  const udfkit_arrow_type *out_types, struct ArrowDeviceArray *const *out,
-                                 struct ArrowSchema *const *out_schemas, size_t noutputs, bool nullable_out)
+                                 struct ArrowSchema *const *out_schemas, size_t noutputs, bool nullable_out,
+                                 bool select)
 {
     c->launcher = launcher;
     c->s = s;
@@ -234,6 +235,8 @@ udfkit_status udfkit_arrow_begin(udfkit_arrow_call *c, const char *launcher, udf
     c->null_counts = NULL;
     c->out_types = out_types;
     c->temporary = NULL;
+    c->select = select;
+    c->indices = c->count = NULL;
     memset(c->bools, 0, sizeof c->bools);
     memset(c->out_bools, 0, sizeof c->out_bools);
     if (ninputs == 0 || ninputs > UDFKIT_ARROW_MAX_COLUMNS || noutputs > UDFKIT_ARROW_MAX_COLUMNS)
@@ -244,8 +247,8 @@ udfkit_status udfkit_arrow_begin(udfkit_arrow_call *c, const char *launcher, udf
         c->outs[j] = out[j];
         c->out_schemas[j] = out_schemas[j];
         char arg[24], sarg[24];
-        snprintf(arg, sizeof arg, noutputs == 1 ? "out" : "out%zu", j + 1);
-        snprintf(sarg, sizeof sarg, noutputs == 1 ? "out_type" : "out_type%zu", j + 1);
+        snprintf(arg, sizeof arg, noutputs == 1 && !select ? "out" : "out%zu", j + 1);
+        snprintf(sarg, sizeof sarg, noutputs == 1 && !select ? "out_type" : "out_type%zu", j + 1);
         if (!out[j])
             return refuse(c, arg, "is NULL");
         if (!out_schemas[j])
@@ -293,12 +296,16 @@ udfkit_status udfkit_arrow_begin(udfkit_arrow_call *c, const char *launcher, udf
     }
     for (size_t j = 0; j < noutputs; j++)
         bools += out_types[j].layout == UDFKIT_ARROW_BOOLEAN;
-    const size_t column = (c->n + 255) / 256 * 256;
-    if (pointers + bools && c->n) {
-        if ((st = udfkit_device_alloc_async(pointers * sizeof(void *) + bools * column, s, &c->temporary)))
+    const size_t column = (c->n + 255) / 256 * 256, selected = select ? (c->n + 1) * sizeof(uint64_t) : 0;
+    if (select || (pointers + bools && c->n)) {
+        if ((st = udfkit_device_alloc_async(selected + pointers * sizeof(void *) + bools * column, s, &c->temporary)))
             return st;
-        const char **place = c->temporary;
-        char *bytes = (char *)c->temporary + pointers * sizeof(void *);
+        if (select) {
+            c->count = c->temporary;
+            c->indices = c->count + 1;
+        }
+        const char **place = (const char **)((char *)c->temporary + selected);
+        char *bytes = (char *)c->temporary + selected + pointers * sizeof(void *);
         for (size_t i = 0; i < ninputs && !st; i++) {
             if (in_types[i].layout == UDFKIT_ARROW_BOOLEAN) {
                 c->bools[i] = (bool *)bytes;
@@ -324,7 +331,7 @@ udfkit_status udfkit_arrow_begin(udfkit_arrow_call *c, const char *launcher, udf
         }
     }
     /* The outputs: a validity bitmap where a row may be null, then the values, in one block. */
-    c->out_nullable = nullable_out || c->masked;
+    c->out_nullable = !select && (nullable_out || c->masked);
     for (size_t j = 0; j < noutputs && !st; j++) {
         struct udfkit_arrow_result *res = calloc(1, sizeof *res);
         if (res)
@@ -383,6 +390,19 @@ udfkit_status udfkit_arrow_unpack(udfkit_arrow_call *c, udfkit_kernel unpack,
     return st;
 }
 
+udfkit_status udfkit_arrow_gather(udfkit_arrow_call *c, udfkit_kernel gather)
+{
+    udfkit_status st = UDFKIT_OK;
+    for (size_t j = 0; j < c->noutputs && !st && c->n; j++) {
+        const void *from = c->values[j];
+        void *to = c->out_values[j];
+        unsigned size = c->out_types[j].size;
+        void *args[] = {&from, &size, &c->indices, &c->count, &to};
+        st = launch_bits(gather, c->n, c->s, args);
+    }
+    return st;
+}
+
 udfkit_status udfkit_arrow_end(udfkit_arrow_call *c, udfkit_status launched, udfkit_kernel pack)
 {
     const udfkit_driver *d;
@@ -390,18 +410,22 @@ udfkit_status udfkit_arrow_end(udfkit_arrow_call *c, udfkit_status launched, udf
     if (st)
         return st;
     st = launched;
+    /* A filter's length: the kept rows, once the launch has counted them. */
+    uint64_t rows = c->n;
+    if (!st && c->select && !(st = udfkit_copy_to_host_async(&rows, c->count, sizeof rows, c->s)))
+        st = udfkit_stream_synchronize(c->s);
     for (size_t j = 0; j < c->noutputs && !st; j++) {
-        if (!c->out_bools[j] || !c->n)
+        if (!c->out_bools[j] || !rows)
             continue;
         if (!pack) {
             st = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "%s: no kernel packs its bool output", c->launcher);
             break;
         }
         const bool *bytes = c->out_bools[j];
-        unsigned long long n = c->n;
+        unsigned long long n = rows;
         const void *bits = c->results[j]->buffers[1];
         void *args[] = {&bytes, &n, &bits};
-        st = launch_bits(pack, (c->n + 7) / 8, c->s, args);
+        st = launch_bits(pack, (rows + 7) / 8, c->s, args);
     }
     if (c->temporary && !st)
         st = udfkit_device_free_async(c->temporary, c->s);
@@ -422,7 +446,7 @@ udfkit_status udfkit_arrow_end(udfkit_arrow_call *c, udfkit_status launched, udf
         struct ArrowDeviceArray *a = c->outs[j];
         struct ArrowSchema *t = c->out_schemas[j];
         memset(a, 0, sizeof *a);
-        a->array.length = (int64_t)c->n;
+        a->array.length = (int64_t)rows;
         /* Without an input's nulls no row is null; with them, how many is known once the
          * launch has run: Arrow's -1, "not yet computed", says so without waiting for it. */
         a->array.null_count = c->out_nullable ? -1 : 0;

@@ -219,13 +219,19 @@ static void renders_launchers_and_kernels(void **state)
     assert_non_null(strstr(cu, "bool udfkit_lib_filter_is_even_keep(unsigned long long i, "));
     assert_non_null(strstr(cu, "udfkit_lib_select_init("));
     assert_int_equal(occurrences(cu, "#include <cub/agent/agent_select_if.cuh>"), 1);
-    assert_null(strstr(cu, "filter_scan"));
+    /* The filter's `_arrow` launcher selects through nullable_filter where inputs have nulls
+     * (its kernels and their shared scan), then gathers the kept rows (arrow_bits.cu.in). */
+    assert_non_null(strstr(cu, "udfkit_lib_filter_scan("));
+    assert_non_null(strstr(cu, "udfkit_lib_arrow_gather("));
+    assert_non_null(strstr(h, "\nudfkit_status lib_filter_is_even_arrow(udfkit_stream s, const struct ArrowDeviceArray *a1, "
+                              "const struct ArrowSchema *t1, struct ArrowDeviceArray *out1, struct ArrowSchema *out_type1);\n"));
     assert_non_null(strstr(cu, "udfkit_lib_reduce_add_partials("));
     assert_non_null(strstr(cu, "udfkit_lib_reduce_h_final("));
     /* Seven kernels of the entries, the two of nullable_map's for each map's `_arrow` launcher
-     * (inputs with nulls), and the marker that code compiled for compute_90 or later has: the
-     * launchers start a pass after the first dependently only where it is loaded. */
-    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 8 + 2 * 2 + 1);
+     * and of nullable_filter's for the filter's (inputs with nulls), the nullable filters' scan,
+     * the three of arrow_bits.cu.in, and the marker that code compiled for compute_90 or later
+     * has: the launchers start a pass after the first dependently only where it is loaded. */
+    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 8 + 2 * 2 + 2 + 1 + 3 + 1);
     /* Those nullable_map launchers are the file's own: neither declared nor marked. */
     assert_non_null(strstr(c, "\nstatic udfkit_status lib_nullable_map_scale(udfkit_stream s, size_t n, "));
     assert_null(strstr(h, "lib_nullable_map_scale"));
@@ -233,7 +239,6 @@ static void renders_launchers_and_kernels(void **state)
                               "const struct ArrowSchema *t1, const struct ArrowDeviceArray *a2, const struct ArrowSchema "
                               "*t2, struct ArrowDeviceArray *out, struct ArrowSchema *out_type);\n"));
     assert_non_null(strstr(c, "        {\"e\", \"float16\", UDFKIT_ARROW_FIXED, 2},\n"));
-    assert_null(strstr(h, "lib_filter_is_even_arrow"));
     assert_null(strstr(h, "lib_reduce_add_arrow"));
     assert_non_null(strstr(cu, "#if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void udfkit_dependent_launch() {}\n#endif"));
     assert_non_null(strstr(r.text.c.data, "udfkit_lib_dependent = udfkit_library_has_kernel(lib, \"udfkit_dependent_launch\");"));
@@ -248,20 +253,21 @@ static void renders_launchers_and_kernels(void **state)
     assert_non_null(strstr(c, "#include \"lib.h\"\n"));
     assert_non_null(strstr(c, "extern const unsigned char lib_fatbin[];\nextern const size_t lib_fatbin_size;\n"));
     assert_non_null(strstr(c, "udfkit_runtime_check_abi(1, "));
-    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[12 + 1];"));
+    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[18 + 1];"));
     /* The entries' kernels, the hidden nullable_maps' after them, then the shared init. */
     assert_non_null(strstr(c, "    \"udfkit_lib_reduce_h_final\",\n    \"udfkit_lib_nullable_map_scale\",\n"));
-    assert_non_null(strstr(c, "    \"udfkit_lib_nullable_map_h_dense\",\n    \"udfkit_lib_select_init\",\n    NULL,\n"));
-    /* The filter's launcher: the shared init (index 11), then its own kernel (index 1). */
-    assert_non_null(strstr(c, "udfkit_lib_kernel(self, 11, &init_k);"));
+    assert_non_null(strstr(c, "    \"udfkit_lib_nullable_map_h_dense\",\n    \"udfkit_lib_filter_scan\",\n"
+                              "    \"udfkit_lib_select_init\",\n    \"udfkit_lib_arrow_unpack\",\n"));
+    /* The filter's launcher: the shared init (index 14), then its own kernel (index 1). */
+    assert_non_null(strstr(c, "udfkit_lib_kernel(self, 14, &init_k);"));
     assert_non_null(strstr(c, "udfkit_lib_kernel(self, 1, &select_k);"));
     assert_null(strstr(c, "if (total > 0x100000000ull)"));
     assert_non_null(strstr(c, "udfkit_lib_chunks("));
     /* The maps' tiles: shared memory for two inputs of 4 (scale) and 2 bytes (h) a row. */
     assert_non_null(strstr(c, "bytes = tile * 8 + 2 * 128;"));
     assert_non_null(strstr(c, "bytes = tile * 4 + 2 * 128;"));
-    /* load, udf_error, 5 launchers and the maps' two `_arrow` launchers */
-    assert_int_equal(occurrences(c, "\nudfkit_status lib_"), 9);
+    /* load, udf_error, 5 launchers and the maps' and filter's `_arrow` launchers */
+    assert_int_equal(occurrences(c, "\nudfkit_status lib_"), 10);
     rendered_free(&r);
 }
 
@@ -314,7 +320,7 @@ static void renders_filter_outputs(void **state)
     assert_non_null(strstr(r.text.cuda.data, "== 6528, \"the launcher's tile\");"));
     assert_non_null(strstr(r.text.c.data, "st = udfkit_lib_launch_next(self, select_k, (udfkit_dim3){(unsigned)tiles, 1, 1},"));
     assert_non_null(strstr(r.text.c.data, "(udfkit_dim3){384, 1, 1}, s, args);"));
-    assert_null(strstr(r.text.cuda.data, "_gather"));
+    assert_null(strstr(r.text.cuda.data, "_values_gather"));
     assert_null(strstr(r.text.cuda.data, "_stencil"));
     assert_non_null(strstr(r.text.header.data, "lib_filter_q_values(udfkit_stream s, size_t n, const float *a1, float *out1, "
                                                "uint64_t *count);"));

@@ -199,9 +199,11 @@ typedef struct udfkit_arrow_call {
     uint64_t *null_counts;                              /* device: one per output */
     bool *bools[UDFKIT_ARROW_MAX_COLUMNS];              /* bool inputs as udfkit's byte columns */
     bool *out_bools[UDFKIT_ARROW_MAX_COLUMNS];          /* bool outputs likewise, before packing */
+    uint64_t *indices, *count;                          /* a filter's kept rows and their number (device) */
     /* The runtime's. */
     const udfkit_arrow_type *out_types;
     bool out_nullable;
+    bool select; /* a filter's: the outputs are the inputs' kept rows */
     struct ArrowDeviceArray *outs[UDFKIT_ARROW_MAX_COLUMNS];
     struct ArrowSchema *out_schemas[UDFKIT_ARROW_MAX_COLUMNS];
     struct udfkit_arrow_result *results[UDFKIT_ARROW_MAX_COLUMNS];
@@ -210,9 +212,11 @@ typedef struct udfkit_arrow_call {
 
 /* Checks the launch's inputs (a1, t1, ...) against their types, waits for their sync events
  * on s and takes their columns; prepares each output (out, out_type; or out1, out_type1, ...
- * where there are several), of n rows, with a validity bitmap where `nullable_out` or an input
- * has nulls. Refusals are UDFKIT_ERROR_INVALID_ARGUMENT naming the argument, before anything
- * is queued or allocated. */
+ * where there are several, or `select`), of n rows, with a validity bitmap where
+ * `nullable_out` or an input has nulls. With `select` (a filter's) the outputs are the
+ * inputs' kept rows, of the inputs' types, without nulls, and indices and count are
+ * allocated for the filter's launcher. Refusals are UDFKIT_ERROR_INVALID_ARGUMENT naming the
+ * argument, before anything is queued or allocated. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_begin(udfkit_arrow_call *c, const char *launcher, udfkit_stream s,
                                                     const udfkit_arrow_type *in_types,
                                                     const struct ArrowDeviceArray *const *in,
@@ -220,18 +224,22 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_begin(udfkit_arrow_call *c, const 
                                                     const udfkit_arrow_type *out_types,
                                                     struct ArrowDeviceArray *const *out,
                                                     struct ArrowSchema *const *out_schemas, size_t noutputs,
-                                                    bool nullable_out);
+                                                    bool nullable_out, bool select);
 /* Where an input is bool: unpacks each bool input's bits (from its offset) into its byte
  * column with the library's `unpack` kernel (udfkit_<name>_arrow_unpack(bits, offset, n,
  * bytes)). */
 UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_unpack(udfkit_arrow_call *c, udfkit_kernel unpack,
                                                      const struct ArrowDeviceArray *const *in);
+/* A filter's: each input's kept rows into its output with the library's `gather` kernel
+ * (udfkit_<name>_arrow_gather(in, size, indices, count, out)). */
+UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_gather(udfkit_arrow_call *c, udfkit_kernel gather);
 /* After the launch (its status `launched`): packs bool outputs with the library's `pack` kernel
  * (udfkit_<name>_arrow_pack(bytes, n, bits); NULL where no output is bool), records each
  * output's event on s and hands each output array and schema over, with release callbacks;
  * otherwise frees them and returns that status. Without an input's nulls (and for map's UDFs,
  * which return no null) null_count is 0 and the validity buffer NULL; otherwise the count is
- * known once the launch has run, and null_count is Arrow's -1, "not yet computed". */
+ * known once the launch has run, and null_count is Arrow's -1, "not yet computed". A filter's
+ * waits for s to read how many rows were kept: Arrow's length is a host number. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_end(udfkit_arrow_call *c, udfkit_status launched, udfkit_kernel pack);
 
 #ifdef __cplusplus
