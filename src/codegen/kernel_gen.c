@@ -45,7 +45,30 @@ typedef struct render_parts {
     udfkit_buf launchers;   /* launcher definitions */
     char bits_index[32];    /* the `_arrow` launchers' bit kernels in the name table */
     udfkit_buf arrow;       /* `_arrow` launcher definitions, after every launcher they run */
+    const udfkit_kernel_entry *all; /* the entries and the hidden ones (udfkit_kernels_render) */
+    size_t nall;
 } render_parts;
+
+/* The hidden nullable_map and nullable_filter entries' names: "<name>_nullable_map_<f>_arrow_masked",
+ * apart from any entry's (nullable_map(f, nullify) has nullable_map(f)'s names). */
+static const udfkit_template_word arrow_masked = {"", "", "_arrow_masked", NULL, false, UDFKIT_FILTER_INDICES};
+
+/* The launcher a map's or filter's `_arrow` launcher runs where inputs have nulls: the entry
+ * nullable_map(f) or nullable_filter(p) where given, else the hidden one (into out). */
+static void masked_launcher(const render_parts *r, const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    const udfkit_kernel_template tpl =
+        e->tpl == UDFKIT_KERNEL_FILTER ? UDFKIT_KERNEL_NULLABLE_FILTER : UDFKIT_KERNEL_NULLABLE_MAP;
+    const udfkit_kernel_entry *serving = NULL;
+    for (size_t j = 0; j < r->nall; j++)
+        if (r->all[j].tpl == tpl && strcmp(r->all[j].c_name, e->c_name) == 0 && (!r->all[j].word || r->all[j].hidden) &&
+            (!serving || serving->hidden))
+            serving = &r->all[j];
+    if (!serving)
+        return;
+    udfkit_buf_printf(out, "%s_%s_", r->name, udfkit_kernel_entry_row(serving)->name);
+    udfkit_kernel_entry_suffix(serving, out);
+}
 
 /* The UDF's C-ABI prototype for device code (T? as its pair, a string as its parts), once per
  * function. */
@@ -694,8 +717,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         udfkit_buf raw = UDFKIT_BUF_INIT, masked = UDFKIT_BUF_INIT;
         udfkit_buf_printf(&raw, "%s_%s_", r->name, row->name);
         udfkit_kernel_entry_suffix(e, &raw);
-        udfkit_buf_printf(&masked, "%s_nullable_%s_%s", r->name, e->tpl == UDFKIT_KERNEL_FILTER ? "filter" : "map",
-                          e->c_name);
+        masked_launcher(r, e, &masked);
         rc = udfkit_arrow_render(r->name, e, raw.data, masked.data, r->bits_index, &r->decls, &r->arrow);
         udfkit_buf_free(&raw);
         udfkit_buf_free(&masked);
@@ -805,7 +827,7 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
                                                                              : UDFKIT_KERNEL_NULLABLE_FILTER;
         bool served = false;
         for (size_t j = 0; j < nall; j++)
-            served |= all[j].tpl == twin_tpl && !all[j].word && strcmp(all[j].c_name, e->c_name) == 0;
+            served |= all[j].tpl == twin_tpl && (!all[j].word || all[j].hidden) && strcmp(all[j].c_name, e->c_name) == 0;
         if (served)
             continue;
         udfkit_buf text = UDFKIT_BUF_INIT;
@@ -817,6 +839,7 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         if (!rc)
             rc = udfkit_kernel_entry_bind(twin, e->fn, 1, false);
         twin->hidden = true;
+        twin->word = &arrow_masked;
         udfkit_buf_free(&text);
     }
 
@@ -841,6 +864,8 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     snprintf(r.bits_index, sizeof r.bits_index, "%zu", nkernels + filters + selects + 3 * offsets);
     snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters + selects + 3 * offsets + 3 * bits);
 
+    r.all = all;
+    r.nall = nall;
     size_t next = 0;
     udfkit_strset declared = UDFKIT_STRSET_INIT;
     for (size_t i = 0; i < nall && !rc; i++) {

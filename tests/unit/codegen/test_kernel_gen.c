@@ -139,7 +139,7 @@ static void checks_parameters_where_the_return_type_is_unknown(void **state)
 
 typedef struct rendered {
     udfkit_spec specs[8];
-    udfkit_kernel_entry entries[5];
+    udfkit_kernel_entry entries[8];
     size_t nentries;
     udfkit_kernels_text text;
 } rendered;
@@ -233,7 +233,7 @@ static void renders_launchers_and_kernels(void **state)
      * has: the launchers start a pass after the first dependently only where it is loaded. */
     assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 8 + 2 * 2 + 2 + 1 + 3 + 1);
     /* Those nullable_map launchers are the file's own: neither declared nor marked. */
-    assert_non_null(strstr(c, "\nstatic udfkit_status lib_nullable_map_scale(udfkit_stream s, size_t n, "));
+    assert_non_null(strstr(c, "\nstatic udfkit_status lib_nullable_map_scale_arrow_masked(udfkit_stream s, size_t n, "));
     assert_null(strstr(h, "lib_nullable_map_scale"));
     assert_non_null(strstr(h, "\nudfkit_status lib_map_scale_arrow(udfkit_stream s, const struct ArrowDeviceArray *a1, "
                               "const struct ArrowSchema *t1, const struct ArrowDeviceArray *a2, const struct ArrowSchema "
@@ -255,8 +255,8 @@ static void renders_launchers_and_kernels(void **state)
     assert_non_null(strstr(c, "udfkit_runtime_check_abi(1, "));
     assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[18 + 1];"));
     /* The entries' kernels, the hidden nullable_maps' after them, then the shared init. */
-    assert_non_null(strstr(c, "    \"udfkit_lib_reduce_h_final\",\n    \"udfkit_lib_nullable_map_scale\",\n"));
-    assert_non_null(strstr(c, "    \"udfkit_lib_nullable_map_h_dense\",\n    \"udfkit_lib_filter_scan\",\n"
+    assert_non_null(strstr(c, "    \"udfkit_lib_reduce_h_final\",\n    \"udfkit_lib_nullable_map_scale_arrow_masked\",\n"));
+    assert_non_null(strstr(c, "    \"udfkit_lib_nullable_map_h_arrow_masked_dense\",\n    \"udfkit_lib_filter_scan\",\n"
                               "    \"udfkit_lib_select_init\",\n    \"udfkit_lib_arrow_unpack\",\n"));
     /* The filter's launcher: the shared init (index 14), then its own kernel (index 1). */
     assert_non_null(strstr(c, "udfkit_lib_kernel(self, 14, &init_k);"));
@@ -373,6 +373,31 @@ static void renders_only_what_is_used(void **state)
     assert_null(strstr(r.text.cuda.data, "filter_scan"));
     assert_null(strstr(r.text.cuda.data, "select_init"));
     assert_null(strstr(r.text.cuda.data, "#include"));
+    rendered_free(&r);
+}
+
+/* A map's `_arrow` launcher runs nullable_map(f)'s launcher where inputs have nulls: the entry's
+ * where given, else a hidden one of its own names, apart from nullable_map(f, nullify)'s (whose
+ * failing rows become nulls: not map's semantics). */
+static void renders_the_arrow_launchers_masked_path(void **state)
+{
+    (void)state;
+    const char *specs[] = {"f:int32(int32)", "g:int32(int32)", "p:bool(int32)"};
+    const char *entries[] = {"map(f)", "nullable_map(f, nullify)", "map(g)", "nullable_map(g)", "filter(p)",
+                             "filter(p, values)"};
+    rendered r;
+    render(&r, specs, 3, entries, 6);
+    const char *c = r.text.c.data, *h = r.text.header.data;
+    assert_non_null(strstr(c, "\nstatic udfkit_status lib_nullable_map_f_arrow_masked(udfkit_stream s, size_t n, "));
+    assert_non_null(strstr(c, "c.masked ? lib_nullable_map_f_arrow_masked(s, c.n, c.values[0], c.masks[0], "));
+    assert_non_null(strstr(c, "c.masked ? lib_nullable_map_g(s, c.n, c.values[0], c.masks[0], "));
+    assert_null(strstr(c, "lib_nullable_map_g_arrow_masked"));
+    /* One hidden nullable_filter serves both filters' `_arrow` launchers. */
+    assert_int_equal(occurrences(c, "static udfkit_status lib_nullable_filter_p_arrow_masked("), 1);
+    assert_non_null(strstr(h, "lib_filter_p_arrow(udfkit_stream s"));
+    assert_non_null(strstr(h, "lib_filter_p_values_arrow(udfkit_stream s"));
+    assert_non_null(strstr(h, "lib_nullable_map_f_arrow(udfkit_stream s"));
+    assert_null(strstr(h, "_arrow_masked"));
     rendered_free(&r);
 }
 
@@ -636,6 +661,7 @@ int main(void)
         cmocka_unit_test(renders_launchers_and_kernels),
         cmocka_unit_test(renders_filter_outputs),
         cmocka_unit_test(renders_only_what_is_used),
+        cmocka_unit_test(renders_the_arrow_launchers_masked_path),
         cmocka_unit_test(renders_nullable_map_kernels),
         cmocka_unit_test(generates_atomically),
         cmocka_unit_test(sort_entries),
