@@ -199,6 +199,138 @@ static void refuses_a_filter_without_outputs(void **state)
     f64.release(&f64);
 }
 
+/* The runtime's plumbing itself (udfkit_arrow_begin/end, as the launchers call it), over the
+ * stand-in driver whose device memory is host memory: the columns a launcher gets are the
+ * arrays' at their offsets (values, validity bits, string offsets and views), the results are
+ * Arrow arrays with their buffers, lengths, null counts, event and schema, and release frees
+ * them. */
+static void takes_columns_at_their_offsets(void **state)
+{
+    (void)state;
+    static const udfkit_arrow_type types[] = {{"l", "int64", UDFKIT_ARROW_FIXED, 8},
+                                              {"u", "string", UDFKIT_ARROW_STRING, 0},
+                                              {"g", "float64", UDFKIT_ARROW_FIXED, 8}};
+    static const uint8_t bits[2] = {0xf5, 0xff};
+    static const int32_t offsets[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    static const char chars[] = "abcdefgh";
+    const void *b1[2], *b2[3] = {NULL, offsets, chars}, *views[5] = {NULL, fake_values, chars, chars, fake_values};
+    struct ArrowDeviceArray a = int64_array(b1), text = a;
+    b1[0] = bits;
+    a.array.offset = 3;
+    a.array.length = 5;
+    a.array.null_count = -1;
+    text.array.buffers = b2;
+    text.array.n_buffers = 3;
+    text.array.offset = 2;
+    text.array.length = 5;
+    struct ArrowSchema i64, utf8, view;
+    assert_int_equal(ArrowSchemaInitFromType(&i64, NANOARROW_TYPE_INT64), NANOARROW_OK);
+    assert_int_equal(ArrowSchemaInitFromType(&utf8, NANOARROW_TYPE_LARGE_STRING), NANOARROW_OK);
+    assert_int_equal(ArrowSchemaInitFromType(&view, NANOARROW_TYPE_STRING_VIEW), NANOARROW_OK);
+    const struct ArrowDeviceArray *in[2] = {&a, &text};
+    const struct ArrowSchema *in_types[2] = {&i64, &utf8};
+    struct ArrowDeviceArray out;
+    struct ArrowSchema out_type;
+    struct ArrowDeviceArray *outs[1] = {&out};
+    struct ArrowSchema *out_types[1] = {&out_type};
+    udfkit_arrow_call c;
+    assert_int_equal(udfkit_arrow_begin(&c, "plumbing", NULL, types, in, in_types, 2, types + 2, outs, out_types, 1,
+                                        false, false),
+                     UDFKIT_OK);
+    assert_int_equal(c.n, 5);
+    assert_true(c.masked);
+    assert_ptr_equal(c.values[0], fake_values + 3);
+    assert_ptr_equal(c.masks[0].bits, bits);
+    assert_int_equal(c.masks[0].offset, 3);
+    assert_int_equal(c.strings[1].layout, UDFKIT_STRINGS_LARGE_UTF8);
+    assert_ptr_equal(c.strings[1].offsets, offsets);
+    assert_ptr_equal(c.strings[1].chars, chars);
+    assert_int_equal(c.strings[1].offset, 2);
+    assert_null(c.masks[1].bits);
+    /* An input with nulls: the result has a bitmap, then its values, and -1 nulls (not yet
+     * counted); the columns the launch writes are those buffers. */
+    assert_non_null(c.out_bits[0]);
+    assert_ptr_equal((const char *)c.out_values[0], (const char *)c.out_bits[0] + 64);
+    assert_int_equal(udfkit_arrow_end(&c, UDFKIT_OK, NULL), UDFKIT_OK);
+    assert_int_equal(out.array.length, 5);
+    assert_int_equal(out.array.offset, 0);
+    assert_int_equal(out.array.null_count, -1);
+    assert_int_equal(out.array.n_buffers, 2);
+    assert_ptr_equal(out.array.buffers[1], c.out_values[0]);
+    assert_int_equal(out.device_type, ARROW_DEVICE_CUDA);
+    assert_int_equal(out.device_id, 0);
+    assert_non_null(out.sync_event);
+    assert_string_equal(out_type.format, "g");
+    assert_true(out_type.flags & ARROW_FLAG_NULLABLE);
+    out.array.release(&out.array);
+    out_type.release(&out_type);
+    assert_null(out.array.release);
+    assert_null(out_type.release);
+
+    /* No nulls (null_count 0, whatever the bitmap): no bitmap and 0 nulls; a utf8_view column's
+     * data buffers go to the device as an array of pointers. */
+    a.array.null_count = 0;
+    text.array.buffers = views;
+    text.array.n_buffers = 5;
+    in_types[1] = &view;
+    assert_int_equal(udfkit_arrow_begin(&c, "plumbing", NULL, types, in, in_types, 2, types + 2, outs, out_types, 1,
+                                        false, false),
+                     UDFKIT_OK);
+    assert_false(c.masked);
+    assert_null(c.masks[0].bits);
+    assert_int_equal(c.strings[1].layout, UDFKIT_STRINGS_UTF8_VIEW);
+    assert_ptr_equal(c.strings[1].offsets, fake_values);
+    assert_ptr_equal(c.strings[1].buffers[0], chars);
+    assert_ptr_equal(c.strings[1].buffers[1], chars);
+    assert_null(c.out_bits[0]);
+    assert_int_equal(udfkit_arrow_end(&c, UDFKIT_OK, NULL), UDFKIT_OK);
+    assert_int_equal(out.array.null_count, 0);
+    assert_null(out.array.buffers[0]);
+    out.array.release(&out.array);
+    out_type.release(&out_type);
+
+    /* A filter's: outputs of the inputs' types, no bitmaps, as long as the kept count the
+     * launch wrote (here, by hand). */
+    in_types[1] = &i64;
+    text = int64_array(b2);
+    text.array.length = 5;
+    struct ArrowDeviceArray kept[2];
+    struct ArrowSchema kept_types[2];
+    struct ArrowDeviceArray *kept_outs[2] = {&kept[0], &kept[1]};
+    struct ArrowSchema *kept_out_types[2] = {&kept_types[0], &kept_types[1]};
+    const struct ArrowDeviceArray *both[2] = {&a, &text};
+    const udfkit_arrow_type two_int64[2] = {types[0], types[0]};
+    assert_int_equal(udfkit_arrow_begin(&c, "plumbing", NULL, two_int64, both, in_types, 2, two_int64, kept_outs,
+                                        kept_out_types, 2, false, true),
+                     UDFKIT_OK);
+    *c.count = 3;
+    assert_int_equal(udfkit_arrow_end(&c, UDFKIT_OK, NULL), UDFKIT_OK);
+    for (int j = 0; j < 2; j++) {
+        assert_int_equal(kept[j].array.length, 3);
+        assert_int_equal(kept[j].array.null_count, 0);
+        assert_string_equal(kept_types[j].format, "l");
+        kept[j].array.release(&kept[j].array);
+        kept_types[j].release(&kept_types[j]);
+    }
+
+    /* A launch that failed: its status back, the outputs never handed over. */
+    memset(&out, 0, sizeof out);
+    memset(&out_type, 0, sizeof out_type);
+    in_types[1] = &utf8;
+    text = a;
+    text.array.buffers = b2;
+    text.array.n_buffers = 3;
+    assert_int_equal(udfkit_arrow_begin(&c, "plumbing", NULL, types, in, in_types, 2, types + 2, outs, out_types, 1,
+                                        false, false),
+                     UDFKIT_OK);
+    assert_int_equal(udfkit_arrow_end(&c, UDFKIT_ERROR_LAUNCH, NULL), UDFKIT_ERROR_LAUNCH);
+    assert_null(out.array.release);
+    assert_null(out_type.release);
+    i64.release(&i64);
+    utf8.release(&utf8);
+    view.release(&view);
+}
+
 int main(void)
 {
     /* The runtime loads the stand-in driver; then what it saw can be read. */
@@ -210,6 +342,7 @@ int main(void)
         cmocka_unit_test(refuses_what_does_not_fit),
         cmocka_unit_test(refuses_strings_that_do_not_fit),
         cmocka_unit_test(refuses_a_filter_without_outputs),
+        cmocka_unit_test(takes_columns_at_their_offsets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
