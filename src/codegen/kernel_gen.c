@@ -783,7 +783,62 @@ static udfkit_rc render_shared(render_parts *r, unsigned needs, bool any, const 
         rc = udfkit_template_render(udfkit_tpl_launcher_tiles, vars, nvars, common);
     if (!rc && (needs & UDFKIT_NEEDS_OFFSETS))
         rc = udfkit_template_render(udfkit_tpl_launcher_offsets, vars, nvars, common);
+    if (!rc && (needs & UDFKIT_NEEDS_ARROW)) {
+        rc = udfkit_template_render(udfkit_tpl_kernel_arrow_bits, vars, nvars, &r->kernels);
+        udfkit_buf_printf(&r->names, "    \"udfkit_%s_arrow_unpack\",\n    \"udfkit_%s_arrow_pack\",\n"
+                                     "    \"udfkit_%s_arrow_gather\",\n", r->name, r->name, r->name);
+    }
     return rc;
+}
+
+/* The entries, then the hidden nullable_map and nullable_filter entries that maps' and filters'
+ * `_arrow` launchers run where inputs have nulls (one per UDF, unless such an entry is given:
+ * its launcher serves), into *all (entries [0, count) are copies of `entries`; the caller frees
+ * the others). *bits: whether the library needs arrow_bits.cu.in's kernels. */
+static udfkit_rc with_hidden_entries(const udfkit_kernel_entry *entries, size_t count, bool slotted,
+                                     udfkit_kernel_entry **out, size_t *nall, bool *bits)
+{
+    udfkit_kernel_entry *all = calloc(2 * count + 1, sizeof *all);
+    *out = all;
+    *nall = 0;
+    if (!all)
+        return udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        all[i] = entries[i];
+        if (udfkit_arrow_entry(&entries[i], slotted))
+            *bits |= udfkit_arrow_has_bools(&entries[i]) || entries[i].tpl == UDFKIT_KERNEL_FILTER;
+    }
+    *nall = count;
+    udfkit_rc rc = UDFKIT_RC_OK;
+    for (size_t i = 0; i < count && !rc; i++) {
+        const udfkit_kernel_entry *e = &entries[i];
+        if ((e->tpl != UDFKIT_KERNEL_MAP && e->tpl != UDFKIT_KERNEL_FILTER) || !udfkit_arrow_entry(e, slotted))
+            continue;
+        const udfkit_kernel_template twin_tpl = e->tpl == UDFKIT_KERNEL_MAP ? UDFKIT_KERNEL_NULLABLE_MAP
+                                                                             : UDFKIT_KERNEL_NULLABLE_FILTER;
+        bool served = false;
+        for (size_t j = 0; j < *nall; j++)
+            served |= all[j].tpl == twin_tpl && (!all[j].word || all[j].hidden) && strcmp(all[j].c_name, e->c_name) == 0;
+        if (served)
+            continue;
+        udfkit_buf text = UDFKIT_BUF_INIT;
+        udfkit_buf_printf(&text, "%s(%s)", udfkit_kernel_template_name(twin_tpl), e->c_name);
+        udfkit_kernel_entry *twin = &all[(*nall)++];
+        rc = udfkit_kernel_entry_parse(text.data, twin);
+        if (!rc)
+            rc = udfkit_kernel_entry_bind(twin, e->fn, 1, false);
+        twin->hidden = true;
+        twin->word = &arrow_masked;
+        udfkit_buf_free(&text);
+    }
+    return rc;
+}
+
+static void hidden_entries_free(udfkit_kernel_entry *all, size_t count, size_t nall)
+{
+    for (size_t i = count; i < nall; i++)
+        udfkit_kernel_entry_free(&all[i]);
+    free(all);
 }
 
 udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, const char *header_include,
@@ -806,43 +861,11 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     snprintf(nslots_text, sizeof nslots_text, "%zu", nslots);
     slot_texts(slots, nslots, &slot_table, &slot_markers);
 
-    /* The entries, then the hidden nullable_map and nullable_filter entries that maps' and
-     * filters' `_arrow` launchers run where inputs have nulls (one per UDF, unless such an
-     * entry is given: its launcher serves). */
-    udfkit_kernel_entry *all = calloc(2 * count + 1, sizeof *all);
-    size_t nall = count, ntwins = 0;
+    /* The entries, then the hidden ones that maps' and filters' `_arrow` launchers run. */
+    udfkit_kernel_entry *all = NULL;
+    size_t nall = 0;
     bool bits = false;
-    if (!all)
-        rc = udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "out of memory");
-    for (size_t i = 0; i < count && !rc; i++) {
-        all[i] = entries[i];
-        if (udfkit_arrow_entry(&entries[i], r.slotted))
-            bits |= udfkit_arrow_has_bools(&entries[i]) || entries[i].tpl == UDFKIT_KERNEL_FILTER;
-    }
-    for (size_t i = 0; i < count && !rc; i++) {
-        const udfkit_kernel_entry *e = &entries[i];
-        if ((e->tpl != UDFKIT_KERNEL_MAP && e->tpl != UDFKIT_KERNEL_FILTER) || !udfkit_arrow_entry(e, r.slotted))
-            continue;
-        const udfkit_kernel_template twin_tpl = e->tpl == UDFKIT_KERNEL_MAP ? UDFKIT_KERNEL_NULLABLE_MAP
-                                                                             : UDFKIT_KERNEL_NULLABLE_FILTER;
-        bool served = false;
-        for (size_t j = 0; j < nall; j++)
-            served |= all[j].tpl == twin_tpl && (!all[j].word || all[j].hidden) && strcmp(all[j].c_name, e->c_name) == 0;
-        if (served)
-            continue;
-        udfkit_buf text = UDFKIT_BUF_INIT;
-        udfkit_buf_printf(&text, "%s(%s)", udfkit_kernel_template_name(twin_tpl), e->c_name);
-        udfkit_kernel_entry *twin = &all[nall];
-        rc = udfkit_kernel_entry_parse(text.data, twin);
-        nall++;
-        ntwins++;
-        if (!rc)
-            rc = udfkit_kernel_entry_bind(twin, e->fn, 1, false);
-        twin->hidden = true;
-        twin->word = &arrow_masked;
-        udfkit_buf_free(&text);
-    }
-
+    rc = with_hidden_entries(entries, count, r.slotted, &all, &nall, &bits);
     /* The name table: each entry's kernels in order, then the scan all nullable filters share
      * and the init all filters share, the offsets scans, the `_arrow` launchers' bit kernels. */
     size_t nkernels = 0;
@@ -876,9 +899,7 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         next += kernel_count(udfkit_kernel_entry_row(&all[i]));
     }
     udfkit_strset_free(&declared);
-    for (size_t i = count; i < count + ntwins; i++)
-        udfkit_kernel_entry_free(&all[i]);
-    free(all);
+    hidden_entries_free(all, count, nall);
     const udfkit_template_var helper_vars[] = {{"NAME", name},
                                                {"UPPER_NAME", upper},
                                                {"BLOCK", block},
@@ -886,12 +907,7 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
                                                {"OFFSETS_INDEX", offsets_index}};
     size_t nhelper_vars = sizeof helper_vars / sizeof *helper_vars;
     if (!rc)
-        rc = render_shared(&r, needs, count > 0, helper_vars, nhelper_vars, &common);
-    if (!rc && bits) {
-        rc = udfkit_template_render(udfkit_tpl_kernel_arrow_bits, helper_vars, nhelper_vars, &r.kernels);
-        udfkit_buf_printf(&r.names, "    \"udfkit_%s_arrow_unpack\",\n    \"udfkit_%s_arrow_pack\",\n"
-                                    "    \"udfkit_%s_arrow_gather\",\n", name, name, name);
-    }
+        rc = render_shared(&r, needs | (bits ? UDFKIT_NEEDS_ARROW : 0u), count > 0, helper_vars, nhelper_vars, &common);
     udfkit_buf_puts(&common, r.launchers.data ? r.launchers.data : "");
     udfkit_buf_puts(&common, r.arrow.data ? r.arrow.data : "");
     /* The template breaks the line after the last marker. */

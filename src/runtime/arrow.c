@@ -219,6 +219,138 @@ static void call_free(const udfkit_driver *d, udfkit_arrow_call *c)
     c->temporary = NULL;
 }
 
+/* The outputs' arguments: present, and of a type the launchers write. */
+static udfkit_status check_outputs(udfkit_arrow_call *c, const udfkit_arrow_type *out_types,
+                                   struct ArrowDeviceArray *const *out, struct ArrowSchema *const *out_schemas)
+{
+    for (size_t j = 0; j < c->noutputs; j++) {
+        c->results[j] = NULL;
+        c->outs[j] = out[j];
+        c->out_schemas[j] = out_schemas[j];
+        char arg[24], sarg[24];
+        snprintf(arg, sizeof arg, c->noutputs == 1 && !c->select ? "out" : "out%zu", j + 1);
+        snprintf(sarg, sizeof sarg, c->noutputs == 1 && !c->select ? "out_type" : "out_type%zu", j + 1);
+        if (!out[j])
+            return refuse(c, arg, "is NULL");
+        if (!out_schemas[j])
+            return refuse(c, sarg, "is NULL");
+        if (out_types[j].layout == UDFKIT_ARROW_STRING)
+            return refuse(c, arg, "is of type %s, which an _arrow launcher does not yet write (docs/arrow.md)",
+                          out_types[j].name);
+    }
+    return UDFKIT_OK;
+}
+
+/* The inputs, then their devices against the current context's (pinned host memory any). */
+static udfkit_status check_inputs(udfkit_arrow_call *c, const udfkit_driver **d, const udfkit_arrow_type *in_types,
+                                  const struct ArrowDeviceArray *const *in, const struct ArrowSchema *const *in_schemas)
+{
+    const int64_t length = in[0] ? in[0]->array.length : 0;
+    udfkit_status st = UDFKIT_OK;
+    for (size_t i = 0; i < c->ninputs && !st; i++)
+        st = check_input(c, i, &in_types[i], in[i], in_schemas[i], length);
+    if (st || (st = udfkit_driver_enter(d)))
+        return st;
+    c->n = (size_t)length;
+    CUdevice dev = 0;
+    CUresult r = (*d)->ctx_get_device(&dev);
+    if (r != CUDA_SUCCESS)
+        return udfkit_driver_fail(*d, r, "cuCtxGetDevice");
+    for (size_t i = 0; i < c->ninputs; i++)
+        if (in[i]->device_type != ARROW_DEVICE_CUDA_HOST && in[i]->device_id != (int64_t)dev) {
+            char arg[32];
+            snprintf(arg, sizeof arg, "a%zu", i + 1);
+            return refuse(c, arg, "is on device %lld; the current context's device is %d", (long long)in[i]->device_id,
+                          (int)dev);
+        }
+    return UDFKIT_OK;
+}
+
+/* One temporary block: a filter's kept rows and their count, utf8_view columns' data buffers
+ * as device arrays of pointers, and udfkit's byte columns of Arrow's bit-packed booleans
+ * (inputs unpacked into them, outputs packed from them). */
+static udfkit_status place_temporary(udfkit_arrow_call *c, const udfkit_arrow_type *in_types,
+                                     const struct ArrowDeviceArray *const *in, const udfkit_arrow_type *out_types)
+{
+    size_t pointers = 0, bools = 0;
+    for (size_t i = 0; i < c->ninputs; i++) {
+        if (in_types[i].layout == UDFKIT_ARROW_STRING && c->strings[i].layout == UDFKIT_STRINGS_UTF8_VIEW)
+            pointers += (size_t)in[i]->array.n_buffers - 3 + 1;
+        bools += in_types[i].layout == UDFKIT_ARROW_BOOLEAN;
+    }
+    for (size_t j = 0; j < c->noutputs; j++)
+        bools += out_types[j].layout == UDFKIT_ARROW_BOOLEAN;
+    const size_t column = (c->n + 255) / 256 * 256, selected = c->select ? (c->n + 1) * sizeof(uint64_t) : 0;
+    if (!c->select && !(pointers + bools && c->n))
+        return UDFKIT_OK;
+    udfkit_status st = udfkit_device_alloc_async(selected + pointers * sizeof(void *) + bools * column, c->s,
+                                                 &c->temporary);
+    if (st)
+        return st;
+    if (c->select) {
+        c->count = c->temporary;
+        c->indices = c->count + 1;
+    }
+    const char **place = (const char **)((char *)c->temporary + selected);
+    char *bytes = (char *)c->temporary + selected + pointers * sizeof(void *);
+    for (size_t i = 0; i < c->ninputs && !st; i++) {
+        if (in_types[i].layout == UDFKIT_ARROW_BOOLEAN) {
+            c->bools[i] = (bool *)bytes;
+            c->values[i] = bytes;
+            bytes += column;
+        }
+        if (in_types[i].layout != UDFKIT_ARROW_STRING || c->strings[i].layout != UDFKIT_STRINGS_UTF8_VIEW)
+            continue;
+        size_t count = (size_t)in[i]->array.n_buffers - 3;
+        c->strings[i].buffers = place;
+        if (count)
+            st = udfkit_copy_to_device_async((void *)place, in[i]->array.buffers + 2, count * sizeof(void *), c->s);
+        place += count + 1;
+    }
+    for (size_t j = 0; j < c->noutputs; j++)
+        if (out_types[j].layout == UDFKIT_ARROW_BOOLEAN) {
+            c->out_bools[j] = (bool *)bytes;
+            bytes += column;
+        }
+    return st;
+}
+
+/* The outputs: a validity bitmap where a row may be null, then the values, in one block of
+ * udfkit's pool, and an event each. */
+static udfkit_status make_results(udfkit_arrow_call *c, const udfkit_driver *d, const udfkit_arrow_type *out_types)
+{
+    udfkit_status st = UDFKIT_OK;
+    for (size_t j = 0; j < c->noutputs && !st; j++) {
+        struct udfkit_arrow_result *res = calloc(1, sizeof *res);
+        if (res)
+            c->results[j] = res;
+        if (!res || !(res->format = strdup(out_types[j].format)))
+            return udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", c->launcher);
+        const bool packed = out_types[j].layout == UDFKIT_ARROW_BOOLEAN;
+        size_t bits = c->out_nullable ? bitmap_bytes(c->n) : 0;
+        size_t bytes = bits + (packed ? bitmap_bytes(c->n) : c->n * out_types[j].size);
+        c->out_bits[j] = NULL;
+        c->out_values[j] = NULL;
+        if (c->n) {
+            CUdeviceptr p = 0;
+            if ((st = udfkit_pool_alloc_async(d, bytes, c->s, &p)))
+                return st;
+            res->block = (void *)(uintptr_t)p;
+            c->out_bits[j] = bits ? (uint8_t *)res->block : NULL;
+            c->out_values[j] = (char *)res->block + bits;
+        }
+        res->buffers[0] = c->out_bits[j];
+        res->buffers[1] = c->out_values[j];
+        /* The launch writes a bool output's bytes; udfkit_arrow_end packs them there. */
+        if (packed)
+            c->out_values[j] = c->out_bools[j];
+        CUresult r = d->event_create(&res->event, CU_EVENT_DISABLE_TIMING);
+        if (r != CUDA_SUCCESS)
+            st = udfkit_driver_fail(d, r, "cuEventCreate");
+    }
+    return st;
+}
+
 udfkit_status udfkit_arrow_begin(udfkit_arrow_call *c, const char *launcher, udfkit_stream s,
                                  const udfkit_arrow_type *in_types, const struct ArrowDeviceArray *const *in,
                                  const struct ArrowSchema *const *in_schemas, size_t ninputs,
@@ -242,125 +374,20 @@ udfkit_status udfkit_arrow_begin(udfkit_arrow_call *c, const char *launcher, udf
     if (ninputs == 0 || ninputs > UDFKIT_ARROW_MAX_COLUMNS || noutputs > UDFKIT_ARROW_MAX_COLUMNS)
         return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "%s: %zu inputs and %zu outputs", launcher, ninputs,
                                    noutputs);
-    for (size_t j = 0; j < noutputs; j++) {
-        c->results[j] = NULL;
-        c->outs[j] = out[j];
-        c->out_schemas[j] = out_schemas[j];
-        char arg[24], sarg[24];
-        snprintf(arg, sizeof arg, noutputs == 1 && !select ? "out" : "out%zu", j + 1);
-        snprintf(sarg, sizeof sarg, noutputs == 1 && !select ? "out_type" : "out_type%zu", j + 1);
-        if (!out[j])
-            return refuse(c, arg, "is NULL");
-        if (!out_schemas[j])
-            return refuse(c, sarg, "is NULL");
-        if (out_types[j].layout == UDFKIT_ARROW_STRING)
-            return refuse(c, arg, "is of type %s, which an _arrow launcher does not yet write (docs/arrow.md)",
-                          out_types[j].name);
-    }
-    const int64_t length = in[0] ? in[0]->array.length : 0;
-    udfkit_status st = UDFKIT_OK;
-    for (size_t i = 0; i < ninputs && !st; i++)
-        st = check_input(c, i, &in_types[i], in[i], in_schemas[i], length);
-    if (st)
+    const udfkit_driver *d = NULL;
+    udfkit_status st = check_outputs(c, out_types, out, out_schemas);
+    if (st || (st = check_inputs(c, &d, in_types, in, in_schemas)))
         return st;
-    c->n = (size_t)length;
-    /* The device: each array's must be the current context's (pinned host memory any). */
-    const udfkit_driver *d;
-    if ((st = udfkit_driver_enter(&d)))
-        return st;
-    CUdevice dev = 0;
-    CUresult r = d->ctx_get_device(&dev);
-    if (r != CUDA_SUCCESS)
-        return udfkit_driver_fail(d, r, "cuCtxGetDevice");
-    for (size_t i = 0; i < ninputs; i++)
-        if (in[i]->device_type != ARROW_DEVICE_CUDA_HOST && in[i]->device_id != (int64_t)dev) {
-            char arg[32];
-            snprintf(arg, sizeof arg, "a%zu", i + 1);
-            return refuse(c, arg, "is on device %lld; the current context's device is %d", (long long)in[i]->device_id,
-                          (int)dev);
-        }
     /* Every check passed: the launch waits for the inputs' events, then takes their columns. */
     for (size_t i = 0; i < ninputs; i++) {
+        CUresult r;
         if (in[i]->sync_event && (r = d->stream_wait_event((CUstream)s, *(CUevent *)in[i]->sync_event, 0)) != CUDA_SUCCESS)
             return udfkit_driver_fail(d, r, "cuStreamWaitEvent (an input's sync_event)");
         take_input(c, i, &in_types[i], in[i], in_schemas[i]);
     }
-    /* One temporary block: utf8_view columns' data buffers as device arrays of pointers, and
-     * udfkit's byte columns of Arrow's bit-packed booleans (inputs unpacked into them, outputs
-     * packed from them). */
-    size_t pointers = 0, bools = 0;
-    for (size_t i = 0; i < ninputs; i++) {
-        if (in_types[i].layout == UDFKIT_ARROW_STRING && c->strings[i].layout == UDFKIT_STRINGS_UTF8_VIEW)
-            pointers += (size_t)in[i]->array.n_buffers - 3 + 1;
-        bools += in_types[i].layout == UDFKIT_ARROW_BOOLEAN;
-    }
-    for (size_t j = 0; j < noutputs; j++)
-        bools += out_types[j].layout == UDFKIT_ARROW_BOOLEAN;
-    const size_t column = (c->n + 255) / 256 * 256, selected = select ? (c->n + 1) * sizeof(uint64_t) : 0;
-    if (select || (pointers + bools && c->n)) {
-        if ((st = udfkit_device_alloc_async(selected + pointers * sizeof(void *) + bools * column, s, &c->temporary)))
-            return st;
-        if (select) {
-            c->count = c->temporary;
-            c->indices = c->count + 1;
-        }
-        const char **place = (const char **)((char *)c->temporary + selected);
-        char *bytes = (char *)c->temporary + selected + pointers * sizeof(void *);
-        for (size_t i = 0; i < ninputs && !st; i++) {
-            if (in_types[i].layout == UDFKIT_ARROW_BOOLEAN) {
-                c->bools[i] = (bool *)bytes;
-                c->values[i] = bytes;
-                bytes += column;
-            }
-            if (in_types[i].layout != UDFKIT_ARROW_STRING || c->strings[i].layout != UDFKIT_STRINGS_UTF8_VIEW)
-                continue;
-            size_t count = (size_t)in[i]->array.n_buffers - 3;
-            c->strings[i].buffers = place;
-            if (count)
-                st = udfkit_copy_to_device_async((void *)place, in[i]->array.buffers + 2, count * sizeof(void *), s);
-            place += count + 1;
-        }
-        for (size_t j = 0; j < noutputs; j++)
-            if (out_types[j].layout == UDFKIT_ARROW_BOOLEAN) {
-                c->out_bools[j] = (bool *)bytes;
-                bytes += column;
-            }
-        if (st) {
-            call_free(d, c);
-            return st;
-        }
-    }
-    /* The outputs: a validity bitmap where a row may be null, then the values, in one block. */
     c->out_nullable = !select && (nullable_out || c->masked);
-    for (size_t j = 0; j < noutputs && !st; j++) {
-        struct udfkit_arrow_result *res = calloc(1, sizeof *res);
-        if (res)
-            c->results[j] = res;
-        if (!res || !(res->format = strdup(out_types[j].format))) {
-            st = udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", launcher);
-            break;
-        }
-        const bool packed = out_types[j].layout == UDFKIT_ARROW_BOOLEAN;
-        size_t bits = c->out_nullable ? bitmap_bytes(c->n) : 0;
-        size_t bytes = bits + (packed ? bitmap_bytes(c->n) : c->n * out_types[j].size);
-        c->out_bits[j] = NULL;
-        c->out_values[j] = NULL;
-        if (c->n) {
-            CUdeviceptr p = 0;
-            if ((st = udfkit_pool_alloc_async(d, bytes, s, &p)))
-                break;
-            res->block = (void *)(uintptr_t)p;
-            c->out_bits[j] = bits ? (uint8_t *)res->block : NULL;
-            c->out_values[j] = (char *)res->block + bits;
-        }
-        res->buffers[0] = c->out_bits[j];
-        res->buffers[1] = c->out_values[j];
-        /* The launch writes a bool output's bytes; udfkit_arrow_end packs them there. */
-        if (packed)
-            c->out_values[j] = c->out_bools[j];
-        if ((r = d->event_create(&res->event, CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS)
-            st = udfkit_driver_fail(d, r, "cuEventCreate");
-    }
+    if ((st = place_temporary(c, in_types, in, out_types)) == UDFKIT_OK)
+        st = make_results(c, d, out_types);
     if (st)
         call_free(d, c);
     return st;
