@@ -6,6 +6,7 @@
 
 #include "udfkit/arrow.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +18,55 @@ struct udfkit_arrow_result {
     const void *buffers[2];
     void *block;
     CUevent event;
+    unsigned long long ctx; /* the event's context (cuCtxGetId) */
     char *format; /* the schema's, until the schema takes it */
 };
+
+/* Released results' events, kept for the next launches of their context (an event made and
+ * destroyed every launch would cost the host a driver call each): contexts told apart by
+ * cuCtxGetId, unique in the process, so no event outlives its context's handle unnoticed. */
+#define EVENT_CACHE 64
+static struct {
+    unsigned long long ctx;
+    CUevent event;
+} event_cache[EVENT_CACHE];
+static size_t event_count;
+static pthread_mutex_t event_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static udfkit_status event_take(const udfkit_driver *d, struct udfkit_arrow_result *res)
+{
+    CUcontext ctx = NULL;
+    CUresult r = d->ctx_get_current(&ctx);
+    if (r == CUDA_SUCCESS)
+        r = d->ctx_get_id(ctx, &res->ctx);
+    if (r != CUDA_SUCCESS)
+        return udfkit_driver_fail(d, r, "cuCtxGetId");
+    pthread_mutex_lock(&event_lock);
+    for (size_t i = event_count; i-- > 0;)
+        if (event_cache[i].ctx == res->ctx) {
+            res->event = event_cache[i].event;
+            event_cache[i] = event_cache[--event_count];
+            break;
+        }
+    pthread_mutex_unlock(&event_lock);
+    if (res->event)
+        return UDFKIT_OK;
+    r = d->event_create(&res->event, CU_EVENT_DISABLE_TIMING);
+    return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuEventCreate");
+}
+
+static void event_give(const udfkit_driver *d, struct udfkit_arrow_result *res)
+{
+    pthread_mutex_lock(&event_lock);
+    bool kept = event_count < EVENT_CACHE;
+    if (kept) {
+        event_cache[event_count].ctx = res->ctx;
+        event_cache[event_count++].event = res->event;
+    }
+    pthread_mutex_unlock(&event_lock);
+    if (!kept)
+        d->event_destroy(res->event);
+}
 
 /* The types Arrow's format strings name, for messages ("'g' (float64)"). */
 static const struct {
@@ -176,7 +224,7 @@ static void result_free(const udfkit_driver *d, struct udfkit_arrow_result *r)
     if (r->block)
         d->mem_free((CUdeviceptr)(uintptr_t)r->block);
     if (r->event)
-        d->event_destroy(r->event);
+        event_give(d, r);
     free(r->format);
     free(r);
 }
@@ -256,6 +304,7 @@ static udfkit_status check_inputs(udfkit_arrow_call *c, const udfkit_driver **d,
     CUresult r = (*d)->ctx_get_device(&dev);
     if (r != CUDA_SUCCESS)
         return udfkit_driver_fail(*d, r, "cuCtxGetDevice");
+    c->device = (int)dev;
     for (size_t i = 0; i < c->ninputs; i++)
         if (in[i]->device_type != ARROW_DEVICE_CUDA_HOST && in[i]->device_id != (int64_t)dev) {
             char arg[32];
@@ -344,9 +393,7 @@ static udfkit_status make_results(udfkit_arrow_call *c, const udfkit_driver *d, 
         /* The launch writes a bool output's bytes; udfkit_arrow_end packs them there. */
         if (packed)
             c->out_values[j] = c->out_bools[j];
-        CUresult r = d->event_create(&res->event, CU_EVENT_DISABLE_TIMING);
-        if (r != CUDA_SUCCESS)
-            st = udfkit_driver_fail(d, r, "cuEventCreate");
+        st = event_take(d, res);
     }
     return st;
 }
@@ -457,10 +504,7 @@ udfkit_status udfkit_arrow_end(udfkit_arrow_call *c, udfkit_status launched, udf
     if (c->temporary && !st)
         st = udfkit_device_free_async(c->temporary, c->s);
     c->temporary = NULL;
-    CUdevice dev = 0;
     CUresult r;
-    if (!st && (r = d->ctx_get_device(&dev)) != CUDA_SUCCESS)
-        st = udfkit_driver_fail(d, r, "cuCtxGetDevice");
     for (size_t j = 0; j < c->noutputs && !st; j++)
         if ((r = d->event_record(c->results[j]->event, (CUstream)c->s)) != CUDA_SUCCESS)
             st = udfkit_driver_fail(d, r, "cuEventRecord");
@@ -481,7 +525,7 @@ udfkit_status udfkit_arrow_end(udfkit_arrow_call *c, udfkit_status launched, udf
         a->array.buffers = res->buffers;
         a->array.release = release_array;
         a->array.private_data = res;
-        a->device_id = dev;
+        a->device_id = c->device;
         a->device_type = ARROW_DEVICE_CUDA;
         a->sync_event = &res->event;
         c->results[j] = NULL;
