@@ -16,7 +16,8 @@ bool udfkit_arrow_entry(const udfkit_kernel_entry *e, bool slotted)
         return !udfkit_signature_has(&e->fn->sig, UDFKIT_KIND_TEXT);
     if (e->tpl != UDFKIT_KERNEL_MAP && e->tpl != UDFKIT_KERNEL_NULLABLE_MAP)
         return false;
-    return !udfkit_rows_text_results(e);
+    /* A string result: as the one output (its two launches). */
+    return !udfkit_rows_text_results(e) || !UDFKIT_MAP_HAS_OUTPUTS(&e->fn->sig);
 }
 
 /* Column i of the entry: its inputs, then its outputs (a map's result, or the UDF's output
@@ -51,11 +52,16 @@ bool udfkit_arrow_has_bools(const udfkit_kernel_entry *e)
     return false;
 }
 
-/* One row of a launcher's udfkit_arrow_type table: {"f", "float32", UDFKIT_ARROW_FIXED, 4}. */
-static void type_row(udfkit_type t, udfkit_buf *out)
+/* One row of a launcher's udfkit_arrow_type table: {"f", "float32", UDFKIT_ARROW_FIXED, 4}. A
+ * string input takes any of Arrow's three layouts ("u" stands for them); a string result is
+ * large_utf8 ("U"), its offsets as the sizes launch writes them. */
+static void type_row(udfkit_type t, bool result, udfkit_buf *out)
 {
     udfkit_buf format = UDFKIT_BUF_INIT, name = UDFKIT_BUF_INIT;
-    udfkit_type_arrow(t, &format);
+    if (result && (udfkit_kind_info(t.kind)->flags & UDFKIT_KIND_TEXT))
+        udfkit_buf_puts(&format, "U");
+    else
+        udfkit_type_arrow(t, &format);
     t.nullable = false;
     udfkit_type_name(t, &name);
     const unsigned flags = udfkit_kind_info(t.kind)->flags;
@@ -68,25 +74,53 @@ static void type_row(udfkit_type t, udfkit_buf *out)
     udfkit_buf_free(&name);
 }
 
+/* How a raw launcher is called (raw_call). */
+enum { CALL_VALUES, CALL_SIZES, CALL_TEXT };
+
 /* The raw launcher's call on the call's columns, with bitmaps (nullable_map, nullable_filter)
- * or without; a filter's writes the kept rows' numbers and their count. */
-static void raw_call(const udfkit_kernel_entry *e, const char *launcher, bool masks, udfkit_buf *out)
+ * or without; a filter's writes the kept rows' numbers and their count; a string result's
+ * two launches write its offsets (CALL_SIZES), then its bytes (CALL_TEXT). */
+static void raw_call(const udfkit_kernel_entry *e, const char *launcher, bool masks, int how, udfkit_buf *out)
 {
     bool filter = e->tpl == UDFKIT_KERNEL_FILTER;
     size_t inputs = udfkit_rows_input_count(e), outputs = filter ? 0 : udfkit_rows_output_count(e);
-    udfkit_buf_printf(out, "%s(s, c.n", launcher);
+    udfkit_buf_printf(out, "%s%s(s, c.n", launcher, how == CALL_SIZES ? "_sizes" : "");
     for (size_t i = 0; i < inputs; i++) {
         bool text = udfkit_kind_info(column_type(e, i).kind)->flags & UDFKIT_KIND_TEXT;
         udfkit_buf_printf(out, text ? ", c.strings[%zu]" : ", c.values[%zu]", i);
         if (masks)
             udfkit_buf_printf(out, ", c.masks[%zu]", i);
     }
+    if (how == CALL_SIZES) {
+        udfkit_buf_puts(out, ", c.out_offsets[0])");
+        return;
+    }
     for (size_t j = 0; j < outputs; j++) {
-        udfkit_buf_printf(out, ", c.out_values[%zu]", j);
+        if (how == CALL_TEXT)
+            udfkit_buf_printf(out, ", c.out_offsets[%zu], c.out_chars[%zu]", j, j);
+        else
+            udfkit_buf_printf(out, ", c.out_values[%zu]", j);
         if (masks)
             udfkit_buf_printf(out, ", c.out_bits[%zu]", j);
     }
     udfkit_buf_puts(out, filter ? ", c.indices, c.count)" : masks ? ", NULL)" : ")");
+}
+
+/* The launch: the raw launcher (nullable_map's), or where inputs have nulls the masked one. */
+static void launch_call(const udfkit_kernel_entry *e, const char *raw, const char *masked, int how, udfkit_buf *out)
+{
+    if (e->tpl == UDFKIT_KERNEL_NULLABLE_MAP) {
+        raw_call(e, raw, true, how, out);
+    } else if (e->tpl == UDFKIT_KERNEL_FILTER && e->word) {
+        /* filter(p, indices32) and filter(p, values) write other outputs: their _arrow
+         * launchers select through the nullable_filter launcher, with or without nulls. */
+        raw_call(e, masked, true, how, out);
+    } else {
+        udfkit_buf_puts(out, "c.masked ? ");
+        raw_call(e, masked, true, how, out);
+        udfkit_buf_puts(out, "\n                   : ");
+        raw_call(e, raw, false, how, out);
+    }
 }
 
 udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, const char *raw, const char *masked,
@@ -102,7 +136,7 @@ udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, con
     udfkit_buf_printf(&proto, "udfkit_status %s(udfkit_stream s", name.data);
     for (size_t i = 0; i < inputs; i++) {
         udfkit_buf_printf(&proto, ", const struct ArrowDeviceArray *a%zu, const struct ArrowSchema *t%zu", i + 1, i + 1);
-        type_row(column_type(e, i), &in_types);
+        type_row(column_type(e, i), false, &in_types);
         udfkit_buf_printf(&in_arrays, "%sa%zu", i ? ", " : "", i + 1);
         udfkit_buf_printf(&in_schemas, "%st%zu", i ? ", " : "", i + 1);
     }
@@ -111,23 +145,20 @@ udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, con
         snprintf(arr, sizeof arr, outputs == 1 && !filter ? "out" : "out%zu", j + 1);
         snprintf(sch, sizeof sch, outputs == 1 && !filter ? "out_type" : "out_type%zu", j + 1);
         udfkit_buf_printf(&proto, ", struct ArrowDeviceArray *%s, struct ArrowSchema *%s", arr, sch);
-        type_row(column_type(e, inputs + j), &out_types);
+        type_row(column_type(e, inputs + j), !filter, &out_types);
         udfkit_buf_printf(&out_arrays, "%s%s", j ? ", " : "", arr);
         udfkit_buf_printf(&out_schemas, "%s%s", j ? ", " : "", sch);
     }
     udfkit_buf_puts(&proto, ")");
     bool nullable = e->tpl == UDFKIT_KERNEL_NULLABLE_MAP, bools = udfkit_arrow_has_bools(e);
-    if (nullable) {
-        raw_call(e, raw, true, &call);
-    } else if (filter && e->word) {
-        /* filter(p, indices32) and filter(p, values) write other outputs: their _arrow
-         * launchers select through the nullable_filter launcher, with or without nulls. */
-        raw_call(e, masked, true, &call);
+    if (udfkit_rows_text_results(e)) {
+        /* A string result in two launches: its offsets, then (once udfkit_arrow_text has read
+         * their total and allocated the bytes) its bytes. */
+        launch_call(e, raw, masked, CALL_SIZES, &call);
+        udfkit_buf_puts(&call, ";\n    if (!st)\n        st = udfkit_arrow_text(&c);\n    if (!st)\n        st = ");
+        launch_call(e, raw, masked, CALL_TEXT, &call);
     } else {
-        udfkit_buf_puts(&call, "c.masked ? ");
-        raw_call(e, masked, true, &call);
-        udfkit_buf_puts(&call, "\n                   : ");
-        raw_call(e, raw, false, &call);
+        launch_call(e, raw, masked, CALL_VALUES, &call);
     }
     if (bools)
         udfkit_buf_printf(&bits,

@@ -637,18 +637,19 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     tile_texts tile;
     tile_texts_fill(e, t.ret.data, &tile);
     udfkit_rc rc = launcher_texts(r, e, &tile, protos, &decls);
-    /* A hidden entry's launchers are the generated file's own. */
-    for (size_t i = 0; i < PROTOTYPES && !rc && e->hidden; i++)
-        if (protos[i].data) {
-            udfkit_buf text = UDFKIT_BUF_INIT;
-            udfkit_buf_printf(&text, "static %s", protos[i].data);
-            udfkit_buf_free(&protos[i]);
-            protos[i] = text;
-        }
     udfkit_buf checks[PROTOTYPES] = {UDFKIT_BUF_INIT};
     for (size_t i = 0; i < PROTOTYPES && !rc; i++)
         if (protos[i].data)
             rc = launcher_checks(r, e, protos[i].data, &checks[i]);
+    /* A hidden entry's launchers are the generated file's own; of a string result's four, the
+     * `_arrow` launcher runs two (64-bit offsets). */
+    for (size_t i = 0; i < PROTOTYPES && !rc && e->hidden; i++)
+        if (protos[i].data) {
+            udfkit_buf text = UDFKIT_BUF_INIT;
+            udfkit_buf_printf(&text, "static %s%s", row->launchers ? "__attribute__((unused)) " : "", protos[i].data);
+            udfkit_buf_free(&protos[i]);
+            protos[i] = text;
+        }
     /* reduce's launcher reduces a few rows in one launch. */
     const udfkit_template_var small_vars[] = {{"UPPER_NAME", r->upper}};
     if (row->small_path)

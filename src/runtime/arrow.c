@@ -15,8 +15,8 @@
 /* What one result array owns: its buffers' pointers (ArrowArray.buffers points here), the
  * device block holding them, the event recorded after the work, the schema's format. */
 struct udfkit_arrow_result {
-    const void *buffers[2];
-    void *block;
+    const void *buffers[3]; /* validity, values (a string's offsets), a string's bytes */
+    void *block, *chars;
     CUevent event;
     unsigned long long ctx; /* the event's context (cuCtxGetId) */
     char *format; /* the schema's, until the schema takes it */
@@ -223,6 +223,8 @@ static void result_free(const udfkit_driver *d, struct udfkit_arrow_result *r)
         return;
     if (r->block)
         d->mem_free((CUdeviceptr)(uintptr_t)r->block);
+    if (r->chars)
+        d->mem_free((CUdeviceptr)(uintptr_t)r->chars);
     if (r->event)
         event_give(d, r);
     free(r->format);
@@ -267,9 +269,9 @@ static void call_free(const udfkit_driver *d, udfkit_arrow_call *c)
     c->temporary = NULL;
 }
 
-/* The outputs' arguments: present, and of a type the launchers write. */
-static udfkit_status check_outputs(udfkit_arrow_call *c, const udfkit_arrow_type *out_types,
-                                   struct ArrowDeviceArray *const *out, struct ArrowSchema *const *out_schemas)
+/* The outputs' arguments: present. */
+static udfkit_status check_outputs(udfkit_arrow_call *c, struct ArrowDeviceArray *const *out,
+                                   struct ArrowSchema *const *out_schemas)
 {
     for (size_t j = 0; j < c->noutputs; j++) {
         c->results[j] = NULL;
@@ -282,9 +284,6 @@ static udfkit_status check_outputs(udfkit_arrow_call *c, const udfkit_arrow_type
             return refuse(c, arg, "is NULL");
         if (!out_schemas[j])
             return refuse(c, sarg, "is NULL");
-        if (out_types[j].layout == UDFKIT_ARROW_STRING)
-            return refuse(c, arg, "is of type %s, which an _arrow launcher does not yet write (docs/arrow.md)",
-                          out_types[j].name);
     }
     return UDFKIT_OK;
 }
@@ -375,12 +374,15 @@ static udfkit_status make_results(udfkit_arrow_call *c, const udfkit_driver *d, 
             c->results[j] = res;
         if (!res || !(res->format = strdup(out_types[j].format)))
             return udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", c->launcher);
-        const bool packed = out_types[j].layout == UDFKIT_ARROW_BOOLEAN;
+        const bool packed = out_types[j].layout == UDFKIT_ARROW_BOOLEAN,
+                   text = out_types[j].layout == UDFKIT_ARROW_STRING;
         size_t bits = c->out_nullable ? bitmap_bytes(c->n) : 0;
-        size_t bytes = bits + (packed ? bitmap_bytes(c->n) : c->n * out_types[j].size);
+        size_t bytes = bits + (packed ? bitmap_bytes(c->n) : text ? (c->n + 1) * 8 : c->n * out_types[j].size);
         c->out_bits[j] = NULL;
         c->out_values[j] = NULL;
-        if (c->n) {
+        c->out_offsets[j] = NULL;
+        c->out_chars[j] = NULL;
+        if (c->n || text) {
             CUdeviceptr p = 0;
             if ((st = udfkit_pool_alloc_async(d, bytes, c->s, &p)))
                 return st;
@@ -390,6 +392,8 @@ static udfkit_status make_results(udfkit_arrow_call *c, const udfkit_driver *d, 
         }
         res->buffers[0] = c->out_bits[j];
         res->buffers[1] = c->out_values[j];
+        if (text)
+            c->out_offsets[j] = c->out_values[j];
         /* The launch writes a bool output's bytes; udfkit_arrow_end packs them there. */
         if (packed)
             c->out_values[j] = c->out_bools[j];
@@ -422,7 +426,7 @@ udfkit_status udfkit_arrow_begin(udfkit_arrow_call *c, const char *launcher, udf
         return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "%s: %zu inputs and %zu outputs", launcher, ninputs,
                                    noutputs);
     const udfkit_driver *d = NULL;
-    udfkit_status st = check_outputs(c, out_types, out, out_schemas);
+    udfkit_status st = check_outputs(c, out, out_schemas);
     if (st || (st = check_inputs(c, &d, in_types, in, in_schemas)))
         return st;
     /* Every check passed: the launch waits for the inputs' events, then takes their columns. */
@@ -460,6 +464,30 @@ udfkit_status udfkit_arrow_unpack(udfkit_arrow_call *c, udfkit_kernel unpack,
         bool *bytes = c->bools[i];
         void *args[] = {&bits, &offset, &n, &bytes};
         st = launch_bits(unpack, c->n, c->s, args);
+    }
+    return st;
+}
+
+udfkit_status udfkit_arrow_text(udfkit_arrow_call *c)
+{
+    const udfkit_driver *d;
+    udfkit_status st = udfkit_driver_enter(&d);
+    for (size_t j = 0; j < c->noutputs && !st; j++) {
+        if (!c->out_offsets[j])
+            continue;
+        int64_t total = 0;
+        if ((st = udfkit_copy_to_host_async(&total, c->out_offsets[j] + c->n, sizeof total, c->s)) ||
+            (st = udfkit_stream_synchronize(c->s)))
+            break;
+        if (total < 0)
+            return udfkit_runtime_fail(UDFKIT_ERROR_LAUNCH, "%s: the strings' sizes add up to %lld bytes", c->launcher,
+                                       (long long)total);
+        CUdeviceptr p = 0;
+        if ((st = udfkit_pool_alloc_async(d, (size_t)total, c->s, &p)))
+            break;
+        c->results[j]->chars = (void *)(uintptr_t)p;
+        c->results[j]->buffers[2] = c->results[j]->chars;
+        c->out_chars[j] = c->results[j]->chars;
     }
     return st;
 }
@@ -521,7 +549,7 @@ udfkit_status udfkit_arrow_end(udfkit_arrow_call *c, udfkit_status launched, udf
         /* Without an input's nulls no row is null; with them, how many is known once the
          * launch has run: Arrow's -1, "not yet computed", says so without waiting for it. */
         a->array.null_count = c->out_nullable ? -1 : 0;
-        a->array.n_buffers = 2;
+        a->array.n_buffers = res->chars ? 3 : 2;
         a->array.buffers = res->buffers;
         a->array.release = release_array;
         a->array.private_data = res;

@@ -94,6 +94,9 @@ CASES = {
     "map_blen_large": (lambda n, z: [strings(n, z, pa.large_string())], lambda a: [pc.binary_length(a[0])]),
     "map_blen_view": (lambda n, z: [strings(n, z, pa.string_view())],
                       lambda a: [pc.binary_length(as_utf8(a[0])).cast(pa.int64())]),
+    # a string result: large_utf8, over a utf8 and a large_utf8 input.
+    "map_cat": (lambda n, z: [strings(n, z, pa.string()), strings(n, "some", pa.large_string())],
+                lambda a: [pc.binary_join_element_wise(a[0].cast(pa.large_string()), a[1], pa.scalar("", pa.large_string()))]),
     "nullable_map_coalesce_i64": (lambda n, z: [ints(n, z), ints(n, "none")], lambda a: [pc.coalesce(a[0], a[1])]),
     "map_next_day": (lambda n, z: [with_nulls(rng.integers(-20000, 20000, n).astype(np.int32), z, pa.int32()).cast(pa.date32())],
                      lambda a: [pc.add(a[0].cast(pa.int32()), pa.scalar(1, pa.int32())).cast(pa.date32())]),

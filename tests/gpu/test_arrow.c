@@ -5,7 +5,8 @@
  * runtime: examples/arrow/udfkit_nanoarrow_device.c; utf8_view inputs buffer by buffer, see
  * view_to_device); every chunk of a case runs whole and as
  * slices with offsets that are not multiples of 8; each result is compared with pyarrow's bit
- * for bit: its format, length, validity of every row and the bytes of every valid row. Then
+ * for bit: its format, length, validity of every row and the bytes of every valid row (a
+ * string row's bytes). Then
  * the refusals: a wrong type, device, length, layout, each UDFKIT_ERROR_INVALID_ARGUMENT with
  * the output left untouched.
  *
@@ -51,6 +52,7 @@ BINARY(run_add_f32, ak_map_add_f32_arrow)
 BINARY(run_gt_f64, ak_map_gt_f64_arrow)
 BINARY(run_and_b, ak_map_and_b_arrow)
 BINARY(run_coalesce, ak_nullable_map_coalesce_i64_arrow)
+BINARY(run_cat, ak_map_cat_arrow)
 BINARY(run_ts_add, ak_map_ts_add_arrow)
 
 static udfkit_status run_both(const struct ArrowDeviceArray *const *a, const struct ArrowSchema *const *t,
@@ -75,6 +77,7 @@ static const struct {
     {"map_blen_large", run_blen, 1, 1},
     {"map_blen_view", run_blen, 1, 1},
     {"nullable_map_coalesce_i64", run_coalesce, 2, 1},
+    {"map_cat", run_cat, 2, 1},
     {"map_next_day", run_next_day, 1, 1},
     {"map_ts_add", run_ts_add, 2, 1},
     {"map_dec_neg", run_dec_neg, 1, 1},
@@ -252,7 +255,10 @@ static void compare(const struct ArrowSchema *want_schema, const struct ArrowArr
         int8_t wn = ArrowArrayViewIsNull(&w, i), gn = ArrowArrayViewIsNull(&g, i);
         int same = wn == gn;
         if (same && !wn) {
-            if (bits == 1)
+            if (w.storage_type == NANOARROW_TYPE_STRING || w.storage_type == NANOARROW_TYPE_LARGE_STRING) {
+                struct ArrowStringView ws = ArrowArrayViewGetStringUnsafe(&w, i), gs = ArrowArrayViewGetStringUnsafe(&g, i);
+                same = ws.size_bytes == gs.size_bytes && memcmp(ws.data, gs.data, (size_t)ws.size_bytes) == 0;
+            } else if (bits == 1)
                 same = ArrowArrayViewGetIntUnsafe(&w, i) == ArrowArrayViewGetIntUnsafe(&g, i);
             else
                 same = memcmp(w.buffer_views[1].data.as_uint8 + (w.offset + i) * (bits / 8),

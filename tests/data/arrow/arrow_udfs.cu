@@ -40,6 +40,13 @@ __device__ long long blen(udfkit::string_view s)
     return s.size();
 }
 
+/* A string result: the two strings one after the other. */
+extern "C" __device__ void cat(udfkit_string_out *out, const char *a, long long a_size, const char *b, long long b_size)
+{
+    out->append(a, a_size);
+    out->append(b, b_size);
+}
+
 __device__ long long coalesce_i64(cuda::std::optional<long long> a, long long b)
 {
     return a ? *a : b;

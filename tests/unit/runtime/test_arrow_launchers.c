@@ -313,6 +313,29 @@ static void takes_columns_at_their_offsets(void **state)
         kept_types[j].release(&kept_types[j]);
     }
 
+    /* A string result (large_utf8): its offsets, written by the sizes launch (here, by hand),
+     * then its bytes, allocated once their total is read. */
+    static const udfkit_arrow_type text_result = {"U", "string", UDFKIT_ARROW_STRING, 0};
+    in_types[1] = &utf8;
+    text = a;
+    text.array.buffers = b2;
+    text.array.n_buffers = 3;
+    assert_int_equal(udfkit_arrow_begin(&c, "plumbing", NULL, types, in, in_types, 2, &text_result, outs, out_types, 1,
+                                        false, false),
+                     UDFKIT_OK);
+    assert_non_null(c.out_offsets[0]);
+    assert_null(c.out_chars[0]);
+    c.out_offsets[0][5] = 11;
+    assert_int_equal(udfkit_arrow_text(&c), UDFKIT_OK);
+    assert_non_null(c.out_chars[0]);
+    assert_int_equal(udfkit_arrow_end(&c, UDFKIT_OK, NULL), UDFKIT_OK);
+    assert_int_equal(out.array.n_buffers, 3);
+    assert_ptr_equal(out.array.buffers[1], c.out_offsets[0]);
+    assert_ptr_equal(out.array.buffers[2], c.out_chars[0]);
+    assert_string_equal(out_type.format, "U");
+    out.array.release(&out.array);
+    out_type.release(&out_type);
+
     /* A launch that failed: its status back, the outputs never handed over. */
     memset(&out, 0, sizeof out);
     memset(&out_type, 0, sizeof out_type);

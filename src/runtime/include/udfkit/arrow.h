@@ -293,6 +293,8 @@ typedef struct udfkit_arrow_call {
     uint64_t *null_counts;                              /* device: one per output */
     bool *bools[UDFKIT_ARROW_MAX_COLUMNS];              /* bool inputs as udfkit's byte columns */
     bool *out_bools[UDFKIT_ARROW_MAX_COLUMNS];          /* bool outputs likewise, before packing */
+    int64_t *out_offsets[UDFKIT_ARROW_MAX_COLUMNS];     /* string outputs: large_utf8 offsets (n + 1), */
+    char *out_chars[UDFKIT_ARROW_MAX_COLUMNS];          /*   their bytes (udfkit_arrow_text) */
     uint64_t *indices, *count;                          /* a filter's kept rows and their number (device) */
     /* The runtime's. */
     const udfkit_arrow_type *out_types;
@@ -325,6 +327,10 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_begin(udfkit_arrow_call *c, const 
  * bytes)). */
 UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_unpack(udfkit_arrow_call *c, udfkit_kernel unpack,
                                                      const struct ArrowDeviceArray *const *in);
+/* Where an output is a string (a large_utf8 array: docs/strings.md's two launches): after the
+ * launch that wrote its offsets (the sizes launch), waits for s, reads the total and allocates
+ * the bytes (out_chars) that the second launch writes. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_text(udfkit_arrow_call *c);
 /* A filter's: each input's kept rows into its output with the library's `gather` kernel
  * (udfkit_<name>_arrow_gather(in, size, indices, count, out)). */
 UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_gather(udfkit_arrow_call *c, udfkit_kernel gather);
