@@ -12,8 +12,8 @@
 #include <stdbool.h>
 
 /* Whether a bound entry gets an `_arrow` launcher, in a library without SLOTS: map and
- * nullable_map entries whose results are values (a string result is not yet written to
- * Arrow), filter entries over value columns (string columns are not yet gathered). */
+ * nullable_map entries (a string result only as the one output: large_utf8 in two launches),
+ * filter entries over value columns (string columns are not yet gathered). */
 bool udfkit_arrow_entry(const udfkit_kernel_entry *e, bool slotted);
 /* Whether such an entry has a bool column. The library then has the kernels of
  * arrow_bits.cu.in (unpack, pack, gather), as where it has a filter's `_arrow` launcher, which
