@@ -482,7 +482,9 @@ def test_dependent_launch_only_where_the_code_waits(work):
     assert r.rc == 0, r
     out = os.path.join(work, "out")
     c = open(os.path.join(out, "lib.c")).read()
-    assert 'udfkit_lib_dependent = udfkit_library_has_kernel(lib, "udfkit_dependent_launch");' in c, c
+    # Asked per device when a pass is launched (udfkit_launch_dependent), never once at load.
+    assert "udfkit_library_has_kernel" not in c, c
+    assert "    return udfkit_launch_dependent(k, grid, block, 0, s, args);\n" in c, c
     # Five passes after a first one (the reduces' final passes, the select (in its selection
     # function, where the library is `self`) and the two tile passes); segmented_reduce is one pass.
     assert c.count("udfkit_lib_launch_next(NULL, ") + c.count("udfkit_lib_launch_next(self, ") == 5, c
