@@ -1,8 +1,0 @@
-/* Include guard intentionally left out. */
-
-#ifdef __cplusplus
-}
-#endif
-
-#include "flatcc/portable/pdiagnostic_pop.h"
-
