@@ -239,8 +239,9 @@ def test_late_bound_example(work):
     """examples/late-bound as its three projects would be used: the engine (SLOTS) installed
     to a prefix of its own, then moved; the user's UDF package built in another project and
     installed with FATBIN, then moved; the application built against the moved engine, bound
-    to the moved package's fatbin and manifest. The engine ships LTO-IR for compute_75 alone;
-    its header has no _load; a second build of each does nothing."""
+    to the moved package's fatbin and manifest. The engine ships LTO-IR for compute_75 and,
+    for each real architecture (sm_75, sm_80, sm_90), SASS of the kernels that call no slot (docs/late-binding.md), which a bind loads
+    without linking; its header has no _load; a second build of each does nothing."""
     prefix = install(os.path.join(work, "prefix"))
     examples = os.path.join(SOURCE, "examples", "late-bound")
     for name, dest in (("engine", "engine-installed"), ("udfs", "udfs-installed")):
@@ -255,7 +256,16 @@ def test_late_bound_example(work):
     assert "udfkit_status engine_bind(" in header and "engine_load" not in header, header
     fatbin = os.path.join(work, "engine", "engine.udfkit", "engine.fatbin")
     entries = json.loads(run([UDFKIT, "inspect", "--json", fatbin]).stdout)["entries"]
-    assert {e["kind"] for e in entries} == {"ltoir"} and {e["arch"] for e in entries} == {"compute_75"}, entries
+    ltoir = [e for e in entries if e["kind"] == "ltoir"]
+    sass = [e for e in entries if e["kind"] == "sass"]
+    assert len(ltoir) + len(sass) == len(entries) and {e["arch"] for e in ltoir} == {"compute_75"}, entries
+    assert sorted(e["arch"] for e in sass) == ["sm_75", "sm_80", "sm_90"], entries
+    assert all(e["kernels"] == sass[0]["kernels"] for e in sass), sass
+    # The engine's own kernels that call no slot (its scan, sort and the filter's init), and
+    # none of those that do (their names hold the slot they call: price, keep).
+    kernels = set(sass[0]["kernels"])
+    assert {"udfkit_engine_select_init", "udfkit_engine_sort_before_block_keys"} <= kernels, kernels
+    assert not any("map_price" in k or "keep" in k for k in kernels), kernels
     package = os.path.join(udfs, "share", "udfkit", "shop_udfs")
     assert sorted(os.listdir(package)) == ["cuda-limits.limits.compute_75.ltoir", "cuda-limits.limits.compute_90.ltoir",
                                            "include", "python.discount.compute_75.ltoir", "shop_udfs.fatbin",
