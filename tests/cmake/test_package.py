@@ -179,9 +179,11 @@ def test_shared_library_exports_its_header_only(work):
         run_app(os.path.join(build, "shop"))
         lib = os.path.join(build, "libshop_kernels.so")
         declared = header_functions(os.path.join(build, "shop_kernels.udfkit", "include", "shop_kernels.h"))
-        assert declared == ["shop_kernels_filter_is_big", "shop_kernels_filter_is_big_values",
+        assert declared == ["shop_kernels_filter_is_big", "shop_kernels_filter_is_big_arrow",
+                            "shop_kernels_filter_is_big_values", "shop_kernels_filter_is_big_values_arrow",
                             "shop_kernels_inclusive_scan_add_f32", "shop_kernels_library",
-                            "shop_kernels_load", "shop_kernels_map_discount", "shop_kernels_nullable_map_discount",
+                            "shop_kernels_load", "shop_kernels_map_discount", "shop_kernels_map_discount_arrow",
+                            "shop_kernels_nullable_map_discount", "shop_kernels_nullable_map_discount_arrow",
                             "shop_kernels_reduce_add_f32", "shop_kernels_reduce_by_key_add_f32_by_int32",
                             "shop_kernels_segmented_reduce_add_f32", "shop_kernels_transform_reduce_discount_add_f32",
                             "shop_kernels_udf_error", "shop_kernels_unload"], declared
@@ -219,8 +221,9 @@ def test_runtime_variants(work):
     assert sizes["default"] < 2_000_000 and sizes["shared"] < sizes["default"], sizes
     runtime = os.path.join(prefix, "lib", "libudfkit_runtime.so.1")
     exported = dynamic_symbols(runtime)
-    api = sorted(re.findall(r"^UDFKIT_RUNTIME_API [\w \*]*?\b(\w+)\(",
-                            open(os.path.join(prefix, "include", "udfkit", "runtime.h")).read(), re.M))
+    api = sorted(name for header in ("runtime.h", "arrow.h")
+                 for name in re.findall(r"^UDFKIT_RUNTIME_API [\w \*]*?\b(\w+)\(",
+                                        open(os.path.join(prefix, "include", "udfkit", header)).read(), re.M))
     assert exported == sorted(api + ["udfkit_runtime_ptx_register"]), exported
 
 

@@ -139,7 +139,7 @@ static void checks_parameters_where_the_return_type_is_unknown(void **state)
 
 typedef struct rendered {
     udfkit_spec specs[8];
-    udfkit_kernel_entry entries[5];
+    udfkit_kernel_entry entries[8];
     size_t nentries;
     udfkit_kernels_text text;
 } rendered;
@@ -219,13 +219,28 @@ static void renders_launchers_and_kernels(void **state)
     assert_non_null(strstr(cu, "bool udfkit_lib_filter_is_even_keep(unsigned long long i, "));
     assert_non_null(strstr(cu, "udfkit_lib_select_init("));
     assert_int_equal(occurrences(cu, "#include <cub/agent/agent_select_if.cuh>"), 1);
-    assert_null(strstr(cu, "filter_scan"));
+    /* The filter's `_arrow` launcher selects through nullable_filter where inputs have nulls
+     * (its kernels and their shared scan), then gathers the kept rows (arrow_bits.cu.in). */
+    assert_non_null(strstr(cu, "udfkit_lib_filter_scan("));
+    assert_non_null(strstr(cu, "udfkit_lib_arrow_gather("));
+    assert_non_null(strstr(h, "\nudfkit_status lib_filter_is_even_arrow(udfkit_stream s, const struct ArrowDeviceArray *a1, "
+                              "const struct ArrowSchema *t1, struct ArrowDeviceArray *out1, struct ArrowSchema *out_type1);\n"));
     assert_non_null(strstr(cu, "udfkit_lib_reduce_add_partials("));
     assert_non_null(strstr(cu, "udfkit_lib_reduce_h_final("));
-    /* Seven kernels of the entries, and the marker that code compiled for compute_90 or later
-     * has: the launchers start a pass after the first through udfkit_launch_dependent, which
-     * asks per device whether the code there has it; nothing decided once at load. */
-    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 8 + 1);
+    /* Seven kernels of the entries, the two of nullable_map's for each map's `_arrow` launcher
+     * and of nullable_filter's for the filter's (inputs with nulls), the nullable filters' scan,
+     * the three of arrow_bits.cu.in, and the marker that code compiled for compute_90 or later
+     * has: the launchers start a pass after the first through udfkit_launch_dependent, which asks
+     * per device whether the code there has it; nothing decided once at load. */
+    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 8 + 2 * 2 + 2 + 1 + 3 + 1);
+    /* Those nullable_map launchers are the file's own: neither declared nor marked. */
+    assert_non_null(strstr(c, "\nstatic udfkit_status lib_nullable_map_scale_arrow_masked(udfkit_stream s, size_t n, "));
+    assert_null(strstr(h, "lib_nullable_map_scale"));
+    assert_non_null(strstr(h, "\nudfkit_status lib_map_scale_arrow(udfkit_stream s, const struct ArrowDeviceArray *a1, "
+                              "const struct ArrowSchema *t1, const struct ArrowDeviceArray *a2, const struct ArrowSchema "
+                              "*t2, struct ArrowDeviceArray *out, struct ArrowSchema *out_type);\n"));
+    assert_non_null(strstr(c, "        {\"e\", \"float16\", UDFKIT_ARROW_FIXED, 2},\n"));
+    assert_null(strstr(h, "lib_reduce_add_arrow"));
     assert_non_null(strstr(cu, "#if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void udfkit_dependent_launch() {}\n#endif"));
     assert_null(strstr(r.text.c.data, "udfkit_library_has_kernel"));
     assert_non_null(strstr(r.text.c.data, "    return udfkit_launch_dependent(k, grid, block, 0, s, args);\n"));
@@ -240,17 +255,21 @@ static void renders_launchers_and_kernels(void **state)
     assert_non_null(strstr(c, "#include \"lib.h\"\n"));
     assert_non_null(strstr(c, "extern const unsigned char lib_fatbin[];\nextern const size_t lib_fatbin_size;\n"));
     assert_non_null(strstr(c, "udfkit_runtime_check_abi(1, "));
-    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[8 + 1];"));
-    assert_non_null(strstr(c, "    \"udfkit_lib_reduce_h_final\",\n    \"udfkit_lib_select_init\",\n    NULL,\n"));
-    /* The filter's launcher: the shared init (index 7), then its own kernel (index 1). */
-    assert_non_null(strstr(c, "udfkit_lib_kernel(self, 7, &init_k);"));
+    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[18 + 1];"));
+    /* The entries' kernels, the hidden nullable_maps' after them, then the shared init. */
+    assert_non_null(strstr(c, "    \"udfkit_lib_reduce_h_final\",\n    \"udfkit_lib_nullable_map_scale_arrow_masked\",\n"));
+    assert_non_null(strstr(c, "    \"udfkit_lib_nullable_map_h_arrow_masked_dense\",\n    \"udfkit_lib_filter_scan\",\n"
+                              "    \"udfkit_lib_select_init\",\n    \"udfkit_lib_arrow_unpack\",\n"));
+    /* The filter's launcher: the shared init (index 14), then its own kernel (index 1). */
+    assert_non_null(strstr(c, "udfkit_lib_kernel(self, 14, &init_k);"));
     assert_non_null(strstr(c, "udfkit_lib_kernel(self, 1, &select_k);"));
     assert_null(strstr(c, "if (total > 0x100000000ull)"));
     assert_non_null(strstr(c, "udfkit_lib_chunks("));
     /* The maps' tiles: shared memory for two inputs of 4 (scale) and 2 bytes (h) a row. */
     assert_non_null(strstr(c, "bytes = tile * 8 + 2 * 128;"));
     assert_non_null(strstr(c, "bytes = tile * 4 + 2 * 128;"));
-    assert_int_equal(occurrences(c, "\nudfkit_status lib_"), 7); /* load, udf_error, 5 launchers */
+    /* load, udf_error, 5 launchers and the maps' and filter's `_arrow` launchers */
+    assert_int_equal(occurrences(c, "\nudfkit_status lib_"), 10);
     rendered_free(&r);
 }
 
@@ -303,7 +322,7 @@ static void renders_filter_outputs(void **state)
     assert_non_null(strstr(r.text.cuda.data, "== 6528, \"the launcher's tile\");"));
     assert_non_null(strstr(r.text.c.data, "st = udfkit_lib_launch_next(self, select_k, (udfkit_dim3){(unsigned)tiles, 1, 1},"));
     assert_non_null(strstr(r.text.c.data, "(udfkit_dim3){384, 1, 1}, s, args);"));
-    assert_null(strstr(r.text.cuda.data, "_gather"));
+    assert_null(strstr(r.text.cuda.data, "_values_gather"));
     assert_null(strstr(r.text.cuda.data, "_stencil"));
     assert_non_null(strstr(r.text.header.data, "lib_filter_q_values(udfkit_stream s, size_t n, const float *a1, float *out1, "
                                                "uint64_t *count);"));
@@ -344,15 +363,43 @@ static void renders_only_what_is_used(void **state)
     assert_int_equal(occurrences(r.text.cuda.data, "__global__"), 1); /* udfkit_dependent_launch */
     rendered_free(&r);
 
-    /* A map sizes its grid by tiles itself: no blocks helper (which it once left unused). */
+    /* A map sizes its grid by tiles itself: no chunks helper; the blocks helper only for the
+     * nullable_map launcher its `_arrow` launcher runs (which uses it), and no bit kernels
+     * without bool columns. */
     const char *specs[] = {"f:int8(int8)"};
     const char *entries[] = {"map(f)"};
     render(&r, specs, 1, entries, 1);
-    assert_null(strstr(r.text.c.data, "udfkit_lib_blocks("));
+    assert_int_equal(occurrences(r.text.c.data, "udfkit_lib_blocks("), 2);
     assert_null(strstr(r.text.c.data, "udfkit_lib_chunks("));
+    assert_null(strstr(r.text.cuda.data, "arrow_unpack"));
     assert_null(strstr(r.text.cuda.data, "filter_scan"));
     assert_null(strstr(r.text.cuda.data, "select_init"));
     assert_null(strstr(r.text.cuda.data, "#include"));
+    rendered_free(&r);
+}
+
+/* A map's `_arrow` launcher runs nullable_map(f)'s launcher where inputs have nulls: the entry's
+ * where given, else a hidden one of its own names, apart from nullable_map(f, nullify)'s (whose
+ * failing rows become nulls: not map's semantics). */
+static void renders_the_arrow_launchers_masked_path(void **state)
+{
+    (void)state;
+    const char *specs[] = {"f:int32(int32)", "g:int32(int32)", "p:bool(int32)"};
+    const char *entries[] = {"map(f)", "nullable_map(f, nullify)", "map(g)", "nullable_map(g)", "filter(p)",
+                             "filter(p, values)"};
+    rendered r;
+    render(&r, specs, 3, entries, 6);
+    const char *c = r.text.c.data, *h = r.text.header.data;
+    assert_non_null(strstr(c, "\nstatic udfkit_status lib_nullable_map_f_arrow_masked(udfkit_stream s, size_t n, "));
+    assert_non_null(strstr(c, "c.masked ? lib_nullable_map_f_arrow_masked(s, c.n, c.values[0], c.masks[0], "));
+    assert_non_null(strstr(c, "c.masked ? lib_nullable_map_g(s, c.n, c.values[0], c.masks[0], "));
+    assert_null(strstr(c, "lib_nullable_map_g_arrow_masked"));
+    /* One hidden nullable_filter serves both filters' `_arrow` launchers. */
+    assert_int_equal(occurrences(c, "static udfkit_status lib_nullable_filter_p_arrow_masked("), 1);
+    assert_non_null(strstr(h, "lib_filter_p_arrow(udfkit_stream s"));
+    assert_non_null(strstr(h, "lib_filter_p_values_arrow(udfkit_stream s"));
+    assert_non_null(strstr(h, "lib_nullable_map_f_arrow(udfkit_stream s"));
+    assert_null(strstr(h, "_arrow_masked"));
     rendered_free(&r);
 }
 
@@ -638,6 +685,7 @@ int main(void)
         cmocka_unit_test(renders_launchers_and_kernels),
         cmocka_unit_test(renders_filter_outputs),
         cmocka_unit_test(renders_only_what_is_used),
+        cmocka_unit_test(renders_the_arrow_launchers_masked_path),
         cmocka_unit_test(renders_nullable_map_kernels),
         cmocka_unit_test(generates_atomically),
         cmocka_unit_test(sort_entries),
