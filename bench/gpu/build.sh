@@ -103,7 +103,7 @@ run "$udfkit" kernels "$work/gen/udfs.json" --kernel "filter(above_half)" --kern
 # launchers); checkbase: the same launchers
 # with their argument checks taken out (strip_checks.py), loading checklib's fatbin.
 run "$udfkit" kernels "$work/gen/udfs.json" --kernel "map(affine)" --kernel "nullable_map(affine)" \
-  --kernel "reduce(add_i32)" --kernel "filter(above_half)" --name checklib \
+  --kernel "reduce(add_i32)" --kernel "filter(above_half)" --name checklib --arrow \
   --cuda "$work/gen/checklib_kernels.cu" --c "$work/gen/checklib.c" --header "$work/gen/checklib.h"
 run python3 "$here/strip_checks.py" checklib checkbase "$work/gen/checklib.c" "$work/gen/checklib.h" \
   "$work/gen/checkbase.c" "$work/gen/checkbase.h"

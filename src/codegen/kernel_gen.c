@@ -34,6 +34,7 @@ static void element_args(const udfkit_kernel_entry *e, udfkit_buf *out)
 typedef struct render_parts {
     const char *name;       /* the library's */
     bool slotted;           /* a SLOTS library: launchers take an instance */
+    bool with_arrow;        /* `udfkit kernels --arrow`: `_arrow` launchers (docs/arrow.md) */
     const char *upper;      /* the same in capitals */
     udfkit_buf protos;      /* device prototypes of the UDFs the kernels call */
     udfkit_buf kernels;     /* CUDA C kernels */
@@ -714,7 +715,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     }
     /* Beside the launcher, its `_arrow` launcher (arrow_gen.c); a map's runs the UDF's
      * nullable_map launcher where an input has nulls. */
-    if (!rc && !e->hidden && udfkit_arrow_entry(e, r->slotted)) {
+    if (!rc && !e->hidden && r->with_arrow && udfkit_arrow_entry(e, r->slotted)) {
         udfkit_buf raw = UDFKIT_BUF_INIT, masked = UDFKIT_BUF_INIT;
         udfkit_buf_printf(&raw, "%s_%s_", r->name, row->name);
         udfkit_kernel_entry_suffix(e, &raw);
@@ -796,7 +797,7 @@ static udfkit_rc render_shared(render_parts *r, unsigned needs, bool any, const 
  * `_arrow` launchers run where inputs have nulls (one per UDF, unless such an entry is given:
  * its launcher serves), into *all (entries [0, count) are copies of `entries`; the caller frees
  * the others). *bits: whether the library needs arrow_bits.cu.in's kernels. */
-static udfkit_rc with_hidden_entries(const udfkit_kernel_entry *entries, size_t count, bool slotted,
+static udfkit_rc with_hidden_entries(const udfkit_kernel_entry *entries, size_t count, bool slotted, bool arrow,
                                      udfkit_kernel_entry **out, size_t *nall, bool *bits)
 {
     udfkit_kernel_entry *all = calloc(2 * count + 1, sizeof *all);
@@ -806,14 +807,14 @@ static udfkit_rc with_hidden_entries(const udfkit_kernel_entry *entries, size_t 
         return udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "out of memory");
     for (size_t i = 0; i < count; i++) {
         all[i] = entries[i];
-        if (udfkit_arrow_entry(&entries[i], slotted))
+        if (arrow && udfkit_arrow_entry(&entries[i], slotted))
             *bits |= udfkit_arrow_has_bools(&entries[i]) || entries[i].tpl == UDFKIT_KERNEL_FILTER;
     }
     *nall = count;
     udfkit_rc rc = UDFKIT_RC_OK;
     for (size_t i = 0; i < count && !rc; i++) {
         const udfkit_kernel_entry *e = &entries[i];
-        if ((e->tpl != UDFKIT_KERNEL_MAP && e->tpl != UDFKIT_KERNEL_FILTER) || !udfkit_arrow_entry(e, slotted))
+        if (!arrow || (e->tpl != UDFKIT_KERNEL_MAP && e->tpl != UDFKIT_KERNEL_FILTER) || !udfkit_arrow_entry(e, slotted))
             continue;
         const udfkit_kernel_template twin_tpl = e->tpl == UDFKIT_KERNEL_MAP ? UDFKIT_KERNEL_NULLABLE_MAP
                                                                              : UDFKIT_KERNEL_NULLABLE_FILTER;
@@ -846,6 +847,13 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
                                 const udfkit_kernel_entry *entries, size_t count, const udfkit_spec *slots,
                                 size_t nslots, udfkit_kernels_text *out)
 {
+    return udfkit_kernels_render_arrow(name, fatbin_symbol, header_include, entries, count, slots, nslots, false, out);
+}
+
+udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbol, const char *header_include,
+                                      const udfkit_kernel_entry *entries, size_t count, const udfkit_spec *slots,
+                                      size_t nslots, bool arrow, udfkit_kernels_text *out)
+{
     udfkit_rc rc = UDFKIT_RC_OK;
     udfkit_buf common = UDFKIT_BUF_INIT, guard = UDFKIT_BUF_INIT;
     char block[16], rounds[16], abi[16], nkernels_text[32];
@@ -856,7 +864,7 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     for (char *p = upper; *p; p++)
         *p = (char)toupper((unsigned char)*p);
     udfkit_buf_printf(&guard, "UDFKIT_LIBRARY_%s_H", name);
-    render_parts r = {.name = name, .upper = upper, .slotted = nslots > 0};
+    render_parts r = {.name = name, .upper = upper, .slotted = nslots > 0, .with_arrow = arrow && nslots == 0};
     udfkit_buf slot_table = UDFKIT_BUF_INIT, slot_markers = UDFKIT_BUF_INIT;
     char nslots_text[32];
     snprintf(nslots_text, sizeof nslots_text, "%zu", nslots);
@@ -866,7 +874,7 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     udfkit_kernel_entry *all = NULL;
     size_t nall = 0;
     bool bits = false;
-    rc = with_hidden_entries(entries, count, r.slotted, &all, &nall, &bits);
+    rc = with_hidden_entries(entries, count, r.slotted, r.with_arrow, &all, &nall, &bits);
     /* The name table: each entry's kernels in order, then the scan all nullable filters share
      * and the init all filters share, the offsets scans, the `_arrow` launchers' bit kernels. */
     size_t nkernels = 0;
@@ -1157,7 +1165,8 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
         goto done;
     if ((rc = header_include(req->c_output, req->header_output, &include)))
         goto done;
-    if ((rc = udfkit_kernels_render(req->name, symbol.data, include, entries, nentries, slots, nslots, &text)))
+    if ((rc = udfkit_kernels_render_arrow(req->name, symbol.data, include, entries, nentries, slots, nslots, req->arrow,
+                                           &text)))
         goto done;
     if (!(rc = udfkit_outputs_write(outputs, req->cuda_output, text.cuda.data, text.cuda.size)) &&
         !(rc = udfkit_outputs_write(outputs, req->c_output, text.c.data, text.c.size)) &&

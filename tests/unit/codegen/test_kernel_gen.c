@@ -144,6 +144,9 @@ typedef struct rendered {
     udfkit_kernels_text text;
 } rendered;
 
+/* Whether render asks for `_arrow` launchers (udfkit kernels --arrow). */
+static bool render_arrow;
+
 static void render(rendered *r, const char *const *specs, size_t nspecs, const char *const *entries, size_t nentries)
 {
     memset(r, 0, sizeof *r);
@@ -154,7 +157,9 @@ static void render(rendered *r, const char *const *specs, size_t nspecs, const c
         assert_int_equal(udfkit_kernel_entry_bind(&r->entries[i], r->specs, nspecs, false), UDFKIT_RC_OK);
     }
     r->nentries = nentries;
-    assert_int_equal(udfkit_kernels_render("lib", "lib_fatbin", "lib.h", r->entries, nentries, NULL, 0, &r->text), UDFKIT_RC_OK);
+    assert_int_equal(udfkit_kernels_render_arrow("lib", "lib_fatbin", "lib.h", r->entries, nentries, NULL, 0, render_arrow,
+                                                 &r->text),
+                     UDFKIT_RC_OK);
 }
 
 static void rendered_free(rendered *r)
@@ -181,7 +186,9 @@ static void renders_launchers_and_kernels(void **state)
                            "h:float16(float16, float16)"};
     const char *entries[] = {"map(scale)", "filter(is_even)", "reduce(add)", "map(h)", "reduce(h)"};
     rendered r;
+    render_arrow = true;
     render(&r, specs, 4, entries, 5);
+    render_arrow = false;
     const char *h = r.text.header.data, *c = r.text.c.data, *cu = r.text.cuda.data;
 
     /* SPEC.md's signatures; float16 is its bit pattern. */
@@ -363,18 +370,46 @@ static void renders_only_what_is_used(void **state)
     assert_int_equal(occurrences(r.text.cuda.data, "__global__"), 1); /* udfkit_dependent_launch */
     rendered_free(&r);
 
-    /* A map sizes its grid by tiles itself: no chunks helper; the blocks helper only for the
-     * nullable_map launcher its `_arrow` launcher runs (which uses it), and no bit kernels
-     * without bool columns. */
+    /* A map sizes its grid by tiles itself: no blocks helper (which it once left unused), no
+     * chunks helper; with `_arrow` launchers, the blocks helper only for the nullable_map
+     * launcher its `_arrow` launcher runs (which uses it), and no bit kernels without bool
+     * columns. */
     const char *specs[] = {"f:int8(int8)"};
     const char *entries[] = {"map(f)"};
-    render(&r, specs, 1, entries, 1);
-    assert_int_equal(occurrences(r.text.c.data, "udfkit_lib_blocks("), 2);
-    assert_null(strstr(r.text.c.data, "udfkit_lib_chunks("));
-    assert_null(strstr(r.text.cuda.data, "arrow_unpack"));
-    assert_null(strstr(r.text.cuda.data, "filter_scan"));
-    assert_null(strstr(r.text.cuda.data, "select_init"));
-    assert_null(strstr(r.text.cuda.data, "#include"));
+    for (int arrow = 0; arrow < 2; arrow++) {
+        render_arrow = arrow;
+        render(&r, specs, 1, entries, 1);
+        render_arrow = false;
+        assert_int_equal(occurrences(r.text.c.data, "udfkit_lib_blocks("), arrow ? 2 : 0);
+        assert_null(strstr(r.text.c.data, "udfkit_lib_chunks("));
+        assert_null(strstr(r.text.cuda.data, "arrow_unpack"));
+        assert_null(strstr(r.text.cuda.data, "filter_scan"));
+        assert_null(strstr(r.text.cuda.data, "select_init"));
+        assert_null(strstr(r.text.cuda.data, "#include"));
+        rendered_free(&r);
+    }
+}
+
+/* Without --arrow (the default), a library has no `_arrow` launchers, none of the nullable
+ * kernels they run where inputs have nulls, and no bit kernels: the entries' kernels alone, as
+ * many as a library had before `_arrow` launchers existed. */
+static void renders_no_arrow_launchers_unless_asked(void **state)
+{
+    (void)state;
+    const char *specs[] = {"scale:float32(float32, float32)", "is_even:bool(int32)", "add:int64(int64, int64)",
+                           "h:float16(float16, float16)", "b:bool(bool)"};
+    const char *entries[] = {"map(scale)", "filter(is_even)", "reduce(add)", "map(h)", "reduce(h)", "map(b)"};
+    rendered r;
+    render(&r, specs, 5, entries, 6);
+    const char *h = r.text.header.data, *c = r.text.c.data, *cu = r.text.cuda.data;
+    assert_null(strstr(h, "_arrow"));
+    assert_null(strstr(c, "_arrow"));
+    assert_null(strstr(cu, "_arrow"));
+    assert_null(strstr(cu, "udfkit_lib_nullable_"));
+    assert_null(strstr(cu, "filter_scan"));
+    /* Eight kernels of the entries and map(b)'s, and the dependent-launch marker. */
+    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 8 + 1 + 1);
+    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[9 + 1];"));
     rendered_free(&r);
 }
 
@@ -388,7 +423,9 @@ static void renders_the_arrow_launchers_masked_path(void **state)
     const char *entries[] = {"map(f)", "nullable_map(f, nullify)", "map(g)", "nullable_map(g)", "filter(p)",
                              "filter(p, values)"};
     rendered r;
+    render_arrow = true;
     render(&r, specs, 3, entries, 6);
+    render_arrow = false;
     const char *c = r.text.c.data, *h = r.text.header.data;
     assert_non_null(strstr(c, "\nstatic udfkit_status lib_nullable_map_f_arrow_masked(udfkit_stream s, size_t n, "));
     assert_non_null(strstr(c, "c.masked ? lib_nullable_map_f_arrow_masked(s, c.n, c.values[0], c.masks[0], "));
@@ -686,6 +723,7 @@ int main(void)
         cmocka_unit_test(renders_filter_outputs),
         cmocka_unit_test(renders_only_what_is_used),
         cmocka_unit_test(renders_the_arrow_launchers_masked_path),
+        cmocka_unit_test(renders_no_arrow_launchers_unless_asked),
         cmocka_unit_test(renders_nullable_map_kernels),
         cmocka_unit_test(generates_atomically),
         cmocka_unit_test(sort_entries),
