@@ -22,12 +22,19 @@ static int is_cuda(const struct ArrowDevice *d)
     return d->device_type == ARROW_DEVICE_CUDA;
 }
 
-/* A new buffer on dst with src's bytes: host to device, or device to host. */
+/* A new buffer on dst with src's bytes: host to device, or device to host. An empty one has no
+ * memory (data NULL), as nanoarrow's own buffers: nanoarrow makes the array's buffer pointer
+ * from it, and a validity buffer that is not NULL is read by whoever sees null_count -1 (a
+ * slice's), so it must hold every row's bit, not one byte of whatever the allocator had. */
 static ArrowErrorCode buffer_init(struct ArrowDevice *device_src, struct ArrowBufferView src,
                                   struct ArrowDevice *device_dst, struct ArrowBuffer *dst, void *stream)
 {
     (void)stream;
     size_t bytes = (size_t)src.size_bytes;
+    if (bytes == 0 && ((is_cuda(device_dst) && is_cpu(device_src)) || (is_cpu(device_dst) && is_cuda(device_src)))) {
+        ArrowBufferInit(dst);
+        return NANOARROW_OK;
+    }
     if (is_cuda(device_dst) && is_cpu(device_src)) {
         void *p = NULL;
         if (udfkit_device_alloc(bytes, &p) != UDFKIT_OK)

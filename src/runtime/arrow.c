@@ -180,10 +180,11 @@ static udfkit_status check_input(const udfkit_arrow_call *c, size_t i, const udf
         return refuse(c, arg, "has offset + length past 2^56 rows");
     if (a->array.length != length)
         return refuse(c, arg, "has %lld rows where a1 has %lld", (long long)a->array.length, (long long)length);
-    if (a->array.length > 0)
-        for (int64_t b = 1; b < (strcmp(schema->format, "vu") == 0 ? 2 : a->array.n_buffers); b++)
-            if (!a->array.buffers[b])
-                return refuse(c, arg, "has no buffer %lld for its %lld rows", (long long)b, (long long)a->array.length);
+    /* The values (a string's offsets or views) where there are rows; a string's characters may
+     * be NULL, as Arrow lets any buffer of no bytes be (every row null or empty), and a
+     * utf8_view's data buffers are read only through views longer than 12 bytes. */
+    if (a->array.length > 0 && !a->array.buffers[1])
+        return refuse(c, arg, "has no buffer 1 for its %lld rows", (long long)a->array.length);
     if (a->array.null_count != 0 && a->array.null_count != -1 && !a->array.buffers[0])
         return refuse(c, arg, "has %lld nulls and no validity bitmap", (long long)a->array.null_count);
     return UDFKIT_OK;
