@@ -218,14 +218,27 @@ static void take_input(udfkit_arrow_call *c, size_t i, const udfkit_arrow_type *
     c->values[i] = arr->buffers[1] ? (const char *)arr->buffers[1] + offset * t->size : NULL;
 }
 
-static void result_free(const udfkit_driver *d, struct udfkit_arrow_result *r)
+/* A result's memory back to the pool in stream order (cuMemFree of stream-ordered memory waits
+ * for nothing): a released array's after its event, on the legacy stream, which also comes
+ * after the work the caller queued on blocking streams before releasing; a result never handed
+ * over (a failed launch) on the launch's stream `s`, after whatever was queued there. */
+static void block_free(const udfkit_driver *d, void *p, CUevent recorded, udfkit_stream s)
+{
+    if (!p)
+        return;
+    CUresult r = recorded ? d->stream_wait_event(NULL, recorded, 0) : CUDA_SUCCESS;
+    if (r == CUDA_SUCCESS)
+        r = d->mem_free_async((CUdeviceptr)(uintptr_t)p, recorded ? NULL : (CUstream)s);
+    if (r != CUDA_SUCCESS)
+        d->mem_free((CUdeviceptr)(uintptr_t)p);
+}
+
+static void result_free(const udfkit_driver *d, struct udfkit_arrow_result *r, bool recorded, udfkit_stream s)
 {
     if (!r)
         return;
-    if (r->block)
-        d->mem_free((CUdeviceptr)(uintptr_t)r->block);
-    if (r->chars)
-        d->mem_free((CUdeviceptr)(uintptr_t)r->chars);
+    block_free(d, r->block, recorded ? r->event : NULL, s);
+    block_free(d, r->chars, recorded ? r->event : NULL, s);
     if (r->event)
         event_give(d, r);
     free(r->format);
@@ -238,7 +251,7 @@ static void release_array(struct ArrowArray *array)
         return;
     const udfkit_driver *d;
     if (udfkit_driver_enter(&d) == UDFKIT_OK)
-        result_free(d, array->private_data);
+        result_free(d, array->private_data, true, NULL);
     else
         free(array->private_data);
     array->release = NULL;
@@ -262,7 +275,7 @@ static size_t bitmap_bytes(size_t n)
 static void call_free(const udfkit_driver *d, udfkit_arrow_call *c)
 {
     for (size_t j = 0; j < c->noutputs; j++) {
-        result_free(d, c->results[j]);
+        result_free(d, c->results[j], false, c->s);
         c->results[j] = NULL;
     }
     if (c->temporary)
