@@ -268,6 +268,17 @@ static void compare(const struct ArrowSchema *want_schema, const struct ArrowArr
             first = i;
     }
     CHECK(bad == 0, "%s: %lld rows differ from pyarrow's, the first row %lld", where, (long long)bad, (long long)first);
+    if (bad && bits % 8 == 0 && bits > 0 && w.storage_type != NANOARROW_TYPE_STRING &&
+        w.storage_type != NANOARROW_TYPE_LARGE_STRING) {
+        /* The first such row as both have it: validity, then the value's bytes. */
+        fprintf(stderr, "  row %lld: pyarrow's %s", (long long)first, ArrowArrayViewIsNull(&w, first) ? "null" : "valid");
+        for (int b = 0; b < bits / 8; b++)
+            fprintf(stderr, " %02x", w.buffer_views[1].data.as_uint8[(w.offset + first) * (bits / 8) + b]);
+        fprintf(stderr, ", ours %s", ArrowArrayViewIsNull(&g, first) ? "null" : "valid");
+        for (int b = 0; b < bits / 8; b++)
+            fprintf(stderr, " %02x", g.buffer_views[1].data.as_uint8[(g.offset + first) * (bits / 8) + b]);
+        fputc('\n', stderr);
+    }
     ArrowArrayViewReset(&w);
     ArrowArrayViewReset(&g);
 }
