@@ -13,7 +13,7 @@ bool udfkit_arrow_entry(const udfkit_kernel_entry *e, bool slotted)
     if (slotted)
         return false;
     if (e->tpl == UDFKIT_KERNEL_FILTER)
-        return !udfkit_signature_has(&e->fn->sig, UDFKIT_KIND_TEXT);
+        return true;
     if (e->tpl != UDFKIT_KERNEL_MAP && e->tpl != UDFKIT_KERNEL_NULLABLE_MAP)
         return false;
     /* A string result: as the one output (its two launches). */
@@ -53,8 +53,9 @@ bool udfkit_arrow_has_bools(const udfkit_kernel_entry *e)
 }
 
 /* One row of a launcher's udfkit_arrow_type table: {"f", "float32", UDFKIT_ARROW_FIXED, 4}. A
- * string input takes any of Arrow's three layouts ("u" stands for them); a string result is
- * large_utf8 ("U"), its offsets as the sizes launch writes them. */
+ * string input takes any of Arrow's three layouts ("u" stands for them); a string result (a
+ * map's, or a filter's kept strings) is large_utf8 ("U"), its offsets as the sizes launch
+ * writes them. */
 static void type_row(udfkit_type t, bool result, udfkit_buf *out)
 {
     udfkit_buf format = UDFKIT_BUF_INIT, name = UDFKIT_BUF_INIT;
@@ -145,7 +146,7 @@ udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, con
         snprintf(arr, sizeof arr, outputs == 1 && !filter ? "out" : "out%zu", j + 1);
         snprintf(sch, sizeof sch, outputs == 1 && !filter ? "out_type" : "out_type%zu", j + 1);
         udfkit_buf_printf(&proto, ", struct ArrowDeviceArray *%s, struct ArrowSchema *%s", arr, sch);
-        type_row(column_type(e, inputs + j), !filter, &out_types);
+        type_row(column_type(e, inputs + j), true, &out_types);
         udfkit_buf_printf(&out_arrays, "%s%s", j ? ", " : "", arr);
         udfkit_buf_printf(&out_schemas, "%s%s", j ? ", " : "", sch);
     }
@@ -168,12 +169,27 @@ udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, con
                           "    if (!st)\n        st = udfkit_%s_kernel(NULL, %s + 1, &pack);\n"
                           "    if (!st)\n        st = udfkit_arrow_unpack(&c, unpack, in);\n",
                           lib, bits_index, lib, bits_index);
-    /* A filter gathers each input's kept rows after its launch. */
+    /* A filter gathers each input's kept rows after its launch; a string column's as a
+     * large_utf8 column: the kept rows' sizes, their offsets (the library's offsets scan over
+     * n + 1 entries), then the bytes, once udfkit_arrow_text has read their total. */
     if (filter)
         udfkit_buf_printf(&call,
                           ";\n    udfkit_kernel gather = NULL;\n    if (!st)\n        st = udfkit_%s_kernel(NULL, %s + 2, "
                           "&gather);\n    if (!st)\n        st = udfkit_arrow_gather(&c, gather)",
                           lib, bits_index);
+    if (filter && udfkit_signature_has(&e->fn->sig, UDFKIT_KIND_TEXT)) {
+        udfkit_buf_printf(&call,
+                          ";\n    udfkit_kernel text_sizes = NULL, text_copy = NULL;\n    if (!st)\n        st = "
+                          "udfkit_%s_kernel(NULL, %s + 3, &text_sizes);\n    if (!st)\n        st = udfkit_%s_kernel(NULL, "
+                          "%s + 4, &text_copy);\n    if (!st)\n        st = udfkit_arrow_gather_sizes(&c, text_sizes)",
+                          lib, bits_index, lib, bits_index);
+        for (size_t i = 0; i < inputs; i++)
+            if (udfkit_kind_info(column_type(e, i).kind)->flags & UDFKIT_KIND_TEXT)
+                udfkit_buf_printf(&call, ";\n    if (!st)\n        st = udfkit_%s_offsets(NULL, s, c.n, c.out_offsets[%zu], 1)",
+                                  lib, i);
+        udfkit_buf_puts(&call, ";\n    if (!st)\n        st = udfkit_arrow_text(&c);\n    if (!st)\n        st = "
+                               "udfkit_arrow_gather_copy(&c, text_copy)");
+    }
     char nin[16], nout[16];
     snprintf(nin, sizeof nin, "%zu", inputs);
     snprintf(nout, sizeof nout, "%zu", outputs);

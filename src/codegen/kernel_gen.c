@@ -35,6 +35,7 @@ typedef struct render_parts {
     const char *name;       /* the library's */
     bool slotted;           /* a SLOTS library: launchers take an instance */
     bool with_arrow;        /* `udfkit kernels --arrow`: `_arrow` launchers (docs/arrow.md) */
+    bool arrow_text;        /* and one of a filter over string columns (arrow_text.cu.in) */
     const char *upper;      /* the same in capitals */
     udfkit_buf protos;      /* device prototypes of the UDFs the kernels call */
     udfkit_buf kernels;     /* CUDA C kernels */
@@ -790,6 +791,11 @@ static udfkit_rc render_shared(render_parts *r, unsigned needs, bool any, const 
         udfkit_buf_printf(&r->names, "    \"udfkit_%s_arrow_unpack\",\n    \"udfkit_%s_arrow_pack\",\n"
                                      "    \"udfkit_%s_arrow_gather\",\n", r->name, r->name, r->name);
     }
+    if (!rc && (needs & UDFKIT_NEEDS_ARROW) && r->arrow_text) {
+        rc = udfkit_template_render(udfkit_tpl_kernel_arrow_text, vars, nvars, &r->kernels);
+        udfkit_buf_printf(&r->names, "    \"udfkit_%s_arrow_text_sizes\",\n    \"udfkit_%s_arrow_text_copy\",\n",
+                          r->name, r->name);
+    }
     return rc;
 }
 
@@ -798,7 +804,7 @@ static udfkit_rc render_shared(render_parts *r, unsigned needs, bool any, const 
  * its launcher serves), into *all (entries [0, count) are copies of `entries`; the caller frees
  * the others). *bits: whether the library needs arrow_bits.cu.in's kernels. */
 static udfkit_rc with_hidden_entries(const udfkit_kernel_entry *entries, size_t count, bool slotted, bool arrow,
-                                     udfkit_kernel_entry **out, size_t *nall, bool *bits)
+                                     udfkit_kernel_entry **out, size_t *nall, bool *bits, bool *strings)
 {
     udfkit_kernel_entry *all = calloc(2 * count + 1, sizeof *all);
     *out = all;
@@ -807,8 +813,10 @@ static udfkit_rc with_hidden_entries(const udfkit_kernel_entry *entries, size_t 
         return udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "out of memory");
     for (size_t i = 0; i < count; i++) {
         all[i] = entries[i];
-        if (arrow && udfkit_arrow_entry(&entries[i], slotted))
+        if (arrow && udfkit_arrow_entry(&entries[i], slotted)) {
             *bits |= udfkit_arrow_has_bools(&entries[i]) || entries[i].tpl == UDFKIT_KERNEL_FILTER;
+            *strings |= entries[i].tpl == UDFKIT_KERNEL_FILTER && udfkit_signature_has(&entries[i].fn->sig, UDFKIT_KIND_TEXT);
+        }
     }
     *nall = count;
     udfkit_rc rc = UDFKIT_RC_OK;
@@ -874,7 +882,7 @@ udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbo
     udfkit_kernel_entry *all = NULL;
     size_t nall = 0;
     bool bits = false;
-    rc = with_hidden_entries(entries, count, r.slotted, r.with_arrow, &all, &nall, &bits);
+    rc = with_hidden_entries(entries, count, r.slotted, r.with_arrow, &all, &nall, &bits, &r.arrow_text);
     /* The name table: each entry's kernels in order, then the scan all nullable filters share
      * and the init all filters share, the offsets scans, the `_arrow` launchers' bit kernels. */
     size_t nkernels = 0;
@@ -887,6 +895,10 @@ udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbo
             needs |= UDFKIT_NEEDS_STRINGS;
         nkernels += kernel_count(row);
     }
+    /* A filter's `_arrow` launcher over string columns scans its outputs' offsets as string
+     * results do. */
+    if (r.arrow_text)
+        needs |= UDFKIT_NEEDS_OFFSETS | UDFKIT_NEEDS_TILES;
     bool filters = needs & UDFKIT_NEEDS_FILTER_SCAN, selects = needs & UDFKIT_NEEDS_SELECT,
          offsets = needs & UDFKIT_NEEDS_OFFSETS;
     char offsets_index[32];
@@ -894,7 +906,8 @@ udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbo
     snprintf(r.select_index, sizeof r.select_index, "%zu", nkernels + filters);
     snprintf(offsets_index, sizeof offsets_index, "%zu", nkernels + filters + selects);
     snprintf(r.bits_index, sizeof r.bits_index, "%zu", nkernels + filters + selects + 3 * offsets);
-    snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters + selects + 3 * offsets + 3 * bits);
+    snprintf(nkernels_text, sizeof nkernels_text, "%zu",
+             nkernels + filters + selects + 3 * offsets + 3 * bits + 2 * (bits && r.arrow_text));
 
     r.all = all;
     r.nall = nall;

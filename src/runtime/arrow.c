@@ -510,11 +510,38 @@ udfkit_status udfkit_arrow_gather(udfkit_arrow_call *c, udfkit_kernel gather)
 {
     udfkit_status st = UDFKIT_OK;
     for (size_t j = 0; j < c->noutputs && !st && c->n; j++) {
+        if (c->out_types[j].layout == UDFKIT_ARROW_STRING)
+            continue; /* udfkit_arrow_gather_sizes and _copy */
         const void *from = c->values[j];
         void *to = c->out_values[j];
         unsigned size = c->out_types[j].size;
         void *args[] = {&from, &size, &c->indices, &c->count, &to};
         st = launch_bits(gather, c->n, c->s, args);
+    }
+    return st;
+}
+
+udfkit_status udfkit_arrow_gather_sizes(udfkit_arrow_call *c, udfkit_kernel sizes)
+{
+    udfkit_status st = UDFKIT_OK;
+    for (size_t j = 0; j < c->noutputs && !st; j++) {
+        if (c->out_types[j].layout != UDFKIT_ARROW_STRING)
+            continue;
+        unsigned long long n = c->n;
+        void *args[] = {&c->strings[j], &c->indices, &c->count, &n, &c->out_offsets[j]};
+        st = launch_bits(sizes, c->n + 1, c->s, args);
+    }
+    return st;
+}
+
+udfkit_status udfkit_arrow_gather_copy(udfkit_arrow_call *c, udfkit_kernel copy)
+{
+    udfkit_status st = UDFKIT_OK;
+    for (size_t j = 0; j < c->noutputs && !st && c->n; j++) {
+        if (c->out_types[j].layout != UDFKIT_ARROW_STRING)
+            continue;
+        void *args[] = {&c->strings[j], &c->indices, &c->count, &c->out_offsets[j], &c->out_chars[j]};
+        st = launch_bits(copy, c->n, c->s, args);
     }
     return st;
 }

@@ -111,6 +111,12 @@ CASES = {
                         lambda a: [pc.filter(a[0], pc.greater(a[0], 0))]),
     "filter_both": (lambda n, z: [bools(n, z), ints(n, "some")],
                     lambda a: [pc.filter(x, pc.and_(a[0], pc.greater(a[1], 0))) for x in a]),
+    # filter over strings: the kept strings as large_utf8, from utf8 and from utf8_view.
+    "filter_long_utf8": (lambda n, z: [strings(n, z, pa.string())],
+                         lambda a: [pc.filter(a[0], pc.greater(pc.binary_length(a[0]), 5)).cast(pa.large_string())]),
+    "filter_long_view": (lambda n, z: [strings(n, z, pa.string_view())],
+                         lambda a: [pc.filter(as_utf8(a[0]), pc.greater(pc.binary_length(as_utf8(a[0])), 5))
+                                    .cast(pa.large_string())]),
 }
 
 

@@ -45,6 +45,7 @@ UNARY(run_blen, ak_map_blen_arrow)
 UNARY(run_next_day, ak_map_next_day_arrow)
 UNARY(run_dec_neg, ak_map_dec_neg_arrow)
 UNARY(run_positive, ak_filter_positive_arrow)
+UNARY(run_long_text, ak_filter_long_text_arrow)
 BINARY(run_add_i64, ak_map_add_i64_arrow)
 BINARY(run_mul_f64, ak_map_mul_f64_arrow)
 BINARY(run_nullable_mul_f64, ak_nullable_map_mul_f64_arrow)
@@ -83,6 +84,8 @@ static const struct {
     {"map_dec_neg", run_dec_neg, 1, 1},
     {"filter_positive", run_positive, 1, 1},
     {"filter_both", run_both, 2, 2},
+    {"filter_long_utf8", run_long_text, 1, 1},
+    {"filter_long_view", run_long_text, 1, 1},
 };
 
 static char where[256]; /* the case, chunk and window being checked, for messages */

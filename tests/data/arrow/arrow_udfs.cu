@@ -77,3 +77,9 @@ __device__ bool both(bool a, long long b)
 {
     return a && b > 0;
 }
+
+/* A filter over a string column: the strings longer than 5 bytes. */
+__device__ bool long_text(udfkit::string_view s)
+{
+    return s.size() > 5;
+}

@@ -390,6 +390,34 @@ static void renders_only_what_is_used(void **state)
     }
 }
 
+/* A filter over a string column: its `_arrow` launcher gathers the kept strings as large_utf8
+ * ("U"): their sizes, the library's offsets scan, then the bytes (arrow_text.cu.in). */
+static void renders_a_string_filters_arrow_launcher(void **state)
+{
+    (void)state;
+    const char *specs[] = {"t:bool(string, int32)"};
+    const char *entries[] = {"filter(t)"};
+    rendered r;
+    render_arrow = true;
+    render(&r, specs, 1, entries, 1);
+    render_arrow = false;
+    const char *h = r.text.header.data, *c = r.text.c.data, *cu = r.text.cuda.data;
+    assert_non_null(strstr(h, "\nudfkit_status lib_filter_t_arrow(udfkit_stream s, const struct ArrowDeviceArray *a1, "));
+    assert_non_null(strstr(cu, "udfkit_lib_arrow_text_sizes(udfkit::strings_column in, "));
+    assert_non_null(strstr(cu, "udfkit_lib_arrow_text_copy(udfkit::strings_column in, "));
+    assert_non_null(strstr(c, "    \"udfkit_lib_arrow_text_sizes\",\n    \"udfkit_lib_arrow_text_copy\",\n"));
+    assert_non_null(strstr(c, "        {\"U\", \"string\", UDFKIT_ARROW_STRING, 0},\n        {\"i\", \"int32\", UDFKIT_ARROW_FIXED, 4},\n"));
+    assert_non_null(strstr(c, "st = udfkit_lib_offsets(NULL, s, c.n, c.out_offsets[0], 1);\n"));
+    assert_null(strstr(c, "c.out_offsets[1]"));
+    assert_non_null(strstr(c, "st = udfkit_arrow_gather_copy(&c, text_copy);\n"));
+    rendered_free(&r);
+    /* Without --arrow: none of it. */
+    render(&r, specs, 1, entries, 1);
+    assert_null(strstr(r.text.cuda.data, "arrow_text"));
+    assert_null(strstr(r.text.cuda.data, "offsets_scan"));
+    rendered_free(&r);
+}
+
 /* Without --arrow (the default), a library has no `_arrow` launchers, none of the nullable
  * kernels they run where inputs have nulls, and no bit kernels: the entries' kernels alone, as
  * many as a library had before `_arrow` launchers existed. */
@@ -724,6 +752,7 @@ int main(void)
         cmocka_unit_test(renders_only_what_is_used),
         cmocka_unit_test(renders_the_arrow_launchers_masked_path),
         cmocka_unit_test(renders_no_arrow_launchers_unless_asked),
+        cmocka_unit_test(renders_a_string_filters_arrow_launcher),
         cmocka_unit_test(renders_nullable_map_kernels),
         cmocka_unit_test(generates_atomically),
         cmocka_unit_test(sort_entries),

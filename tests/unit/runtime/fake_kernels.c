@@ -133,6 +133,12 @@ static bool row(const char *f, void **args, int first, bool masks, u64 i, void *
         if (!v1)
             return false;
         return IN(0, double) > 0;
+    } else if (strcmp(f, "long_text") == 0) {
+        if (!v1)
+            return false;
+        int64_t size;
+        string_at((const strings *)args[first], i, &size);
+        return size > 5;
     } else if (strcmp(f, "both") == 0) {
         if (!v1 || !v2)
             return false;
@@ -147,7 +153,7 @@ static bool row(const char *f, void **args, int first, bool masks, u64 i, void *
 static bool known(const char *f)
 {
     static const char *const udfs[] = {"coalesce_i64", "add_i64", "ts_add", "mul_f64", "add_f32", "gt_f64", "and_b",
-                                       "neg_f16", "next_day", "dec_neg", "blen", "positive", "both"};
+                                       "neg_f16", "next_day", "dec_neg", "blen", "positive", "both", "long_text"};
     for (size_t i = 0; i < sizeof udfs / sizeof *udfs; i++)
         if (strcmp(f, udfs[i]) == 0)
             return true;
@@ -157,7 +163,7 @@ static bool known(const char *f)
 static int inputs_of(const char *f)
 {
     return strcmp(f, "neg_f16") == 0 || strcmp(f, "next_day") == 0 || strcmp(f, "dec_neg") == 0 ||
-                   strcmp(f, "blen") == 0 || strcmp(f, "positive") == 0
+                   strcmp(f, "blen") == 0 || strcmp(f, "positive") == 0 || strcmp(f, "long_text") == 0
                ? 1
                : 2;
 }
@@ -298,6 +304,32 @@ CUresult fake_kernel_run(const char *name, unsigned grid, void **args)
         for (u64 i = 0; i < n; i++)
             if (flags[i / 32] >> (i % 32) & 1u)
                 indices[at++] = i;
+        return CUDA_SUCCESS;
+    }
+    /* A filter's string columns (arrow_text.cu.in): the kept rows' sizes, then 0 up to
+     * offsets[n]; after the offsets scan, their bytes. */
+    if (strcmp(name, "udfkit_ak_arrow_text_sizes") == 0) {
+        const strings *in = (const strings *)args[0];
+        const u64 *indices = ARG(1, const u64 *), kept = *ARG(2, const u64 *), n = ARG(3, u64);
+        int64_t *offsets = ARG(4, int64_t *);
+        for (u64 i = 0; i <= n; i++) {
+            int64_t size = 0;
+            if (i < kept)
+                string_at(in, indices[i], &size);
+            offsets[i] = size;
+        }
+        return CUDA_SUCCESS;
+    }
+    if (strcmp(name, "udfkit_ak_arrow_text_copy") == 0) {
+        const strings *in = (const strings *)args[0];
+        const u64 *indices = ARG(1, const u64 *), kept = *ARG(2, const u64 *);
+        const int64_t *offsets = ARG(3, const int64_t *);
+        char *chars = ARG(4, char *);
+        for (u64 i = 0; i < kept; i++) {
+            int64_t size;
+            const char *bytes = string_at(in, indices[i], &size);
+            memcpy(chars + offsets[i], bytes, (size_t)size);
+        }
         return CUDA_SUCCESS;
     }
     /* map(cat)'s two launches (nullable_map's where inputs have nulls): each row's size into

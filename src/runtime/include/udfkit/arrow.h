@@ -334,6 +334,14 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_text(udfkit_arrow_call *c);
 /* A filter's: each input's kept rows into its output with the library's `gather` kernel
  * (udfkit_<name>_arrow_gather(in, size, indices, count, out)). */
 UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_gather(udfkit_arrow_call *c, udfkit_kernel gather);
+/* A filter's over string columns: each string input's kept rows as its large_utf8 output
+ * (out_offsets, n + 1 entries): first their sizes, then 0 up to entry n, with the library's
+ * `sizes` kernel (udfkit_<name>_arrow_text_sizes(in, indices, count, n, offsets)), which the
+ * library's offsets scan turns into offsets; then, once udfkit_arrow_text has allocated the
+ * bytes, the bytes with its `copy` kernel (udfkit_<name>_arrow_text_copy(in, indices, count,
+ * offsets, chars)). */
+UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_gather_sizes(udfkit_arrow_call *c, udfkit_kernel sizes);
+UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_gather_copy(udfkit_arrow_call *c, udfkit_kernel copy);
 /* After the launch (its status `launched`): packs bool outputs with the library's `pack` kernel
  * (udfkit_<name>_arrow_pack(bytes, n, bits); NULL where no output is bool), records each
  * output's event on s and hands each output array and schema over, with release callbacks;
