@@ -14,10 +14,7 @@ bool udfkit_arrow_entry(const udfkit_kernel_entry *e, bool slotted)
         return false;
     if (e->tpl == UDFKIT_KERNEL_FILTER)
         return true;
-    if (e->tpl != UDFKIT_KERNEL_MAP && e->tpl != UDFKIT_KERNEL_NULLABLE_MAP)
-        return false;
-    /* A string result: as the one output (its two launches). */
-    return !udfkit_rows_text_results(e) || !UDFKIT_MAP_HAS_OUTPUTS(&e->fn->sig);
+    return e->tpl == UDFKIT_KERNEL_MAP || e->tpl == UDFKIT_KERNEL_NULLABLE_MAP;
 }
 
 /* Column i of the entry: its inputs, then its outputs (a map's result, or the UDF's output
@@ -92,17 +89,25 @@ static void raw_call(const udfkit_kernel_entry *e, const char *launcher, bool ma
         if (masks)
             udfkit_buf_printf(out, ", c.masks[%zu]", i);
     }
-    if (how == CALL_SIZES) {
-        udfkit_buf_puts(out, ", c.out_offsets[0])");
-        return;
-    }
+    /* The sizes launch takes each string output's offsets; the second launch each output, a
+     * string one as its offsets and bytes. */
     for (size_t j = 0; j < outputs; j++) {
-        if (how == CALL_TEXT)
+        bool text = udfkit_kind_info(column_type(e, inputs + j).kind)->flags & UDFKIT_KIND_TEXT;
+        if (how == CALL_SIZES) {
+            if (text)
+                udfkit_buf_printf(out, ", c.out_offsets[%zu]", j);
+            continue;
+        }
+        if (how == CALL_TEXT && text)
             udfkit_buf_printf(out, ", c.out_offsets[%zu], c.out_chars[%zu]", j, j);
         else
             udfkit_buf_printf(out, ", c.out_values[%zu]", j);
         if (masks)
             udfkit_buf_printf(out, ", c.out_bits[%zu]", j);
+    }
+    if (how == CALL_SIZES) {
+        udfkit_buf_puts(out, ")");
+        return;
     }
     udfkit_buf_puts(out, filter ? ", c.indices, c.count)" : masks ? ", NULL)" : ")");
 }

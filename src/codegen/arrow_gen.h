@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 /* Whether a bound entry gets an `_arrow` launcher, in a library without SLOTS: map and
- * nullable_map entries (a string result only as the one output: large_utf8 in two launches),
+ * nullable_map entries (string results large_utf8, in two launches),
  * filter entries (string columns' kept rows gathered as large_utf8: arrow_text.cu.in). */
 bool udfkit_arrow_entry(const udfkit_kernel_entry *e, bool slotted);
 /* Whether such an entry has a bool column. The library then has the kernels of

@@ -111,6 +111,11 @@ CASES = {
                         lambda a: [pc.filter(a[0], pc.greater(a[0], 0))]),
     "filter_both": (lambda n, z: [bools(n, z), ints(n, "some")],
                     lambda a: [pc.filter(x, pc.and_(a[0], pc.greater(a[1], 0))) for x in a]),
+    # several outputs, one a string (large_utf8): the string twice, and its size.
+    "map_twice_len": (lambda n, z: [strings(n, z, pa.string())],
+                      lambda a: [pc.binary_join_element_wise(a[0].cast(pa.large_string()), a[0].cast(pa.large_string()),
+                                                             pa.scalar("", pa.large_string())),
+                                 pc.binary_length(a[0]).cast(pa.int64())]),
     # filter over strings: the kept strings as large_utf8, from utf8 and from utf8_view.
     "filter_long_utf8": (lambda n, z: [strings(n, z, pa.string())],
                          lambda a: [pc.filter(a[0], pc.greater(pc.binary_length(a[0]), 5)).cast(pa.large_string())]),

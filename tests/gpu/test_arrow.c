@@ -62,6 +62,12 @@ static udfkit_status run_both(const struct ArrowDeviceArray *const *a, const str
     return ak_filter_both_arrow(NULL, a[0], t[0], a[1], t[1], &o[0], &ot[0], &o[1], &ot[1]);
 }
 
+static udfkit_status run_twice_len(const struct ArrowDeviceArray *const *a, const struct ArrowSchema *const *t,
+                                   struct ArrowDeviceArray *o, struct ArrowSchema *ot)
+{
+    return ak_map_twice_len_arrow(NULL, a[0], t[0], &o[0], &ot[0], &o[1], &ot[1]);
+}
+
 static const struct {
     const char *name;
     launch_fn run;
@@ -84,6 +90,7 @@ static const struct {
     {"map_dec_neg", run_dec_neg, 1, 1},
     {"filter_positive", run_positive, 1, 1},
     {"filter_both", run_both, 2, 2},
+    {"map_twice_len", run_twice_len, 1, 2},
     {"filter_long_utf8", run_long_text, 1, 1},
     {"filter_long_view", run_long_text, 1, 1},
 };

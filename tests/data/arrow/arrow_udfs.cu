@@ -83,3 +83,11 @@ __device__ bool long_text(udfkit::string_view s)
 {
     return s.size() > 5;
 }
+
+/* Several outputs, one a string: the string twice, and its size. */
+extern "C" __device__ void twice_len(const char *a, long long a_size, udfkit_string_out *out1, long long *out2)
+{
+    out1->append(a, a_size);
+    out1->append(a, a_size);
+    *out2 = a_size;
+}

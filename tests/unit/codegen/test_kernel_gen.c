@@ -418,6 +418,32 @@ static void renders_a_string_filters_arrow_launcher(void **state)
     rendered_free(&r);
 }
 
+/* A map with several outputs, strings among them: the sizes launch takes each string output's
+ * offsets, the second launch each output (a string's offsets and bytes), as the raw launchers
+ * take them. */
+static void renders_a_string_among_outputs_arrow_launcher(void **state)
+{
+    (void)state;
+    const char *specs[] = {"two2:void(int32, int64*, string*, string*)"};
+    const char *entries[] = {"map(two2)"};
+    rendered r;
+    render_arrow = true;
+    render(&r, specs, 1, entries, 1);
+    render_arrow = false;
+    const char *c = r.text.c.data;
+    assert_non_null(strstr(r.text.header.data, "lib_map_two2_arrow(udfkit_stream s, const struct ArrowDeviceArray *a1, "
+                                               "const struct ArrowSchema *t1, struct ArrowDeviceArray *out1, "));
+    assert_non_null(strstr(c, ": lib_map_two2_sizes(s, c.n, c.values[0], c.out_offsets[1], c.out_offsets[2]);\n"));
+    assert_non_null(strstr(c, ": lib_map_two2(s, c.n, c.values[0], c.out_values[0], c.out_offsets[1], c.out_chars[1], "
+                              "c.out_offsets[2], c.out_chars[2]);\n"));
+    assert_non_null(strstr(c, "lib_nullable_map_two2_arrow_masked(s, c.n, c.values[0], c.masks[0], c.out_values[0], "
+                              "c.out_bits[0], c.out_offsets[1], c.out_chars[1], c.out_bits[1], c.out_offsets[2], "
+                              "c.out_chars[2], c.out_bits[2], NULL)"));
+    assert_non_null(strstr(c, "        {\"l\", \"int64\", UDFKIT_ARROW_FIXED, 8},\n        {\"U\", \"string\", "
+                              "UDFKIT_ARROW_STRING, 0},\n"));
+    rendered_free(&r);
+}
+
 /* Without --arrow (the default), a library has no `_arrow` launchers, none of the nullable
  * kernels they run where inputs have nulls, and no bit kernels: the entries' kernels alone, as
  * many as a library had before `_arrow` launchers existed. */
@@ -753,6 +779,7 @@ int main(void)
         cmocka_unit_test(renders_the_arrow_launchers_masked_path),
         cmocka_unit_test(renders_no_arrow_launchers_unless_asked),
         cmocka_unit_test(renders_a_string_filters_arrow_launcher),
+        cmocka_unit_test(renders_a_string_among_outputs_arrow_launcher),
         cmocka_unit_test(renders_nullable_map_kernels),
         cmocka_unit_test(generates_atomically),
         cmocka_unit_test(sort_entries),

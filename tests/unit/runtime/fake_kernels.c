@@ -332,6 +332,57 @@ CUresult fake_kernel_run(const char *name, unsigned grid, void **args)
         }
         return CUDA_SUCCESS;
     }
+    /* map(twice_len) (string twice, int64 size), nullable_map's where inputs have nulls:
+     * sizes (n, a1, [m1,] out1_offsets), then write (n, a1, [m1,] out1_offsets, out1_chars,
+     * [out1_bits,] out2, [out2_bits, null_count]). */
+    const bool tl_masked = strncmp(name, "udfkit_ak_nullable_map_twice_len_arrow_masked_", 46) == 0;
+    const char *tl = tl_masked ? name + 46 : strncmp(name, "udfkit_ak_map_twice_len_", 24) == 0 ? name + 24 : NULL;
+    if (tl && (strcmp(tl, "sizes") == 0 || strcmp(tl, "write") == 0)) {
+        const u64 n = ARG(0, u64);
+        const strings *a = (const strings *)args[1];
+        const mask none = {NULL, 0}, *m = tl_masked ? (const mask *)args[2] : &none;
+        const int at = tl_masked ? 3 : 2;
+        if (strcmp(tl, "sizes") == 0) {
+            int64_t *offsets = ARG(at, int64_t *);
+            for (u64 i = 0; i < n; i++) {
+                int64_t size = 0;
+                if (valid(m, i))
+                    string_at(a, i, &size);
+                offsets[i] = 2 * size;
+            }
+            offsets[n] = 0;
+            return CUDA_SUCCESS;
+        }
+        const int64_t *offsets = ARG(at, const int64_t *);
+        char *chars = ARG(at + 1, char *);
+        uint8_t *bits1 = tl_masked ? ARG(at + 2, uint8_t *) : NULL;
+        int64_t *out2 = ARG(tl_masked ? at + 3 : at + 2, int64_t *);
+        uint8_t *bits2 = tl_masked ? ARG(at + 4, uint8_t *) : NULL;
+        u64 *null_count = tl_masked ? ARG(at + 5, u64 *) : NULL;
+        if (bits1) {
+            memset(bits1, 0, (n + 7) / 8);
+            memset(bits2, 0, (n + 7) / 8);
+        }
+        for (u64 i = 0; i < n; i++) {
+            const bool ok = valid(m, i);
+            if (ok) {
+                int64_t size;
+                const char *bytes = string_at(a, i, &size);
+                memcpy(chars + offsets[i], bytes, (size_t)size);
+                memcpy(chars + offsets[i] + size, bytes, (size_t)size);
+                out2[i] = size;
+            }
+            if (bits1) {
+                bits1[i / 8] |= (uint8_t)(ok << (i % 8));
+                bits2[i / 8] |= (uint8_t)(ok << (i % 8));
+            }
+            if (!ok && null_count) {
+                null_count[0]++;
+                null_count[1]++;
+            }
+        }
+        return CUDA_SUCCESS;
+    }
     /* map(cat)'s two launches (nullable_map's where inputs have nulls): each row's size into
      * the n + 1 offsets, their exclusive sums (offsets_init, offsets_scan), then the bytes. */
     const bool cat_masked = strncmp(name, "udfkit_ak_nullable_map_cat_arrow_masked_", 40) == 0;
