@@ -57,7 +57,8 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
   ``filter(p)`` without a ``nullable_map(f)`` or ``nullable_filter(p)`` entry, those kernels
   (their ``_arrow`` launchers run them where inputs have nulls), and three small kernels for
   Arrow's bit-packed booleans: a larger fatbin and a longer build, which a library without
-  ``ARROW`` does not pay. Not with ``SLOTS``.
+  ``ARROW`` does not pay. With ``SLOTS`` they take the bound instance first, as the other
+  launchers do.
 
 ``ARCHITECTURES``
   CMake's ``CUDA_ARCHITECTURES`` syntax; default ``CMAKE_CUDA_ARCHITECTURES``, else udfkit's.
@@ -183,10 +184,6 @@ function(add_jit_library target)
                           "KEEP_LTOIR")
     endif()
     set(_compress ${arg_COMPRESS})
-  endif()
-  if(arg_SLOTS AND arg_ARROW)
-    message(FATAL_ERROR "add_jit_library: target '${target}' is given SLOTS and ARROW; a library with slots has no "
-                        "_arrow launchers yet (docs/arrow.md)")
   endif()
   if(arg_SLOTS)
     foreach(_option IN ITEMS KEEP_LTOIR COMPRESS PTX_FALLBACK)

@@ -36,7 +36,7 @@ int udfkit_cmd_kernels(int argc, char **argv)
         {"--c", NULL, UDFKIT_OPT_VALUE, "OUT.c", "the launchers, C17 over the udfkit runtime", &c},
         {"--header", NULL, UDFKIT_OPT_VALUE, "OUT.h", "the library header, plain C11 and C++", &header},
         {"--fatbin-symbol", NULL, UDFKIT_OPT_VALUE, "SYM", "the embedded fatbin, SYM and SYM_size (default <name>_fatbin)", &symbol},
-        {"--arrow", NULL, UDFKIT_OPT_FLAG, NULL, "also an _arrow launcher (Arrow device arrays in and out, docs/arrow.md) beside each map, nullable_map and filter entry's; not with --slot", &arrow},
+        {"--arrow", NULL, UDFKIT_OPT_FLAG, NULL, "also an _arrow launcher (Arrow device arrays in and out, docs/arrow.md) beside each map, nullable_map and filter entry's", &arrow},
         {"--check", NULL, UDFKIT_OPT_FLAG, NULL, "only validate the entries against the functions, a function without a return type by its parameters; write nothing", &check},
     };
     const udfkit_cli_command cmd = {
@@ -67,9 +67,6 @@ int udfkit_cmd_kernels(int argc, char **argv)
     else if (rc == 0 && !check && (!cuda || !c || !header))
         rc = udfkit_cli_usage_error(&cmd, "no %s given (or --check to only validate)",
                                     !cuda ? "--cuda OUT.cu" : !c ? "--c OUT.c" : "--header OUT.h");
-    if (rc == 0 && arrow && slots.count)
-        rc = udfkit_cli_usage_error(&cmd, "--arrow with --slot: a library with slots has no _arrow launchers yet "
-                                          "(docs/arrow.md)");
     for (size_t i = 0; rc == 0 && i < slots.count; i++)
         rc = udfkit_cli_report(check_slot_form(slots.items[i]));
     if (rc == 0) {

@@ -8,10 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-bool udfkit_arrow_entry(const udfkit_kernel_entry *e, bool slotted)
+bool udfkit_arrow_entry(const udfkit_kernel_entry *e)
 {
-    if (slotted)
-        return false;
     if (e->tpl == UDFKIT_KERNEL_FILTER)
         return true;
     return e->tpl == UDFKIT_KERNEL_MAP || e->tpl == UDFKIT_KERNEL_NULLABLE_MAP;
@@ -78,11 +76,13 @@ enum { CALL_VALUES, CALL_SIZES, CALL_TEXT };
 /* The raw launcher's call on the call's columns, with bitmaps (nullable_map, nullable_filter)
  * or without; a filter's writes the kept rows' numbers and their count; a string result's
  * two launches write its offsets (CALL_SIZES), then its bytes (CALL_TEXT). */
-static void raw_call(const udfkit_kernel_entry *e, const char *launcher, bool masks, int how, udfkit_buf *out)
+static void raw_call(const udfkit_kernel_entry *e, const char *launcher, const char *self, bool masks, int how,
+                     udfkit_buf *out)
 {
     bool filter = e->tpl == UDFKIT_KERNEL_FILTER;
     size_t inputs = udfkit_rows_input_count(e), outputs = filter ? 0 : udfkit_rows_output_count(e);
-    udfkit_buf_printf(out, "%s%s(s, c.n", launcher, how == CALL_SIZES ? "_sizes" : "");
+    udfkit_buf_printf(out, "%s%s(%s%ss, c.n", launcher, how == CALL_SIZES ? "_sizes" : "", self ? self : "",
+                      self ? ", " : "");
     for (size_t i = 0; i < inputs; i++) {
         bool text = udfkit_kind_info(column_type(e, i).kind)->flags & UDFKIT_KIND_TEXT;
         udfkit_buf_printf(out, text ? ", c.strings[%zu]" : ", c.values[%zu]", i);
@@ -113,25 +113,28 @@ static void raw_call(const udfkit_kernel_entry *e, const char *launcher, bool ma
 }
 
 /* The launch: the raw launcher (nullable_map's), or where inputs have nulls the masked one. */
-static void launch_call(const udfkit_kernel_entry *e, const char *raw, const char *masked, int how, udfkit_buf *out)
+static void launch_call(const udfkit_kernel_entry *e, const char *raw, const char *masked, const char *self, int how,
+                        udfkit_buf *out)
 {
     if (e->tpl == UDFKIT_KERNEL_NULLABLE_MAP) {
-        raw_call(e, raw, true, how, out);
+        raw_call(e, raw, self, true, how, out);
     } else if (e->tpl == UDFKIT_KERNEL_FILTER && e->word) {
         /* filter(p, indices32) and filter(p, values) write other outputs: their _arrow
          * launchers select through the nullable_filter launcher, with or without nulls. */
-        raw_call(e, masked, true, how, out);
+        raw_call(e, masked, self, true, how, out);
     } else {
         udfkit_buf_puts(out, "c.masked ? ");
-        raw_call(e, masked, true, how, out);
+        raw_call(e, masked, self, true, how, out);
         udfkit_buf_puts(out, "\n                   : ");
-        raw_call(e, raw, false, how, out);
+        raw_call(e, raw, self, false, how, out);
     }
 }
 
 udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, const char *raw, const char *masked,
-                              const char *bits_index, udfkit_buf *decls, udfkit_buf *defs)
+                              const char *bits_index, bool slotted, udfkit_buf *decls, udfkit_buf *defs)
 {
+    /* A SLOTS library's launchers, and its kernels' lookups, take the bound instance. */
+    const char *self = slotted ? "inst" : NULL, *lookup = slotted ? "inst" : "NULL";
     const bool filter = e->tpl == UDFKIT_KERNEL_FILTER;
     size_t inputs = udfkit_rows_input_count(e), outputs = output_count(e);
     udfkit_buf proto = UDFKIT_BUF_INIT, in_types = UDFKIT_BUF_INIT, out_types = UDFKIT_BUF_INIT,
@@ -139,7 +142,10 @@ udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, con
                out_schemas = UDFKIT_BUF_INIT, call = UDFKIT_BUF_INIT, bits = UDFKIT_BUF_INIT, name = UDFKIT_BUF_INIT,
                sig = UDFKIT_BUF_INIT;
     udfkit_buf_printf(&name, "%s_arrow", raw);
-    udfkit_buf_printf(&proto, "udfkit_status %s(udfkit_stream s", name.data);
+    if (slotted)
+        udfkit_buf_printf(&proto, "udfkit_status %s(%s_instance *inst, udfkit_stream s", name.data, lib);
+    else
+        udfkit_buf_printf(&proto, "udfkit_status %s(udfkit_stream s", name.data);
     for (size_t i = 0; i < inputs; i++) {
         udfkit_buf_printf(&proto, ", const struct ArrowDeviceArray *a%zu, const struct ArrowSchema *t%zu", i + 1, i + 1);
         type_row(column_type(e, i), false, &in_types);
@@ -160,38 +166,38 @@ udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, con
     if (udfkit_rows_text_results(e)) {
         /* A string result in two launches: its offsets, then (once udfkit_arrow_text has read
          * their total and allocated the bytes) its bytes. */
-        launch_call(e, raw, masked, CALL_SIZES, &call);
+        launch_call(e, raw, masked, self, CALL_SIZES, &call);
         udfkit_buf_puts(&call, ";\n    if (!st)\n        st = udfkit_arrow_text(&c);\n    if (!st)\n        st = ");
-        launch_call(e, raw, masked, CALL_TEXT, &call);
+        launch_call(e, raw, masked, self, CALL_TEXT, &call);
     } else {
-        launch_call(e, raw, masked, CALL_VALUES, &call);
+        launch_call(e, raw, masked, self, CALL_VALUES, &call);
     }
     if (bools)
         udfkit_buf_printf(&bits,
                           "    /* Arrow's bit-packed booleans to udfkit's byte columns and back (arrow_bits.cu.in). */\n"
                           "    udfkit_kernel unpack = NULL, pack = NULL;\n"
-                          "    st = udfkit_%s_kernel(NULL, %s, &unpack);\n"
-                          "    if (!st)\n        st = udfkit_%s_kernel(NULL, %s + 1, &pack);\n"
+                          "    st = udfkit_%s_kernel(%s, %s, &unpack);\n"
+                          "    if (!st)\n        st = udfkit_%s_kernel(%s, %s + 1, &pack);\n"
                           "    if (!st)\n        st = udfkit_arrow_unpack(&c, unpack, in);\n",
-                          lib, bits_index, lib, bits_index);
+                          lib, lookup, bits_index, lib, lookup, bits_index);
     /* A filter gathers each input's kept rows after its launch; a string column's as a
      * large_utf8 column: the kept rows' sizes, their offsets (the library's offsets scan over
      * n + 1 entries), then the bytes, once udfkit_arrow_text has read their total. */
     if (filter)
         udfkit_buf_printf(&call,
-                          ";\n    udfkit_kernel gather = NULL;\n    if (!st)\n        st = udfkit_%s_kernel(NULL, %s + 2, "
+                          ";\n    udfkit_kernel gather = NULL;\n    if (!st)\n        st = udfkit_%s_kernel(%s, %s + 2, "
                           "&gather);\n    if (!st)\n        st = udfkit_arrow_gather(&c, gather)",
-                          lib, bits_index);
+                          lib, lookup, bits_index);
     if (filter && udfkit_signature_has(&e->fn->sig, UDFKIT_KIND_TEXT)) {
         udfkit_buf_printf(&call,
                           ";\n    udfkit_kernel text_sizes = NULL, text_copy = NULL;\n    if (!st)\n        st = "
-                          "udfkit_%s_kernel(NULL, %s + 3, &text_sizes);\n    if (!st)\n        st = udfkit_%s_kernel(NULL, "
+                          "udfkit_%s_kernel(%s, %s + 3, &text_sizes);\n    if (!st)\n        st = udfkit_%s_kernel(%s, "
                           "%s + 4, &text_copy);\n    if (!st)\n        st = udfkit_arrow_gather_sizes(&c, text_sizes)",
-                          lib, bits_index, lib, bits_index);
+                          lib, lookup, bits_index, lib, lookup, bits_index);
         for (size_t i = 0; i < inputs; i++)
             if (udfkit_kind_info(column_type(e, i).kind)->flags & UDFKIT_KIND_TEXT)
-                udfkit_buf_printf(&call, ";\n    if (!st)\n        st = udfkit_%s_offsets(NULL, s, c.n, c.out_offsets[%zu], 1)",
-                                  lib, i);
+                udfkit_buf_printf(&call, ";\n    if (!st)\n        st = udfkit_%s_offsets(%s, s, c.n, c.out_offsets[%zu], 1)",
+                                  lib, lookup, i);
         udfkit_buf_puts(&call, ";\n    if (!st)\n        st = udfkit_arrow_text(&c);\n    if (!st)\n        st = "
                                "udfkit_arrow_gather_copy(&c, text_copy)");
     }

@@ -11,10 +11,10 @@
 
 #include <stdbool.h>
 
-/* Whether a bound entry gets an `_arrow` launcher, in a library without SLOTS: map and
+/* Whether a bound entry gets an `_arrow` launcher: map and
  * nullable_map entries (string results large_utf8, in two launches),
  * filter entries (string columns' kept rows gathered as large_utf8: arrow_text.cu.in). */
-bool udfkit_arrow_entry(const udfkit_kernel_entry *e, bool slotted);
+bool udfkit_arrow_entry(const udfkit_kernel_entry *e);
 /* Whether such an entry has a bool column. The library then has the kernels of
  * arrow_bits.cu.in (unpack, pack, gather), as where it has a filter's `_arrow` launcher, which
  * its `_arrow` launchers find at `bits_index` and the two after it. */
@@ -25,6 +25,6 @@ bool udfkit_arrow_has_bools(const udfkit_kernel_entry *e);
  * nullable_map (nullable_filter) that a map's (filter's) launcher runs where an input has
  * nulls; unused for nullable_map. */
 udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, const char *raw, const char *masked,
-                              const char *bits_index, udfkit_buf *decls, udfkit_buf *defs);
+                              const char *bits_index, bool slotted, udfkit_buf *decls, udfkit_buf *defs);
 
 #endif

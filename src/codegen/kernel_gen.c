@@ -716,12 +716,12 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     }
     /* Beside the launcher, its `_arrow` launcher (arrow_gen.c); a map's runs the UDF's
      * nullable_map launcher where an input has nulls. */
-    if (!rc && !e->hidden && r->with_arrow && udfkit_arrow_entry(e, r->slotted)) {
+    if (!rc && !e->hidden && r->with_arrow && udfkit_arrow_entry(e)) {
         udfkit_buf raw = UDFKIT_BUF_INIT, masked = UDFKIT_BUF_INIT;
         udfkit_buf_printf(&raw, "%s_%s_", r->name, row->name);
         udfkit_kernel_entry_suffix(e, &raw);
         masked_launcher(r, e, &masked);
-        rc = udfkit_arrow_render(r->name, e, raw.data, masked.data, r->bits_index, &r->decls, &r->arrow);
+        rc = udfkit_arrow_render(r->name, e, raw.data, masked.data, r->bits_index, r->slotted, &r->decls, &r->arrow);
         udfkit_buf_free(&raw);
         udfkit_buf_free(&masked);
     }
@@ -803,7 +803,7 @@ static udfkit_rc render_shared(render_parts *r, unsigned needs, bool any, const 
  * `_arrow` launchers run where inputs have nulls (one per UDF, unless such an entry is given:
  * its launcher serves), into *all (entries [0, count) are copies of `entries`; the caller frees
  * the others). *bits: whether the library needs arrow_bits.cu.in's kernels. */
-static udfkit_rc with_hidden_entries(const udfkit_kernel_entry *entries, size_t count, bool slotted, bool arrow,
+static udfkit_rc with_hidden_entries(const udfkit_kernel_entry *entries, size_t count, bool arrow,
                                      udfkit_kernel_entry **out, size_t *nall, bool *bits, bool *strings)
 {
     udfkit_kernel_entry *all = calloc(2 * count + 1, sizeof *all);
@@ -813,7 +813,7 @@ static udfkit_rc with_hidden_entries(const udfkit_kernel_entry *entries, size_t 
         return udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "out of memory");
     for (size_t i = 0; i < count; i++) {
         all[i] = entries[i];
-        if (arrow && udfkit_arrow_entry(&entries[i], slotted)) {
+        if (arrow && udfkit_arrow_entry(&entries[i])) {
             *bits |= udfkit_arrow_has_bools(&entries[i]) || entries[i].tpl == UDFKIT_KERNEL_FILTER;
             *strings |= entries[i].tpl == UDFKIT_KERNEL_FILTER && udfkit_signature_has(&entries[i].fn->sig, UDFKIT_KIND_TEXT);
         }
@@ -822,7 +822,7 @@ static udfkit_rc with_hidden_entries(const udfkit_kernel_entry *entries, size_t 
     udfkit_rc rc = UDFKIT_RC_OK;
     for (size_t i = 0; i < count && !rc; i++) {
         const udfkit_kernel_entry *e = &entries[i];
-        if (!arrow || (e->tpl != UDFKIT_KERNEL_MAP && e->tpl != UDFKIT_KERNEL_FILTER) || !udfkit_arrow_entry(e, slotted))
+        if (!arrow || (e->tpl != UDFKIT_KERNEL_MAP && e->tpl != UDFKIT_KERNEL_FILTER) || !udfkit_arrow_entry(e))
             continue;
         const udfkit_kernel_template twin_tpl = e->tpl == UDFKIT_KERNEL_MAP ? UDFKIT_KERNEL_NULLABLE_MAP
                                                                              : UDFKIT_KERNEL_NULLABLE_FILTER;
@@ -872,7 +872,7 @@ udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbo
     for (char *p = upper; *p; p++)
         *p = (char)toupper((unsigned char)*p);
     udfkit_buf_printf(&guard, "UDFKIT_LIBRARY_%s_H", name);
-    render_parts r = {.name = name, .upper = upper, .slotted = nslots > 0, .with_arrow = arrow && nslots == 0};
+    render_parts r = {.name = name, .upper = upper, .slotted = nslots > 0, .with_arrow = arrow};
     udfkit_buf slot_table = UDFKIT_BUF_INIT, slot_markers = UDFKIT_BUF_INIT;
     char nslots_text[32];
     snprintf(nslots_text, sizeof nslots_text, "%zu", nslots);
@@ -882,7 +882,7 @@ udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbo
     udfkit_kernel_entry *all = NULL;
     size_t nall = 0;
     bool bits = false;
-    rc = with_hidden_entries(entries, count, r.slotted, r.with_arrow, &all, &nall, &bits, &r.arrow_text);
+    rc = with_hidden_entries(entries, count, r.with_arrow, &all, &nall, &bits, &r.arrow_text);
     /* The name table: each entry's kernels in order, then the scan all nullable filters share
      * and the init all filters share, the offsets scans, the `_arrow` launchers' bit kernels. */
     size_t nkernels = 0;

@@ -469,8 +469,8 @@ def test_slots_library(work):
 
 def test_arrow_launchers_only_where_asked(work):
     """--arrow: an _arrow launcher beside each map, nullable_map and filter entry's (docs/arrow.md),
-    with the nullable kernels and bit kernels they run; without it, none of them. Not with --slot:
-    refused, nothing written."""
+    with the nullable kernels and bit kernels they run; without it, none of them. With --slot the
+    _arrow launchers take the instance first; header (C11, C++) and launchers (C17) compile."""
     fns = ["scale:float32(float32, float32)", "is_big:bool(float32)", "add:float32(float32, float32)"]
     kernels = ["--kernel", "map(scale)", "--kernel", "filter(is_big)", "--kernel", "reduce(add)"]
     texts = {}
@@ -487,10 +487,23 @@ def test_arrow_launchers_only_where_asked(work):
     assert "udfkit_lib_nullable_map_scale_arrow_masked(" in arrow["lib_kernels.cu"]
     assert "udfkit_lib_arrow_gather(" in arrow["lib_kernels.cu"]
     assert len(arrow["lib_kernels.cu"]) > len(plain["lib_kernels.cu"])
-    r = udfkit("kernels", "--slot", "scale:float32(float32, float32)", "--kernel", "map(scale)", "--name", "eng",
-               "--arrow", *outputs(work), cwd=work)
-    assert r.rc == 2 and "--arrow with --slot" in r.err, r
-    assert not os.path.exists(os.path.join(work, "out")) or files_under(os.path.join(work, "out")) == []
+    ok("kernels", "--slot", "scale:float32(float32, float32)", "is_big:bool(float32)", "--kernel", "map(scale)",
+       "--kernel", "filter(is_big)", "--name", "eng", "--arrow", *outputs(work), cwd=work)
+    header = os.path.join(work, "out", "lib.h")
+    text = open(header).read()
+    for decl in ("udfkit_status eng_map_scale_arrow(eng_instance *inst, udfkit_stream s, const struct ArrowDeviceArray *a1, ",
+                 "udfkit_status eng_filter_is_big_arrow(eng_instance *inst, udfkit_stream s, "):
+        assert decl in text, decl
+    for compiler, std in (("gcc", "-std=c11"), ("g++", "-std=c++17")):
+        lang = "c" if compiler == "gcc" else "c++"
+        run([compiler, std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", RUNTIME_INCLUDE, "-x", lang,
+             "-fsyntax-only", header])
+    launchers = os.path.join(work, "out", "lib.c")
+    source = open(launchers).read()
+    assert "eng_nullable_map_scale_arrow_masked(inst, s, c.n, " in source, source
+    assert "udfkit_eng_kernel(inst, " in source and "udfkit_eng_kernel(NULL, " not in source, source
+    run(["gcc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", RUNTIME_INCLUDE, "-c", launchers,
+         "-o", os.path.join(work, "lib.o")])
 
 
 def test_dependent_launch_only_where_the_code_waits(work):

@@ -489,9 +489,6 @@ def test_udf_errors(work):
 
 
 CONFIGURE_ERRORS = [
-    ("slots-and-arrow", 'add_jit_library(lib KERNELS map(price) SLOTS "price:float32(float32)" ARROW '
-                        'ARCHITECTURES 80-real)',
-     r"add_jit_library: target 'lib' is given SLOTS and ARROW; a library with slots has no _arrow launchers yet"),
     ("missing-source", 'add_ptx_udf(u SOURCES gone.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)',
      r"add_ptx_udf: SOURCES entry 'gone\.cu' of target 'u' does not exist \(.*/gone\.cu\), and no rule of this "
      r"directory generates it"),
