@@ -11,7 +11,7 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
     [SOURCES <file.cu>...]
     [INCLUDE_DIRECTORIES <dir>...] [COMPILE_DEFINITIONS <def>...] [COMPILE_OPTIONS <opt>...]
     [UDFS <add_ptx_udf target>...]
-    [KERNELS <template>(<c_name>[, <option, type or op>])...]
+    [KERNELS <template>(<c_name>[, <option, type or op>])...] [ARROW]
     [ARCHITECTURES <list>]
     [KEEP_LTOIR]
     [COMPRESS none|speed|balance|size]
@@ -49,6 +49,16 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
   Each gets a launcher in the header (see the README and docs/nullable.md); signatures are
   checked at configure time where the UDF's signature is declared, at build time where it
   is inferred.
+
+``ARROW``
+  Beside the launcher of each ``map``, ``nullable_map`` and ``filter`` entry of ``KERNELS``,
+  one with ``_arrow`` appended that takes and returns Arrow device arrays (Arrow's C Device
+  Data Interface, docs/arrow.md). The library then also compiles, for each ``map(f)`` and
+  ``filter(p)`` without a ``nullable_map(f)`` or ``nullable_filter(p)`` entry, those kernels
+  (their ``_arrow`` launchers run them where inputs have nulls), and three small kernels for
+  Arrow's bit-packed booleans: a larger fatbin and a longer build, which a library without
+  ``ARROW`` does not pay. With ``SLOTS`` they take the bound instance first, as the other
+  launchers do.
 
 ``ARCHITECTURES``
   CMake's ``CUDA_ARCHITECTURES`` syntax; default ``CMAKE_CUDA_ARCHITECTURES``, else udfkit's.
@@ -125,7 +135,7 @@ include("${CMAKE_CURRENT_LIST_DIR}/detail/_udfkit_kernels.cmake")
 function(add_jit_library target)
   list(APPEND CMAKE_MESSAGE_CONTEXT "udfkit.add_jit_library")
   cmake_parse_arguments(PARSE_ARGV 1 arg
-                        "STATIC;SHARED;OBJECT;KEEP_LTOIR;PTX_FALLBACK;STATIC_RUNTIME;SHARED_RUNTIME;LTOIR_PER_ARCHITECTURE"
+                        "STATIC;SHARED;OBJECT;KEEP_LTOIR;PTX_FALLBACK;STATIC_RUNTIME;SHARED_RUNTIME;LTOIR_PER_ARCHITECTURE;ARROW"
                         "HEADER;COMPRESS"
                         "SOURCES;UDFS;KERNELS;ARCHITECTURES;INCLUDE_DIRECTORIES;COMPILE_DEFINITIONS;COMPILE_OPTIONS;SLOTS")
   if(arg_UNPARSED_ARGUMENTS)
@@ -244,6 +254,9 @@ function(add_jit_library target)
   foreach(_entry IN LISTS _kernels)
     list(APPEND _kernel_args --kernel "${_entry}")
   endforeach()
+  if(arg_ARROW)
+    list(APPEND _kernel_args --arrow)
+  endif()
   set(_slot_args)
   set(_slot_functions)
   set(_slots_h)

@@ -32,6 +32,7 @@ int bench_reductions_main(int argc, char **argv);
 int bench_host_main(int argc, char **argv);
 int bench_ops_main(int argc, char **argv);
 int bench_launcher_checks_main(int argc, char **argv);
+int bench_arrow_main(int argc, char **argv);
 int bench_strings_main(int argc, char **argv);
 int bench_decimals_main(int argc, char **argv);
 #ifdef __cplusplus

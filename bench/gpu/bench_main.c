@@ -25,6 +25,7 @@ static const struct {
     {"decimals", bench_decimals_main, "decimal128 map and sum, date32 fields against __int128/civil_from_days by nvcc"},
     {"host", bench_host_main, "host time of a launcher call against CUB's (map, reduce, filter, inclusive_scan)"},
     {"launcher_checks", bench_launcher_checks_main, "host cost of the launchers' argument checks (with against without)"},
+    {"arrow", bench_arrow_main, "host cost of an _arrow launcher (Arrow device arrays) over the raw launcher"},
     {"link", bench_link_main, "udfkit_library_link: first link against a cached one in a new process"},
     {"bind", bench_bind_main, "late binding: first, cached and repeated binds against loading SASS; compile_source"},
 };

@@ -99,10 +99,11 @@ run "$udfkit" kernels "$work/gen/udfs.json" --kernel "filter(above_half)" --kern
   --kernel "reduce(add_i32)" --kernel "reduce(add_i64)" --kernel "reduce(add_f64)" --name opslib \
   --cuda "$work/gen/opslib_kernels.cu" --c "$work/gen/opslib.c" --header "$work/gen/opslib.h"
 
-# checklib: a launcher of each kind, for bench_launcher_checks.c; checkbase: the same launchers
+# checklib: a launcher of each kind, for bench_launcher_checks.c and bench_arrow.c (its `_arrow`
+# launchers); checkbase: the same launchers
 # with their argument checks taken out (strip_checks.py), loading checklib's fatbin.
 run "$udfkit" kernels "$work/gen/udfs.json" --kernel "map(affine)" --kernel "nullable_map(affine)" \
-  --kernel "reduce(add_i32)" --kernel "filter(above_half)" --name checklib \
+  --kernel "reduce(add_i32)" --kernel "filter(above_half)" --name checklib --arrow \
   --cuda "$work/gen/checklib_kernels.cu" --c "$work/gen/checklib.c" --header "$work/gen/checklib.h"
 run python3 "$here/strip_checks.py" checklib checkbase "$work/gen/checklib.c" "$work/gen/checklib.h" \
   "$work/gen/checkbase.c" "$work/gen/checkbase.h"
@@ -247,6 +248,7 @@ run "$cc" "${cflags[@]}" -c "$work/gen/checklib.c" -o "$work/obj/checklib.o"
 run "$cc" "${cflags[@]}" -Wno-unused-function -c "$work/gen/checkbase.c" -o "$work/obj/checkbase.o"
 run "$cc" "${cflags[@]}" -c "$work/gen/checklib_fatbin.c" -o "$work/obj/checklib_fatbin.o"
 run "$cc" "${cflags[@]}" -c "$here/bench_launcher_checks.c" -o "$work/obj/bench_launcher_checks.o"
+run "$cc" "${cflags[@]}" -c "$here/bench_arrow.c" -o "$work/obj/bench_arrow.o"
 run "$cc" "${cflags[@]}" -DBENCH_RUNTIME_HAS_PTX_COMPILE=$has_ptx_compile -c "$here/bench_load.c" -o "$work/obj/bench_load.o"
 run "$cc" "${cflags[@]}" -DBENCH_HAS_LINK=$has_link -DBENCH_LINK_BLOCK="$block" -c "$here/bench_link.c" \
   -o "$work/obj/bench_link.o"

@@ -12,6 +12,9 @@ extern const char udfkit_py_worker[];
 extern const char udfkit_py_strings[];
 /* udfkit kernels: templates/kernels/ */
 extern const char udfkit_tpl_kernel_prelude[];
+extern const char udfkit_tpl_kernel_arrow_bits[];
+extern const char udfkit_tpl_kernel_arrow_text[];
+extern const char udfkit_tpl_launcher_arrow[];
 extern const char udfkit_tpl_kernel_map[];
 extern const char udfkit_tpl_kernel_filter[];
 extern const char udfkit_tpl_kernel_select_helpers[];

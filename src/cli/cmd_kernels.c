@@ -26,7 +26,7 @@ int udfkit_cmd_kernels(int argc, char **argv)
 {
     udfkit_cli_list manifests = {0}, functions = {0}, kernels = {0}, slots = {0};
     const char *name = NULL, *cuda = NULL, *c = NULL, *header = NULL, *symbol = NULL;
-    bool check = false;
+    bool check = false, arrow = false;
     const udfkit_cli_option options[] = {
         {"--function", "-f", UDFKIT_OPT_LIST, "SPEC...", "declared functions, [c_name=]source_name[@file]:signature, besides the manifests' ones", &functions},
         {"--slot", NULL, UDFKIT_OPT_LIST, "SPEC...", "functions bound after the library ships (c_name:signature): the launchers then take the instance <name>_bind gives", &slots},
@@ -36,11 +36,12 @@ int udfkit_cmd_kernels(int argc, char **argv)
         {"--c", NULL, UDFKIT_OPT_VALUE, "OUT.c", "the launchers, C17 over the udfkit runtime", &c},
         {"--header", NULL, UDFKIT_OPT_VALUE, "OUT.h", "the library header, plain C11 and C++", &header},
         {"--fatbin-symbol", NULL, UDFKIT_OPT_VALUE, "SYM", "the embedded fatbin, SYM and SYM_size (default <name>_fatbin)", &symbol},
+        {"--arrow", NULL, UDFKIT_OPT_FLAG, NULL, "also an _arrow launcher (Arrow device arrays in and out, docs/arrow.md) beside each map, nullable_map and filter entry's", &arrow},
         {"--check", NULL, UDFKIT_OPT_FLAG, NULL, "only validate the entries against the functions, a function without a return type by its parameters; write nothing", &check},
     };
     const udfkit_cli_command cmd = {
         "kernels",
-        "udfkit kernels [<manifest>...] [--function SPEC...] [--slot SPEC...] --kernel ENTRY... --name IDENT\n"
+        "udfkit kernels [<manifest>...] [--function SPEC...] [--slot SPEC...] --kernel ENTRY... --name IDENT [--arrow]\n"
         "                      (--cuda OUT.cu --c OUT.c --header OUT.h [--fatbin-symbol SYM] | --check)",
         "Writes kernels made from templates around UDFs (map(f): out[i] = f(a1[i], ...); filter(p): the\n"
         "rows where p holds, ascending; reduce(op): init combined with every element, in order), their\n"
@@ -54,7 +55,8 @@ int udfkit_cmd_kernels(int argc, char **argv)
         "Compile OUT.cu with 'udfkit compile', link it with the UDFs, embed the fatbin as SYM, and build\n"
         "OUT.c with the udfkit runtime. With --slot, the library binds those functions after it ships:\n"
         "pack its LTO-IR with 'udfkit pack' instead of linking it; OUT.h then declares <name>_bind,\n"
-        "<name>_release and launchers taking the instance (docs/late-binding.md).",
+        "<name>_release and launchers taking the instance (docs/late-binding.md). With --arrow, each map,\n"
+        "nullable_map and filter entry also gets <launcher>_arrow over Arrow device arrays (docs/arrow.md).",
         options,
         sizeof options / sizeof *options,
         &manifests,
@@ -80,6 +82,7 @@ int udfkit_cmd_kernels(int argc, char **argv)
             .name = name,
             .fatbin_symbol = symbol,
             .check = check,
+            .arrow = arrow,
             .cuda_output = cuda,
             .c_output = c,
             .header_output = header,

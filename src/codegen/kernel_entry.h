@@ -22,6 +22,8 @@ typedef struct udfkit_kernel_entry {
     char *op_name;     /* transform_reduce(f, op): op, */
     const udfkit_spec *op; /* and its spec, set by udfkit_kernel_entry_bind */
     const udfkit_spec *fn; /* set by udfkit_kernel_entry_bind */
+    bool hidden; /* the generator's own: a static launcher, neither declared nor marked (the
+                    nullable_map kernels a map's `_arrow` launcher runs where inputs have nulls) */
 } udfkit_kernel_entry;
 
 /* Parses "map(f)" (spaces allowed around the parts), "nullable_map(f, nullify)",

@@ -5,6 +5,7 @@
 #include "base/strset.h"
 #include "base/templates.h"
 #include "base/types.h"
+#include "codegen/arrow_gen.h"
 #include "codegen/kernel_rows.h"
 #include "base/template.h"
 #include "frontend/exporter.h"
@@ -33,6 +34,8 @@ static void element_args(const udfkit_kernel_entry *e, udfkit_buf *out)
 typedef struct render_parts {
     const char *name;       /* the library's */
     bool slotted;           /* a SLOTS library: launchers take an instance */
+    bool with_arrow;        /* `udfkit kernels --arrow`: `_arrow` launchers (docs/arrow.md) */
+    bool arrow_text;        /* and one of a filter over string columns (arrow_text.cu.in) */
     const char *upper;      /* the same in capitals */
     udfkit_buf protos;      /* device prototypes of the UDFs the kernels call */
     udfkit_buf kernels;     /* CUDA C kernels */
@@ -42,7 +45,32 @@ typedef struct render_parts {
     udfkit_buf markers;     /* machine-readable lines, one per launcher */
     udfkit_buf decls;       /* launcher declarations for the header */
     udfkit_buf launchers;   /* launcher definitions */
+    char bits_index[32];    /* the `_arrow` launchers' bit kernels in the name table */
+    udfkit_buf arrow;       /* `_arrow` launcher definitions, after every launcher they run */
+    const udfkit_kernel_entry *all; /* the entries and the hidden ones (udfkit_kernels_render) */
+    size_t nall;
 } render_parts;
+
+/* The hidden nullable_map and nullable_filter entries' names: "<name>_nullable_map_<f>_arrow_masked",
+ * apart from any entry's (nullable_map(f, nullify) has nullable_map(f)'s names). */
+static const udfkit_template_word arrow_masked = {"", "", "_arrow_masked", NULL, false, UDFKIT_FILTER_INDICES};
+
+/* The launcher a map's or filter's `_arrow` launcher runs where inputs have nulls: the entry
+ * nullable_map(f) or nullable_filter(p) where given, else the hidden one (into out). */
+static void masked_launcher(const render_parts *r, const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    const udfkit_kernel_template tpl =
+        e->tpl == UDFKIT_KERNEL_FILTER ? UDFKIT_KERNEL_NULLABLE_FILTER : UDFKIT_KERNEL_NULLABLE_MAP;
+    const udfkit_kernel_entry *serving = NULL;
+    for (size_t j = 0; j < r->nall; j++)
+        if (r->all[j].tpl == tpl && strcmp(r->all[j].c_name, e->c_name) == 0 && (!r->all[j].word || r->all[j].hidden) &&
+            (!serving || serving->hidden))
+            serving = &r->all[j];
+    if (!serving)
+        return;
+    udfkit_buf_printf(out, "%s_%s_", r->name, udfkit_kernel_entry_row(serving)->name);
+    udfkit_kernel_entry_suffix(serving, out);
+}
 
 /* The UDF's C-ABI prototype for device code (T? as its pair, a string as its parts), once per
  * function. */
@@ -615,6 +643,15 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     for (size_t i = 0; i < PROTOTYPES && !rc; i++)
         if (protos[i].data)
             rc = launcher_checks(r, e, protos[i].data, &checks[i]);
+    /* A hidden entry's launchers are the generated file's own; of a string result's four, the
+     * `_arrow` launcher runs two (64-bit offsets). */
+    for (size_t i = 0; i < PROTOTYPES && !rc && e->hidden; i++)
+        if (protos[i].data) {
+            udfkit_buf text = UDFKIT_BUF_INIT;
+            udfkit_buf_printf(&text, "static %s%s", row->launchers ? "__attribute__((unused)) " : "", protos[i].data);
+            udfkit_buf_free(&protos[i]);
+            protos[i] = text;
+        }
     /* reduce's launcher reduces a few rows in one launch. */
     const udfkit_template_var small_vars[] = {{"UPPER_NAME", r->upper}};
     if (row->small_path)
@@ -669,11 +706,24 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     if (!rc) {
         for (const char *const *k = row->kernels; *k; k++)
             udfkit_buf_printf(&r->names, "    \"%s%s\",\n", t.kernel.data, *k);
+    }
+    if (!rc && !e->hidden) {
         udfkit_buf_printf(&r->markers, " *   udfkit-kernel %s %s %s %s_%s_", row->name, e->c_name, sig.data, r->name,
                           row->name);
         udfkit_kernel_entry_suffix(e, &r->markers);
         udfkit_buf_puts(&r->markers, "\n");
         udfkit_buf_puts(&r->decls, decls.data);
+    }
+    /* Beside the launcher, its `_arrow` launcher (arrow_gen.c); a map's runs the UDF's
+     * nullable_map launcher where an input has nulls. */
+    if (!rc && !e->hidden && r->with_arrow && udfkit_arrow_entry(e)) {
+        udfkit_buf raw = UDFKIT_BUF_INIT, masked = UDFKIT_BUF_INIT;
+        udfkit_buf_printf(&raw, "%s_%s_", r->name, row->name);
+        udfkit_kernel_entry_suffix(e, &raw);
+        masked_launcher(r, e, &masked);
+        rc = udfkit_arrow_render(r->name, e, raw.data, masked.data, r->bits_index, r->slotted, &r->decls, &r->arrow);
+        udfkit_buf_free(&raw);
+        udfkit_buf_free(&masked);
     }
     udfkit_buf *bufs[] = {&t.kernel,   &t.params,    &t.args,      &t.dense,         &t.no_bits,   &t.ptrs,
                           &t.ret,      &t.fn,        &t.prefix,    &t.outs,          &t.out_vals,  &t.outs_at,
@@ -736,12 +786,81 @@ static udfkit_rc render_shared(render_parts *r, unsigned needs, bool any, const 
         rc = udfkit_template_render(udfkit_tpl_launcher_tiles, vars, nvars, common);
     if (!rc && (needs & UDFKIT_NEEDS_OFFSETS))
         rc = udfkit_template_render(udfkit_tpl_launcher_offsets, vars, nvars, common);
+    if (!rc && (needs & UDFKIT_NEEDS_ARROW)) {
+        rc = udfkit_template_render(udfkit_tpl_kernel_arrow_bits, vars, nvars, &r->kernels);
+        udfkit_buf_printf(&r->names, "    \"udfkit_%s_arrow_unpack\",\n    \"udfkit_%s_arrow_pack\",\n"
+                                     "    \"udfkit_%s_arrow_gather\",\n", r->name, r->name, r->name);
+    }
+    if (!rc && (needs & UDFKIT_NEEDS_ARROW) && r->arrow_text) {
+        rc = udfkit_template_render(udfkit_tpl_kernel_arrow_text, vars, nvars, &r->kernels);
+        udfkit_buf_printf(&r->names, "    \"udfkit_%s_arrow_text_sizes\",\n    \"udfkit_%s_arrow_text_copy\",\n",
+                          r->name, r->name);
+    }
     return rc;
+}
+
+/* The entries, then the hidden nullable_map and nullable_filter entries that maps' and filters'
+ * `_arrow` launchers run where inputs have nulls (one per UDF, unless such an entry is given:
+ * its launcher serves), into *all (entries [0, count) are copies of `entries`; the caller frees
+ * the others). *bits: whether the library needs arrow_bits.cu.in's kernels. */
+static udfkit_rc with_hidden_entries(const udfkit_kernel_entry *entries, size_t count, bool arrow,
+                                     udfkit_kernel_entry **out, size_t *nall, bool *bits, bool *strings)
+{
+    udfkit_kernel_entry *all = calloc(2 * count + 1, sizeof *all);
+    *out = all;
+    *nall = 0;
+    if (!all)
+        return udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        all[i] = entries[i];
+        if (arrow && udfkit_arrow_entry(&entries[i])) {
+            *bits |= udfkit_arrow_has_bools(&entries[i]) || entries[i].tpl == UDFKIT_KERNEL_FILTER;
+            *strings |= entries[i].tpl == UDFKIT_KERNEL_FILTER && udfkit_signature_has(&entries[i].fn->sig, UDFKIT_KIND_TEXT);
+        }
+    }
+    *nall = count;
+    udfkit_rc rc = UDFKIT_RC_OK;
+    for (size_t i = 0; i < count && !rc; i++) {
+        const udfkit_kernel_entry *e = &entries[i];
+        if (!arrow || (e->tpl != UDFKIT_KERNEL_MAP && e->tpl != UDFKIT_KERNEL_FILTER) || !udfkit_arrow_entry(e))
+            continue;
+        const udfkit_kernel_template twin_tpl = e->tpl == UDFKIT_KERNEL_MAP ? UDFKIT_KERNEL_NULLABLE_MAP
+                                                                             : UDFKIT_KERNEL_NULLABLE_FILTER;
+        bool served = false;
+        for (size_t j = 0; j < *nall; j++)
+            served |= all[j].tpl == twin_tpl && (!all[j].word || all[j].hidden) && strcmp(all[j].c_name, e->c_name) == 0;
+        if (served)
+            continue;
+        udfkit_buf text = UDFKIT_BUF_INIT;
+        udfkit_buf_printf(&text, "%s(%s)", udfkit_kernel_template_name(twin_tpl), e->c_name);
+        udfkit_kernel_entry *twin = &all[(*nall)++];
+        rc = udfkit_kernel_entry_parse(text.data, twin);
+        if (!rc)
+            rc = udfkit_kernel_entry_bind(twin, e->fn, 1, false);
+        twin->hidden = true;
+        twin->word = &arrow_masked;
+        udfkit_buf_free(&text);
+    }
+    return rc;
+}
+
+static void hidden_entries_free(udfkit_kernel_entry *all, size_t count, size_t nall)
+{
+    for (size_t i = count; i < nall; i++)
+        udfkit_kernel_entry_free(&all[i]);
+    free(all);
 }
 
 udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, const char *header_include,
                                 const udfkit_kernel_entry *entries, size_t count, const udfkit_spec *slots,
                                 size_t nslots, udfkit_kernels_text *out)
+{
+    return udfkit_kernels_render_arrow(name, fatbin_symbol, header_include, entries, count, slots, nslots, false, out);
+}
+
+udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbol, const char *header_include,
+                                      const udfkit_kernel_entry *entries, size_t count, const udfkit_spec *slots,
+                                      size_t nslots, bool arrow, udfkit_kernels_text *out)
 {
     udfkit_rc rc = UDFKIT_RC_OK;
     udfkit_buf common = UDFKIT_BUF_INIT, guard = UDFKIT_BUF_INIT;
@@ -753,42 +872,56 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     for (char *p = upper; *p; p++)
         *p = (char)toupper((unsigned char)*p);
     udfkit_buf_printf(&guard, "UDFKIT_LIBRARY_%s_H", name);
-    render_parts r = {.name = name, .upper = upper, .slotted = nslots > 0};
+    render_parts r = {.name = name, .upper = upper, .slotted = nslots > 0, .with_arrow = arrow};
     udfkit_buf slot_table = UDFKIT_BUF_INIT, slot_markers = UDFKIT_BUF_INIT;
     char nslots_text[32];
     snprintf(nslots_text, sizeof nslots_text, "%zu", nslots);
     slot_texts(slots, nslots, &slot_table, &slot_markers);
 
+    /* The entries, then the hidden ones that maps' and filters' `_arrow` launchers run. */
+    udfkit_kernel_entry *all = NULL;
+    size_t nall = 0;
+    bool bits = false;
+    rc = with_hidden_entries(entries, count, r.with_arrow, &all, &nall, &bits, &r.arrow_text);
     /* The name table: each entry's kernels in order, then the scan all nullable filters share
-     * and the init all filters share. */
+     * and the init all filters share, the offsets scans, the `_arrow` launchers' bit kernels. */
     size_t nkernels = 0;
     unsigned needs = 0;
-    for (size_t i = 0; i < count; i++) {
-        const udfkit_template_row *row = udfkit_kernel_entry_row(&entries[i]);
+    for (size_t i = 0; i < nall && !rc; i++) {
+        const udfkit_template_row *row = udfkit_kernel_entry_row(&all[i]);
         needs |= row->helpers;
-        if (udfkit_signature_has(&entries[i].fn->sig, UDFKIT_KIND_TEXT) ||
-            (entries[i].op && udfkit_signature_has(&entries[i].op->sig, UDFKIT_KIND_TEXT)))
+        if (udfkit_signature_has(&all[i].fn->sig, UDFKIT_KIND_TEXT) ||
+            (all[i].op && udfkit_signature_has(&all[i].op->sig, UDFKIT_KIND_TEXT)))
             needs |= UDFKIT_NEEDS_STRINGS;
         nkernels += kernel_count(row);
     }
+    /* A filter's `_arrow` launcher over string columns scans its outputs' offsets as string
+     * results do. */
+    if (r.arrow_text)
+        needs |= UDFKIT_NEEDS_OFFSETS | UDFKIT_NEEDS_TILES;
     bool filters = needs & UDFKIT_NEEDS_FILTER_SCAN, selects = needs & UDFKIT_NEEDS_SELECT,
          offsets = needs & UDFKIT_NEEDS_OFFSETS;
     char offsets_index[32];
     snprintf(r.scan_index, sizeof r.scan_index, "%zu", nkernels);
     snprintf(r.select_index, sizeof r.select_index, "%zu", nkernels + filters);
     snprintf(offsets_index, sizeof offsets_index, "%zu", nkernels + filters + selects);
-    snprintf(nkernels_text, sizeof nkernels_text, "%zu", nkernels + filters + selects + 3 * offsets);
+    snprintf(r.bits_index, sizeof r.bits_index, "%zu", nkernels + filters + selects + 3 * offsets);
+    snprintf(nkernels_text, sizeof nkernels_text, "%zu",
+             nkernels + filters + selects + 3 * offsets + 3 * bits + 2 * (bits && r.arrow_text));
 
+    r.all = all;
+    r.nall = nall;
     size_t next = 0;
     udfkit_strset declared = UDFKIT_STRSET_INIT;
-    for (size_t i = 0; i < count && !rc; i++) {
-        declare_udf(entries[i].fn, &declared, &r.protos);
-        if (entries[i].op)
-            declare_udf(entries[i].op, &declared, &r.protos);
-        rc = render_entry(&r, &entries[i], next);
-        next += kernel_count(udfkit_kernel_entry_row(&entries[i]));
+    for (size_t i = 0; i < nall && !rc; i++) {
+        declare_udf(all[i].fn, &declared, &r.protos);
+        if (all[i].op)
+            declare_udf(all[i].op, &declared, &r.protos);
+        rc = render_entry(&r, &all[i], next);
+        next += kernel_count(udfkit_kernel_entry_row(&all[i]));
     }
     udfkit_strset_free(&declared);
+    hidden_entries_free(all, count, nall);
     const udfkit_template_var helper_vars[] = {{"NAME", name},
                                                {"UPPER_NAME", upper},
                                                {"BLOCK", block},
@@ -796,8 +929,9 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
                                                {"OFFSETS_INDEX", offsets_index}};
     size_t nhelper_vars = sizeof helper_vars / sizeof *helper_vars;
     if (!rc)
-        rc = render_shared(&r, needs, count > 0, helper_vars, nhelper_vars, &common);
+        rc = render_shared(&r, needs | (bits ? UDFKIT_NEEDS_ARROW : 0u), count > 0, helper_vars, nhelper_vars, &common);
     udfkit_buf_puts(&common, r.launchers.data ? r.launchers.data : "");
+    udfkit_buf_puts(&common, r.arrow.data ? r.arrow.data : "");
     /* The template breaks the line after the last marker. */
     while (r.markers.size && r.markers.data[r.markers.size - 1] == '\n')
         r.markers.data[--r.markers.size] = '\0';
@@ -842,7 +976,7 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
                                     nvars, &out->header);
     free(upper);
     udfkit_buf *bufs[] = {&r.protos,    &r.kernels, &r.names, &r.markers,   &r.decls,
-                          &r.launchers, &common,    &guard,   &slot_table, &slot_markers};
+                          &r.launchers, &common,    &guard,   &slot_table, &slot_markers, &r.arrow};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
     return rc;
@@ -1044,7 +1178,8 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
         goto done;
     if ((rc = header_include(req->c_output, req->header_output, &include)))
         goto done;
-    if ((rc = udfkit_kernels_render(req->name, symbol.data, include, entries, nentries, slots, nslots, &text)))
+    if ((rc = udfkit_kernels_render_arrow(req->name, symbol.data, include, entries, nentries, slots, nslots, req->arrow,
+                                           &text)))
         goto done;
     if (!(rc = udfkit_outputs_write(outputs, req->cuda_output, text.cuda.data, text.cuda.size)) &&
         !(rc = udfkit_outputs_write(outputs, req->c_output, text.c.data, text.c.size)) &&

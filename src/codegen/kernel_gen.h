@@ -33,6 +33,8 @@ typedef struct udfkit_kernels_request {
     const char *name;             /* the library: <name>_load, <name>_map_<f>, ... */
     const char *fatbin_symbol;    /* NULL: <name>_fatbin */
     bool check;                   /* validate only; write nothing */
+    bool arrow;                   /* `_arrow` launchers for map, nullable_map and filter entries
+                                     (docs/arrow.md) */
     const char *cuda_output, *c_output, *header_output;
 } udfkit_kernels_request;
 
@@ -48,6 +50,13 @@ typedef struct udfkit_kernels_text {
 udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, const char *header_include,
                                 const udfkit_kernel_entry *entries, size_t count, const udfkit_spec *slots,
                                 size_t nslots, udfkit_kernels_text *out);
+/* The same, with `_arrow` launchers (docs/arrow.md) beside the map, nullable_map and filter
+ * entries' launchers where `arrow` (with slots, taking the instance as the others do): their
+ * nullable twins and
+ * bit kernels are compiled only then. udfkit_kernels_render is this with arrow false. */
+udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbol, const char *header_include,
+                                      const udfkit_kernel_entry *entries, size_t count, const udfkit_spec *slots,
+                                      size_t nslots, bool arrow, udfkit_kernels_text *out);
 void udfkit_kernels_text_free(udfkit_kernels_text *t);
 
 #endif

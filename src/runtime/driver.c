@@ -77,6 +77,7 @@ static void load_driver(void)
     RESOLVE(event_record, "cuEventRecord");
     RESOLVE(event_query, "cuEventQuery");
     RESOLVE(event_destroy, "cuEventDestroy_v2");
+    RESOLVE(stream_wait_event, "cuStreamWaitEvent");
     CUresult r = driver.init(0);
     if (r == CUDA_ERROR_NO_DEVICE) {
         snprintf(load_message, sizeof load_message, "the CUDA driver sees no GPU (cuInit: CUDA_ERROR_NO_DEVICE)");

@@ -55,6 +55,7 @@ typedef struct udfkit_driver {
     CUresult (*event_record)(CUevent, CUstream);
     CUresult (*event_query)(CUevent);
     CUresult (*event_destroy)(CUevent);
+    CUresult (*stream_wait_event)(CUstream, CUevent, unsigned int);
 } udfkit_driver;
 
 /* Loads libcuda once and makes sure the calling thread has a current context (its own,
@@ -63,6 +64,11 @@ udfkit_status udfkit_driver_enter(const udfkit_driver **out);
 
 /* Turns a driver error into a status and a message "what: CUDA_ERROR_X (text)". */
 udfkit_status udfkit_driver_fail(const udfkit_driver *d, CUresult r, const char *what);
+
+/* Stream-ordered memory from udfkit's pool of the current device, never from the temporary
+ * blocks or a stream's scratch (memory.c): memory handed over to a caller, who frees it
+ * with cuMemFree (an Arrow array's release). */
+udfkit_status udfkit_pool_alloc_async(const udfkit_driver *d, size_t bytes, udfkit_stream s, CUdeviceptr *out);
 
 /* This thread's message (error.c). */
 udfkit_status udfkit_runtime_fail(udfkit_status s, const char *fmt, ...)

@@ -390,6 +390,16 @@ udfkit_status udfkit_device_alloc_async(size_t bytes, udfkit_stream s, void **ou
     return UDFKIT_OK;
 }
 
+udfkit_status udfkit_pool_alloc_async(const udfkit_driver *d, size_t bytes, udfkit_stream s, CUdeviceptr *out)
+{
+    CUmemoryPool pool = NULL;
+    udfkit_status st = pool_of(d, &pool);
+    if (st)
+        return st;
+    CUresult r = d->mem_alloc_from_pool_async(out, bytes ? bytes : 1, pool, (CUstream)s);
+    return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuMemAllocFromPoolAsync");
+}
+
 udfkit_status udfkit_device_free_async(void *p, udfkit_stream s)
 {
     if (!p)

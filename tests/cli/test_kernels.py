@@ -279,7 +279,8 @@ def test_usage_errors(work):
     r = udfkit("kernels", "--function", "scale:float32(float32, float32)", "--kernel", "map(scale)", "--name", "lib")
     assert r.rc == 2 and "no --cuda OUT.cu given (or --check to only validate)" in r.err, r
     r = ok("help", "kernels")
-    for option in ("--kernel", "--function", "--name", "--cuda", "--c", "--header", "--fatbin-symbol", "--check"):
+    for option in ("--kernel", "--function", "--name", "--cuda", "--c", "--header", "--fatbin-symbol", "--check",
+                   "--arrow"):
         assert option in r.out, option
     assert "kernels" in ok("--help").out
 
@@ -466,6 +467,45 @@ def test_slots_library(work):
             assert not os.path.exists(os.path.join(work, "out")) or files_under(os.path.join(work, "out")) == []
 
 
+def test_arrow_launchers_only_where_asked(work):
+    """--arrow: an _arrow launcher beside each map, nullable_map and filter entry's (docs/arrow.md),
+    with the nullable kernels and bit kernels they run; without it, none of them. With --slot the
+    _arrow launchers take the instance first; header (C11, C++) and launchers (C17) compile."""
+    fns = ["scale:float32(float32, float32)", "is_big:bool(float32)", "add:float32(float32, float32)"]
+    kernels = ["--kernel", "map(scale)", "--kernel", "filter(is_big)", "--kernel", "reduce(add)"]
+    texts = {}
+    for arrow in ([], ["--arrow"]):
+        ok("kernels", "--function", *fns, *kernels, "--name", "lib", *arrow, *outputs(work), cwd=work)
+        texts[bool(arrow)] = {p: open(os.path.join(work, "out", p)).read() for p in ("lib_kernels.cu", "lib.c", "lib.h")}
+        shutil.rmtree(os.path.join(work, "out"))
+    plain, arrow = texts[False], texts[True]
+    assert all("_arrow" not in text for text in plain.values()), plain["lib.h"]
+    for decl in ("udfkit_status lib_map_scale_arrow(udfkit_stream s, const struct ArrowDeviceArray *a1, ",
+                 "udfkit_status lib_filter_is_big_arrow(udfkit_stream s, const struct ArrowDeviceArray *a1, "):
+        assert decl in arrow["lib.h"], decl
+    assert "lib_reduce_add_arrow" not in arrow["lib.h"]
+    assert "udfkit_lib_nullable_map_scale_arrow_masked(" in arrow["lib_kernels.cu"]
+    assert "udfkit_lib_arrow_gather(" in arrow["lib_kernels.cu"]
+    assert len(arrow["lib_kernels.cu"]) > len(plain["lib_kernels.cu"])
+    ok("kernels", "--slot", "scale:float32(float32, float32)", "is_big:bool(float32)", "--kernel", "map(scale)",
+       "--kernel", "filter(is_big)", "--name", "eng", "--arrow", *outputs(work), cwd=work)
+    header = os.path.join(work, "out", "lib.h")
+    text = open(header).read()
+    for decl in ("udfkit_status eng_map_scale_arrow(eng_instance *inst, udfkit_stream s, const struct ArrowDeviceArray *a1, ",
+                 "udfkit_status eng_filter_is_big_arrow(eng_instance *inst, udfkit_stream s, "):
+        assert decl in text, decl
+    for compiler, std in (("gcc", "-std=c11"), ("g++", "-std=c++17")):
+        lang = "c" if compiler == "gcc" else "c++"
+        run([compiler, std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", RUNTIME_INCLUDE, "-x", lang,
+             "-fsyntax-only", header])
+    launchers = os.path.join(work, "out", "lib.c")
+    source = open(launchers).read()
+    assert "eng_nullable_map_scale_arrow_masked(inst, s, c.n, " in source, source
+    assert "udfkit_eng_kernel(inst, " in source and "udfkit_eng_kernel(NULL, " not in source, source
+    run(["gcc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", RUNTIME_INCLUDE, "-c", launchers,
+         "-o", os.path.join(work, "lib.o")])
+
+
 def test_dependent_launch_only_where_the_code_waits(work):
     """A pass after the first (reduce's final pass, filter's select, the scans' and
     reduce_by_key's tile pass) is launched dependently (programmatic dependent launch) only
@@ -515,5 +555,6 @@ if __name__ == "__main__":
     main([test_errors_leave_no_output_and_match_check, test_map_with_outputs, test_nullable_launchers,
           test_grouped_launchers, test_usage_errors,
           test_check_writes_nothing, test_unknown_return_type_is_checked_at_build_time, test_float16_crosses_as_bits,
-          test_whole_path_to_a_c_program, test_slots_library, test_dependent_launch_only_where_the_code_waits,
+          test_whole_path_to_a_c_program, test_slots_library, test_arrow_launchers_only_where_asked,
+          test_dependent_launch_only_where_the_code_waits,
           test_same_input_same_bytes])

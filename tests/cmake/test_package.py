@@ -219,8 +219,9 @@ def test_runtime_variants(work):
     assert sizes["default"] < 2_000_000 and sizes["shared"] < sizes["default"], sizes
     runtime = os.path.join(prefix, "lib", "libudfkit_runtime.so.1")
     exported = dynamic_symbols(runtime)
-    api = sorted(re.findall(r"^UDFKIT_RUNTIME_API [\w \*]*?\b(\w+)\(",
-                            open(os.path.join(prefix, "include", "udfkit", "runtime.h")).read(), re.M))
+    api = sorted(name for header in ("runtime.h", "arrow.h")
+                 for name in re.findall(r"^UDFKIT_RUNTIME_API [\w \*]*?\b(\w+)\(",
+                                        open(os.path.join(prefix, "include", "udfkit", header)).read(), re.M))
     assert exported == sorted(api + ["udfkit_runtime_ptx_register"]), exported
 
 

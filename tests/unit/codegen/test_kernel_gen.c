@@ -139,10 +139,13 @@ static void checks_parameters_where_the_return_type_is_unknown(void **state)
 
 typedef struct rendered {
     udfkit_spec specs[8];
-    udfkit_kernel_entry entries[5];
+    udfkit_kernel_entry entries[8];
     size_t nentries;
     udfkit_kernels_text text;
 } rendered;
+
+/* Whether render asks for `_arrow` launchers (udfkit kernels --arrow). */
+static bool render_arrow;
 
 static void render(rendered *r, const char *const *specs, size_t nspecs, const char *const *entries, size_t nentries)
 {
@@ -154,7 +157,9 @@ static void render(rendered *r, const char *const *specs, size_t nspecs, const c
         assert_int_equal(udfkit_kernel_entry_bind(&r->entries[i], r->specs, nspecs, false), UDFKIT_RC_OK);
     }
     r->nentries = nentries;
-    assert_int_equal(udfkit_kernels_render("lib", "lib_fatbin", "lib.h", r->entries, nentries, NULL, 0, &r->text), UDFKIT_RC_OK);
+    assert_int_equal(udfkit_kernels_render_arrow("lib", "lib_fatbin", "lib.h", r->entries, nentries, NULL, 0, render_arrow,
+                                                 &r->text),
+                     UDFKIT_RC_OK);
 }
 
 static void rendered_free(rendered *r)
@@ -181,7 +186,9 @@ static void renders_launchers_and_kernels(void **state)
                            "h:float16(float16, float16)"};
     const char *entries[] = {"map(scale)", "filter(is_even)", "reduce(add)", "map(h)", "reduce(h)"};
     rendered r;
+    render_arrow = true;
     render(&r, specs, 4, entries, 5);
+    render_arrow = false;
     const char *h = r.text.header.data, *c = r.text.c.data, *cu = r.text.cuda.data;
 
     /* SPEC.md's signatures; float16 is its bit pattern. */
@@ -219,13 +226,28 @@ static void renders_launchers_and_kernels(void **state)
     assert_non_null(strstr(cu, "bool udfkit_lib_filter_is_even_keep(unsigned long long i, "));
     assert_non_null(strstr(cu, "udfkit_lib_select_init("));
     assert_int_equal(occurrences(cu, "#include <cub/agent/agent_select_if.cuh>"), 1);
-    assert_null(strstr(cu, "filter_scan"));
+    /* The filter's `_arrow` launcher selects through nullable_filter where inputs have nulls
+     * (its kernels and their shared scan), then gathers the kept rows (arrow_bits.cu.in). */
+    assert_non_null(strstr(cu, "udfkit_lib_filter_scan("));
+    assert_non_null(strstr(cu, "udfkit_lib_arrow_gather("));
+    assert_non_null(strstr(h, "\nudfkit_status lib_filter_is_even_arrow(udfkit_stream s, const struct ArrowDeviceArray *a1, "
+                              "const struct ArrowSchema *t1, struct ArrowDeviceArray *out1, struct ArrowSchema *out_type1);\n"));
     assert_non_null(strstr(cu, "udfkit_lib_reduce_add_partials("));
     assert_non_null(strstr(cu, "udfkit_lib_reduce_h_final("));
-    /* Seven kernels of the entries, and the marker that code compiled for compute_90 or later
-     * has: the launchers start a pass after the first through udfkit_launch_dependent, which
-     * asks per device whether the code there has it; nothing decided once at load. */
-    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 8 + 1);
+    /* Seven kernels of the entries, the two of nullable_map's for each map's `_arrow` launcher
+     * and of nullable_filter's for the filter's (inputs with nulls), the nullable filters' scan,
+     * the three of arrow_bits.cu.in, and the marker that code compiled for compute_90 or later
+     * has: the launchers start a pass after the first through udfkit_launch_dependent, which asks
+     * per device whether the code there has it; nothing decided once at load. */
+    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 8 + 2 * 2 + 2 + 1 + 3 + 1);
+    /* Those nullable_map launchers are the file's own: neither declared nor marked. */
+    assert_non_null(strstr(c, "\nstatic udfkit_status lib_nullable_map_scale_arrow_masked(udfkit_stream s, size_t n, "));
+    assert_null(strstr(h, "lib_nullable_map_scale"));
+    assert_non_null(strstr(h, "\nudfkit_status lib_map_scale_arrow(udfkit_stream s, const struct ArrowDeviceArray *a1, "
+                              "const struct ArrowSchema *t1, const struct ArrowDeviceArray *a2, const struct ArrowSchema "
+                              "*t2, struct ArrowDeviceArray *out, struct ArrowSchema *out_type);\n"));
+    assert_non_null(strstr(c, "        {\"e\", \"float16\", UDFKIT_ARROW_FIXED, 2},\n"));
+    assert_null(strstr(h, "lib_reduce_add_arrow"));
     assert_non_null(strstr(cu, "#if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void udfkit_dependent_launch() {}\n#endif"));
     assert_null(strstr(r.text.c.data, "udfkit_library_has_kernel"));
     assert_non_null(strstr(r.text.c.data, "    return udfkit_launch_dependent(k, grid, block, 0, s, args);\n"));
@@ -240,17 +262,21 @@ static void renders_launchers_and_kernels(void **state)
     assert_non_null(strstr(c, "#include \"lib.h\"\n"));
     assert_non_null(strstr(c, "extern const unsigned char lib_fatbin[];\nextern const size_t lib_fatbin_size;\n"));
     assert_non_null(strstr(c, "udfkit_runtime_check_abi(1, "));
-    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[8 + 1];"));
-    assert_non_null(strstr(c, "    \"udfkit_lib_reduce_h_final\",\n    \"udfkit_lib_select_init\",\n    NULL,\n"));
-    /* The filter's launcher: the shared init (index 7), then its own kernel (index 1). */
-    assert_non_null(strstr(c, "udfkit_lib_kernel(self, 7, &init_k);"));
+    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[18 + 1];"));
+    /* The entries' kernels, the hidden nullable_maps' after them, then the shared init. */
+    assert_non_null(strstr(c, "    \"udfkit_lib_reduce_h_final\",\n    \"udfkit_lib_nullable_map_scale_arrow_masked\",\n"));
+    assert_non_null(strstr(c, "    \"udfkit_lib_nullable_map_h_arrow_masked_dense\",\n    \"udfkit_lib_filter_scan\",\n"
+                              "    \"udfkit_lib_select_init\",\n    \"udfkit_lib_arrow_unpack\",\n"));
+    /* The filter's launcher: the shared init (index 14), then its own kernel (index 1). */
+    assert_non_null(strstr(c, "udfkit_lib_kernel(self, 14, &init_k);"));
     assert_non_null(strstr(c, "udfkit_lib_kernel(self, 1, &select_k);"));
     assert_null(strstr(c, "if (total > 0x100000000ull)"));
     assert_non_null(strstr(c, "udfkit_lib_chunks("));
     /* The maps' tiles: shared memory for two inputs of 4 (scale) and 2 bytes (h) a row. */
     assert_non_null(strstr(c, "bytes = tile * 8 + 2 * 128;"));
     assert_non_null(strstr(c, "bytes = tile * 4 + 2 * 128;"));
-    assert_int_equal(occurrences(c, "\nudfkit_status lib_"), 7); /* load, udf_error, 5 launchers */
+    /* load, udf_error, 5 launchers and the maps' and filter's `_arrow` launchers */
+    assert_int_equal(occurrences(c, "\nudfkit_status lib_"), 10);
     rendered_free(&r);
 }
 
@@ -303,7 +329,7 @@ static void renders_filter_outputs(void **state)
     assert_non_null(strstr(r.text.cuda.data, "== 6528, \"the launcher's tile\");"));
     assert_non_null(strstr(r.text.c.data, "st = udfkit_lib_launch_next(self, select_k, (udfkit_dim3){(unsigned)tiles, 1, 1},"));
     assert_non_null(strstr(r.text.c.data, "(udfkit_dim3){384, 1, 1}, s, args);"));
-    assert_null(strstr(r.text.cuda.data, "_gather"));
+    assert_null(strstr(r.text.cuda.data, "_values_gather"));
     assert_null(strstr(r.text.cuda.data, "_stencil"));
     assert_non_null(strstr(r.text.header.data, "lib_filter_q_values(udfkit_stream s, size_t n, const float *a1, float *out1, "
                                                "uint64_t *count);"));
@@ -344,15 +370,127 @@ static void renders_only_what_is_used(void **state)
     assert_int_equal(occurrences(r.text.cuda.data, "__global__"), 1); /* udfkit_dependent_launch */
     rendered_free(&r);
 
-    /* A map sizes its grid by tiles itself: no blocks helper (which it once left unused). */
+    /* A map sizes its grid by tiles itself: no blocks helper (which it once left unused), no
+     * chunks helper; with `_arrow` launchers, the blocks helper only for the nullable_map
+     * launcher its `_arrow` launcher runs (which uses it), and no bit kernels without bool
+     * columns. */
     const char *specs[] = {"f:int8(int8)"};
     const char *entries[] = {"map(f)"};
+    for (int arrow = 0; arrow < 2; arrow++) {
+        render_arrow = arrow;
+        render(&r, specs, 1, entries, 1);
+        render_arrow = false;
+        assert_int_equal(occurrences(r.text.c.data, "udfkit_lib_blocks("), arrow ? 2 : 0);
+        assert_null(strstr(r.text.c.data, "udfkit_lib_chunks("));
+        assert_null(strstr(r.text.cuda.data, "arrow_unpack"));
+        assert_null(strstr(r.text.cuda.data, "filter_scan"));
+        assert_null(strstr(r.text.cuda.data, "select_init"));
+        assert_null(strstr(r.text.cuda.data, "#include"));
+        rendered_free(&r);
+    }
+}
+
+/* A filter over a string column: its `_arrow` launcher gathers the kept strings as large_utf8
+ * ("U"): their sizes, the library's offsets scan, then the bytes (arrow_text.cu.in). */
+static void renders_a_string_filters_arrow_launcher(void **state)
+{
+    (void)state;
+    const char *specs[] = {"t:bool(string, int32)"};
+    const char *entries[] = {"filter(t)"};
+    rendered r;
+    render_arrow = true;
     render(&r, specs, 1, entries, 1);
-    assert_null(strstr(r.text.c.data, "udfkit_lib_blocks("));
-    assert_null(strstr(r.text.c.data, "udfkit_lib_chunks("));
-    assert_null(strstr(r.text.cuda.data, "filter_scan"));
-    assert_null(strstr(r.text.cuda.data, "select_init"));
-    assert_null(strstr(r.text.cuda.data, "#include"));
+    render_arrow = false;
+    const char *h = r.text.header.data, *c = r.text.c.data, *cu = r.text.cuda.data;
+    assert_non_null(strstr(h, "\nudfkit_status lib_filter_t_arrow(udfkit_stream s, const struct ArrowDeviceArray *a1, "));
+    assert_non_null(strstr(cu, "udfkit_lib_arrow_text_sizes(udfkit::strings_column in, "));
+    assert_non_null(strstr(cu, "udfkit_lib_arrow_text_copy(udfkit::strings_column in, "));
+    assert_non_null(strstr(c, "    \"udfkit_lib_arrow_text_sizes\",\n    \"udfkit_lib_arrow_text_copy\",\n"));
+    assert_non_null(strstr(c, "        {\"U\", \"string\", UDFKIT_ARROW_STRING, 0},\n        {\"i\", \"int32\", UDFKIT_ARROW_FIXED, 4},\n"));
+    assert_non_null(strstr(c, "st = udfkit_lib_offsets(NULL, s, c.n, c.out_offsets[0], 1);\n"));
+    assert_null(strstr(c, "c.out_offsets[1]"));
+    assert_non_null(strstr(c, "st = udfkit_arrow_gather_copy(&c, text_copy);\n"));
+    rendered_free(&r);
+    /* Without --arrow: none of it. */
+    render(&r, specs, 1, entries, 1);
+    assert_null(strstr(r.text.cuda.data, "arrow_text"));
+    assert_null(strstr(r.text.cuda.data, "offsets_scan"));
+    rendered_free(&r);
+}
+
+/* A map with several outputs, strings among them: the sizes launch takes each string output's
+ * offsets, the second launch each output (a string's offsets and bytes), as the raw launchers
+ * take them. */
+static void renders_a_string_among_outputs_arrow_launcher(void **state)
+{
+    (void)state;
+    const char *specs[] = {"two2:void(int32, int64*, string*, string*)"};
+    const char *entries[] = {"map(two2)"};
+    rendered r;
+    render_arrow = true;
+    render(&r, specs, 1, entries, 1);
+    render_arrow = false;
+    const char *c = r.text.c.data;
+    assert_non_null(strstr(r.text.header.data, "lib_map_two2_arrow(udfkit_stream s, const struct ArrowDeviceArray *a1, "
+                                               "const struct ArrowSchema *t1, struct ArrowDeviceArray *out1, "));
+    assert_non_null(strstr(c, ": lib_map_two2_sizes(s, c.n, c.values[0], c.out_offsets[1], c.out_offsets[2]);\n"));
+    assert_non_null(strstr(c, ": lib_map_two2(s, c.n, c.values[0], c.out_values[0], c.out_offsets[1], c.out_chars[1], "
+                              "c.out_offsets[2], c.out_chars[2]);\n"));
+    assert_non_null(strstr(c, "lib_nullable_map_two2_arrow_masked(s, c.n, c.values[0], c.masks[0], c.out_values[0], "
+                              "c.out_bits[0], c.out_offsets[1], c.out_chars[1], c.out_bits[1], c.out_offsets[2], "
+                              "c.out_chars[2], c.out_bits[2], NULL)"));
+    assert_non_null(strstr(c, "        {\"l\", \"int64\", UDFKIT_ARROW_FIXED, 8},\n        {\"U\", \"string\", "
+                              "UDFKIT_ARROW_STRING, 0},\n"));
+    rendered_free(&r);
+}
+
+/* Without --arrow (the default), a library has no `_arrow` launchers, none of the nullable
+ * kernels they run where inputs have nulls, and no bit kernels: the entries' kernels alone, as
+ * many as a library had before `_arrow` launchers existed. */
+static void renders_no_arrow_launchers_unless_asked(void **state)
+{
+    (void)state;
+    const char *specs[] = {"scale:float32(float32, float32)", "is_even:bool(int32)", "add:int64(int64, int64)",
+                           "h:float16(float16, float16)", "b:bool(bool)"};
+    const char *entries[] = {"map(scale)", "filter(is_even)", "reduce(add)", "map(h)", "reduce(h)", "map(b)"};
+    rendered r;
+    render(&r, specs, 5, entries, 6);
+    const char *h = r.text.header.data, *c = r.text.c.data, *cu = r.text.cuda.data;
+    assert_null(strstr(h, "_arrow"));
+    assert_null(strstr(c, "_arrow"));
+    assert_null(strstr(cu, "_arrow"));
+    assert_null(strstr(cu, "udfkit_lib_nullable_"));
+    assert_null(strstr(cu, "filter_scan"));
+    /* Eight kernels of the entries and map(b)'s, and the dependent-launch marker. */
+    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 8 + 1 + 1);
+    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[9 + 1];"));
+    rendered_free(&r);
+}
+
+/* A map's `_arrow` launcher runs nullable_map(f)'s launcher where inputs have nulls: the entry's
+ * where given, else a hidden one of its own names, apart from nullable_map(f, nullify)'s (whose
+ * failing rows become nulls: not map's semantics). */
+static void renders_the_arrow_launchers_masked_path(void **state)
+{
+    (void)state;
+    const char *specs[] = {"f:int32(int32)", "g:int32(int32)", "p:bool(int32)"};
+    const char *entries[] = {"map(f)", "nullable_map(f, nullify)", "map(g)", "nullable_map(g)", "filter(p)",
+                             "filter(p, values)"};
+    rendered r;
+    render_arrow = true;
+    render(&r, specs, 3, entries, 6);
+    render_arrow = false;
+    const char *c = r.text.c.data, *h = r.text.header.data;
+    assert_non_null(strstr(c, "\nstatic udfkit_status lib_nullable_map_f_arrow_masked(udfkit_stream s, size_t n, "));
+    assert_non_null(strstr(c, "c.masked ? lib_nullable_map_f_arrow_masked(s, c.n, c.values[0], c.masks[0], "));
+    assert_non_null(strstr(c, "c.masked ? lib_nullable_map_g(s, c.n, c.values[0], c.masks[0], "));
+    assert_null(strstr(c, "lib_nullable_map_g_arrow_masked"));
+    /* One hidden nullable_filter serves both filters' `_arrow` launchers. */
+    assert_int_equal(occurrences(c, "static udfkit_status lib_nullable_filter_p_arrow_masked("), 1);
+    assert_non_null(strstr(h, "lib_filter_p_arrow(udfkit_stream s"));
+    assert_non_null(strstr(h, "lib_filter_p_values_arrow(udfkit_stream s"));
+    assert_non_null(strstr(h, "lib_nullable_map_f_arrow(udfkit_stream s"));
+    assert_null(strstr(h, "_arrow_masked"));
     rendered_free(&r);
 }
 
@@ -638,6 +776,10 @@ int main(void)
         cmocka_unit_test(renders_launchers_and_kernels),
         cmocka_unit_test(renders_filter_outputs),
         cmocka_unit_test(renders_only_what_is_used),
+        cmocka_unit_test(renders_the_arrow_launchers_masked_path),
+        cmocka_unit_test(renders_no_arrow_launchers_unless_asked),
+        cmocka_unit_test(renders_a_string_filters_arrow_launcher),
+        cmocka_unit_test(renders_a_string_among_outputs_arrow_launcher),
         cmocka_unit_test(renders_nullable_map_kernels),
         cmocka_unit_test(generates_atomically),
         cmocka_unit_test(sort_entries),
