@@ -41,7 +41,7 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
   32-bit row numbers, and ``filter(p, values)``, the kept rows' values; docs/filter.md),
   ``reduce(op)``; over Arrow
   columns with validity bitmaps ``nullable_map(f)`` (``nullable_map(f, nullify)``: rows the
-  UDF fails become nulls), ``nullable_filter(p)``, ``nullable_reduce(op)``; grouped and
+  UDF fails become nulls, launcher ``<target>_nullable_map_<f>_nullify``), ``nullable_filter(p)``, ``nullable_reduce(op)``; grouped and
   ordered (docs/grouped.md) ``inclusive_scan(op)``, ``exclusive_scan(op)``,
   ``reduce_by_key(op, K)`` (``K`` the keys' type: an integer, a date, time or decimal such as
   ``date32``, ``timestamp[us]``, ``decimal128(38,2)``), ``transform_reduce(f, op)``,

@@ -935,16 +935,28 @@ static udfkit_rc read_functions(const udfkit_kernels_request *req, function_set 
     return rc;
 }
 
-/* Whether two entries would define the same launcher. */
-static bool same_launcher(const udfkit_kernel_entry *a, const udfkit_kernel_entry *b)
+/* Fails where two entries would define the same launcher: the same entry given twice, or two
+ * entries whose names meet (nullable_map(f, nullify) and nullable_map(f_nullify) both make
+ * <name>_nullable_map_f_nullify). */
+static udfkit_rc check_launchers_differ(const char *name, const udfkit_kernel_entry *a, const udfkit_kernel_entry *b)
 {
     udfkit_buf x = UDFKIT_BUF_INIT, y = UDFKIT_BUF_INIT;
     udfkit_kernel_entry_suffix(a, &x);
     udfkit_kernel_entry_suffix(b, &y);
-    bool same = a->tpl == b->tpl && strcmp(x.data, y.data) == 0;
+    udfkit_rc rc = UDFKIT_RC_OK;
+    if (a->tpl == b->tpl && strcmp(x.data, y.data) == 0) {
+        if (strcmp(a->c_name, b->c_name) == 0)
+            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s' is given twice (also as '%s')", b->text,
+                             a->text);
+        else
+            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                             "kernel entries '%s' and '%s' would both make the launcher %s_%s_%s: rename one "
+                             "function",
+                             a->text, b->text, name, udfkit_kernel_template_name(a->tpl), x.data);
+    }
     udfkit_buf_free(&x);
     udfkit_buf_free(&y);
-    return same;
+    return rc;
 }
 
 static udfkit_rc check_name(const char *name)
@@ -1034,9 +1046,7 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
         if ((rc = udfkit_kernel_entry_parse(req->kernels[i], e)))
             break;
         for (size_t j = 0; j + 1 < nentries && !rc; j++)
-            if (same_launcher(&entries[j], e))
-                rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s' is given twice (also as '%s')", e->text,
-                                 entries[j].text);
+            rc = check_launchers_differ(req->name, &entries[j], e);
         if (!rc)
             rc = udfkit_kernel_entry_bind(e, fns.specs, fns.count, req->check);
     }

@@ -181,7 +181,7 @@ def test_shared_library_exports_its_header_only(work):
         declared = header_functions(os.path.join(build, "shop_kernels.udfkit", "include", "shop_kernels.h"))
         assert declared == ["shop_kernels_filter_is_big", "shop_kernels_filter_is_big_values",
                             "shop_kernels_inclusive_scan_add_f32", "shop_kernels_library",
-                            "shop_kernels_load", "shop_kernels_map_discount", "shop_kernels_nullable_map_discount",
+                            "shop_kernels_load", "shop_kernels_map_discount", "shop_kernels_nullable_map_discount_nullify",
                             "shop_kernels_reduce_add_f32", "shop_kernels_reduce_by_key_add_f32_by_int32",
                             "shop_kernels_segmented_reduce_add_f32", "shop_kernels_transform_reduce_discount_add_f32",
                             "shop_kernels_udf_error", "shop_kernels_unload"], declared
