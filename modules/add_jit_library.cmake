@@ -232,6 +232,26 @@ function(add_jit_library target)
       endforeach()
       list(APPEND _exported "${_c_name}|${_udf}")
     endforeach()
+    # Functions the target calls (add_ptx_udf CALLS) are this library's slots, of the same signature.
+    get_target_property(_calls ${_udf} UDFKIT_CALLS)
+    if(NOT _calls)
+      set(_calls)
+    endif()
+    foreach(_call IN LISTS _calls)
+      string(REGEX REPLACE "[ \t]" "" _want "${_call}")
+      set(_found FALSE)
+      foreach(_slot IN LISTS arg_SLOTS)
+        string(REGEX REPLACE "[ \t]" "" _have "${_slot}")
+        if(_have STREQUAL _want)
+          set(_found TRUE)
+        endif()
+      endforeach()
+      if(NOT _found)
+        message(FATAL_ERROR "add_jit_library: UDFS of target '${target}': '${_udf}' calls '${_call}', which is not "
+                            "one of its SLOTS (${arg_SLOTS}); a UDFS function may call only a slot of the library, "
+                            "of the same signature")
+      endif()
+    endforeach()
     # Relative to this build directory (where the compiles run), so that the compile of the
     # generated kernels is the same in every build directory and hits udfkit's cache.
     get_filename_component(_udf_include "${_manifest}" DIRECTORY)

@@ -531,6 +531,19 @@ CONFIGURE_ERRORS = [
                               ' ARCHITECTURES 80-real)',
      r"add_jit_library: SLOTS entry 'price=foo:float32\(float32\)' of target 'lib' is not of the form "
      r"c_name:signature"),
+    ("calls-not-a-slot", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" CALLS "price:float32(float32)"'
+                         ' ARCHITECTURES 80-real)\n'
+                         'add_jit_library(lib UDFS u SLOTS "price:float64(float32)" KERNELS map(price)'
+                         ' ARCHITECTURES 80-real)',
+     r"add_jit_library: UDFS of target 'lib': 'u' calls 'price:float32\(float32\)', which is not one of its SLOTS "
+     r"\(price:float64\(float32\)\); a UDFS function may call only a slot of the library, of the same signature"),
+    ("calls-own-function", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" CALLS "f:float32(float32)"'
+                           ' ARCHITECTURES 80-real)',
+     r"add_ptx_udf: CALLS entry 'f:float32\(float32\)' of target 'u' names 'f', which its FUNCTIONS define; CALLS "
+     r"are functions defined elsewhere"),
+    ("calls-bad-form", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" CALLS "g=h:float32(float32)"'
+                       ' ARCHITECTURES 80-real)',
+     r"add_ptx_udf: CALLS entry 'g=h:float32\(float32\)' of target 'u' is not of the form c_name:signature"),
     ("source-named-as-generated", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)\n'
                                   'add_jit_library(lib UDFS u SOURCES g.cu lib_kernels.cu KERNELS map(f)'
                                   ' ARCHITECTURES 80-real)',

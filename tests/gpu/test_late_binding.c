@@ -10,6 +10,7 @@
  * usage: test_late_binding <dir with cuda.json, cuda.fatbin, py.json, py.fatbin, clash.json,
  *                           future.json, newer.json>; exit 77 (skipped) without a GPU. */
 #include "gpu_test.h"
+#include "late_calls_engine.h"
 #include "late_engine.h"
 #include "late_engine_each.h"
 
@@ -293,6 +294,65 @@ static const char *const text_specs[] = {"t_price:float32(float32, float32)", "t
                                          "t_widen:int64(int32)", "t_before:bool(float32, float32)",
                                          "t_maybe:float32?(float32?, float32)"};
 
+/* late_calls_engine: the engine's own comparator by_price(a, b) = price(a, 0.25) < price(b, 0.25)
+ * (add_ptx_udf CALLS) calls the slot price, so its sort orders by whatever price is bound to:
+ * ascending with the CUDA C package's (list * 0.75), descending with text whose price is -list.
+ * Each result against a stable sort on the host with the same comparator. */
+static float neg_price(float l, float r)
+{
+    (void)r;
+    return -l;
+}
+
+static void sort_through_a_slot(const char *what, udfkit_package *pkg, const char *function,
+                                float (*price)(float, float))
+{
+    const udfkit_slot_binding b[] = {{"price", pkg, function}};
+    late_calls_engine_instance *inst = NULL;
+    if (check(late_calls_engine_bind(b, 1, &inst), what))
+        return;
+    const size_t n = 5000;
+    float *a = malloc(n * 4), *out = malloc(n * 4);
+    uint64_t *order = malloc(n * 8);
+    void *da = NULL, *dout = NULL, *dorder = NULL;
+    for (size_t i = 0; i < n; i++)
+        a[i] = (float)(int)(next_random() % 200) - 100.0f; /* many equal keys: stability shows */
+    if (!check(udfkit_device_alloc(n * 4, &da), "alloc") && !check(udfkit_device_alloc(n * 4, &dout), "alloc") &&
+        !check(udfkit_device_alloc(n * 8, &dorder), "alloc") && !check(udfkit_copy_to_device(da, a, n * 4), "copy") &&
+        !check(late_calls_engine_sort_by_price(inst, NULL, n, da, dout, dorder), what) &&
+        !check(udfkit_copy_to_host(out, dout, n * 4), "copy") &&
+        !check(udfkit_copy_to_host(order, dorder, n * 8), "copy")) {
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            bad += order[i] >= n || out[i] != a[order[i]];
+            if (i && (price(out[i], 0.25f) < price(out[i - 1], 0.25f) ||
+                      (!(price(out[i - 1], 0.25f) < price(out[i], 0.25f)) && order[i] < order[i - 1])))
+                bad++;
+        }
+        CHECK(bad == 0, "%s: sort(by_price) calling the slot: %zu rows out of order", what, bad);
+    }
+    udfkit_device_free(da);
+    udfkit_device_free(dout);
+    udfkit_device_free(dorder);
+    free(a);
+    free(out);
+    free(order);
+    late_calls_engine_release(inst);
+}
+
+static void udfs_call_slots(udfkit_package *cuda)
+{
+    sort_through_a_slot("the engine's comparator calling price, bound to the CUDA C package", cuda, NULL, c_price);
+    udfkit_package *neg = NULL;
+    const char *spec = "neg:float32(float32, float32)";
+    if (!check(udfkit_compile_source("neg.cu", "__device__ float neg(float l, float r) { return -l; }\n", &spec, 1,
+                                     NULL, 0, &neg),
+               "udfkit_compile_source neg"))
+        sort_through_a_slot("the engine's comparator calling price, bound to run-time text (descending)", neg, "neg",
+                            neg_price);
+    udfkit_package_close(neg);
+}
+
 /* Binds whose link runs in the sandbox helper (the cache off, so that the link runs): text
  * compiled with a time limit (the helper unconfined), and text compiled untrusted (confined by
  * Landlock; where this machine's kernel cannot, the compile says so and that part is left
@@ -426,6 +486,7 @@ int main(int argc, char **argv)
         run_instance(each_py, 1, &python_fns, sizes[i]);
     }
     sandboxed_binds();
+    udfs_call_slots(cuda);
     /* The package's fatbin binds as its manifest does. */
     late_engine_instance *e_fatbin = NULL;
     if (!check(late_engine_bind(to_cuda_fatbin, 5, &e_fatbin), "bind to the CUDA C package's fatbin"))
