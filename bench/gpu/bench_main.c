@@ -27,6 +27,7 @@ static const struct {
     {"launcher_checks", bench_launcher_checks_main, "host cost of the launchers' argument checks (with against without)"},
     {"link", bench_link_main, "udfkit_library_link: first link against a cached one in a new process"},
     {"bind", bench_bind_main, "late binding: first, cached and repeated binds against loading SASS; compile_source"},
+    {"bind_engine", bench_bind_engine_main, "late binding of issue 20's 41-kernel engine: binds, first launches"},
 };
 
 int main(int argc, char **argv)
