@@ -12,7 +12,7 @@
  * modified within the second before it was recorded keeps its entry from being stored (a
  * later change in the same time stamp could not be seen). CUDA's headers, like the NVRTC
  * the process loaded, are checked on an entry's first use in a process, not again in that
- * process. */
+ * process. `udfkit cache clear` removes the entries with the results. */
 #ifndef UDFKIT_INCLUDE_CHECK_H
 #define UDFKIT_INCLUDE_CHECK_H
 
