@@ -692,14 +692,18 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     return rc;
 }
 
-/* The slots: a table for the launchers, a marker line each for the header. */
-static void slot_texts(const udfkit_spec *slots, size_t nslots, udfkit_buf *table, udfkit_buf *markers)
+/* The slots: a table for the launchers, a marker line each for the header (the last
+ * `noptional` optional: their markers end in "optional"). */
+static void slot_texts(const udfkit_spec *slots, size_t nslots, size_t noptional, udfkit_buf *table,
+                       udfkit_buf *markers)
 {
     for (size_t i = 0; i < nslots; i++) {
         udfkit_buf sig = UDFKIT_BUF_INIT;
+        bool optional = i >= nslots - noptional;
         udfkit_signature_format(&slots[i].sig, &sig);
-        udfkit_buf_printf(table, "    {\"%s\", \"%s\"},\n", slots[i].c_name, sig.data);
-        udfkit_buf_printf(markers, "%s *   udfkit-slot %s %s", i ? "\n" : "", slots[i].c_name, sig.data);
+        udfkit_buf_printf(table, "    {\"%s\", \"%s\", %d},\n", slots[i].c_name, sig.data, optional);
+        udfkit_buf_printf(markers, "%s *   udfkit-slot %s %s%s", i ? "\n" : "", slots[i].c_name, sig.data,
+                          optional ? " optional" : "");
         udfkit_buf_free(&sig);
     }
 }
@@ -741,7 +745,7 @@ static udfkit_rc render_shared(render_parts *r, unsigned needs, bool any, const 
 
 udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, const char *header_include,
                                 const udfkit_kernel_entry *entries, size_t count, const udfkit_spec *slots,
-                                size_t nslots, udfkit_kernels_text *out)
+                                size_t nslots, size_t noptional_slots, udfkit_kernels_text *out)
 {
     udfkit_rc rc = UDFKIT_RC_OK;
     udfkit_buf common = UDFKIT_BUF_INIT, guard = UDFKIT_BUF_INIT;
@@ -757,7 +761,7 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
     udfkit_buf slot_table = UDFKIT_BUF_INIT, slot_markers = UDFKIT_BUF_INIT;
     char nslots_text[32];
     snprintf(nslots_text, sizeof nslots_text, "%zu", nslots);
-    slot_texts(slots, nslots, &slot_table, &slot_markers);
+    slot_texts(slots, nslots, noptional_slots, &slot_table, &slot_markers);
 
     /* The name table: each entry's kernels in order, then the scan all nullable filters share
      * and the init all filters share. */
@@ -1034,7 +1038,8 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
         }
         if (!(rc = udfkit_spec_parse(req->slots[i], &copy))) {
             udfkit_buf origin = UDFKIT_BUF_INIT;
-            udfkit_buf_printf(&origin, "--slot '%s'", req->slots[i]);
+            udfkit_buf_printf(&origin, "--%sslot '%s'", i >= req->nslots - req->noptional_slots ? "optional-" : "",
+                              req->slots[i]);
             rc = function_set_add(&fns, &copy, origin.data);
             udfkit_buf_free(&origin);
         }
@@ -1054,7 +1059,8 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
         goto done;
     if ((rc = header_include(req->c_output, req->header_output, &include)))
         goto done;
-    if ((rc = udfkit_kernels_render(req->name, symbol.data, include, entries, nentries, slots, nslots, &text)))
+    if ((rc = udfkit_kernels_render(req->name, symbol.data, include, entries, nentries, slots, nslots,
+                                    req->noptional_slots, &text)))
         goto done;
     if (!(rc = udfkit_outputs_write(outputs, req->cuda_output, text.cuda.data, text.cuda.size)) &&
         !(rc = udfkit_outputs_write(outputs, req->c_output, text.c.data, text.c.size)) &&

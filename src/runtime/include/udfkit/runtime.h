@@ -402,6 +402,7 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_package_set_options(udfkit_package *pkg,
 typedef struct udfkit_slot {
     const char *name;      /* the SLOTS c_name */
     const char *signature; /* its signature, as in a function spec */
+    int optional;          /* 1: an OPTIONAL_SLOTS entry, which a bind may leave unbound */
 } udfkit_slot;
 
 typedef struct udfkit_slot_binding {
@@ -418,9 +419,12 @@ typedef struct udfkit_slot_binding {
  * each kernel that calls a slot is linked on its first udfkit_library_get_kernel (a link
  * failure is then that call's error); UDFKIT_BIND_WHOLE=1, an image without such SASS, and
  * a package that asks for the sandbox link every kernel here.
- * Every slot is bound exactly once, to a function whose signature is the slot's
- * (UDFKIT_ERROR_INVALID_ARGUMENT naming both signatures otherwise; a function the package
- * lacks is UDFKIT_ERROR_NOT_FOUND), all checked before anything is linked. Of the image
+ * Every slot is bound exactly once (an optional one at most once), to a function whose
+ * signature is the slot's (UDFKIT_ERROR_INVALID_ARGUMENT naming both signatures otherwise;
+ * a function the package lacks is UDFKIT_ERROR_NOT_FOUND), all checked before anything is
+ * linked. An optional slot left unbound: a kernel that calls it is refused at its first
+ * udfkit_library_get_kernel (UDFKIT_ERROR_INVALID_ARGUMENT naming the kernel and the slot,
+ * nothing linked), and so is a bind that links every kernel at once (naming the slot). Of the image
  * and of each package the LTO-IR for the highest architecture the device runs is used
  * (UDFKIT_ERROR_NO_BINARY where there is none); LTO-IR made by a newer NVRTC or NVVM than
  * nvJitLink's is UDFKIT_ERROR_TOOLCHAIN. A function of another name than its slot is
@@ -448,6 +452,11 @@ typedef struct udfkit_bind_info {
 
 /* UDFKIT_ERROR_INVALID_ARGUMENT where lib is NULL or not a bound library. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_library_bind_info(udfkit_library *lib, udfkit_bind_info *out);
+
+/* Whether the bind of `lib` bound a function to `slot` (*bound 1), or left that optional
+ * slot unbound (*bound 0). UDFKIT_ERROR_INVALID_ARGUMENT where lib is NULL or not a bound
+ * library, or `slot` is not one of its slots (they are listed in the message). */
+UDFKIT_RUNTIME_API udfkit_status udfkit_library_slot_bound(udfkit_library *lib, const char *slot, int *bound);
 
 /* ---- What the runtime has to say besides a failure ----
  *
