@@ -268,14 +268,11 @@ static udfkit_status check_bindings(binding_plan *p, const udfkit_slot *slots, s
                                             "%s and %s both define '%s', and both are linked: a C name must be unique "
                                             "across everything linked together",
                                             p->distinct[a]->origin, p->distinct[b]->origin, name);
+            /* An optional slot left unbound may share a package function's name: no kernel
+             * that calls it is linked (unbound_call). */
             for (size_t k = 0; !s && k < nslots; k++)
-                if (strcmp(slots[k].name, name) == 0 && !p->function[k])
-                    s = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
-                                            "the optional slot '%s' is left unbound, but %s, which is linked, "
-                                            "defines a function '%s': bind the slot to it, or rename it",
-                                            slots[k].name, p->distinct[a]->origin, name);
-                else if (strcmp(slots[k].name, name) == 0 &&
-                         (strcmp(p->function[k], name) != 0 || strcmp(p->package[k]->hash, p->distinct[a]->hash) != 0))
+                if (strcmp(slots[k].name, name) == 0 && p->function[k] &&
+                    (strcmp(p->function[k], name) != 0 || strcmp(p->package[k]->hash, p->distinct[a]->hash) != 0))
                     s = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
                                             "slot '%s' is bound to '%s' of %s, but %s, which is linked too, defines a "
                                             "function '%s' itself",
