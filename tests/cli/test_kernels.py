@@ -458,7 +458,7 @@ def test_slots_library(work):
              "-fsyntax-only", header])
     launchers = os.path.join(work, "out", "lib.c")
     source = open(launchers).read()
-    assert '{"keep", "bool(float32)"},' in source and "udfkit_library_bind(&image, eng_fatbin_hash," in source, source
+    assert '{"keep", "bool(float32)", 0},' in source and "udfkit_library_bind(&image, eng_fatbin_hash," in source, source
     run(["gcc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", RUNTIME_INCLUDE, "-c", launchers,
          "-o", os.path.join(work, "lib.o")])
     kernels = open(os.path.join(work, "out", "lib_kernels.cu")).read()
@@ -477,6 +477,39 @@ def test_slots_library(work):
                        *(extra or outputs(work)), cwd=work)
             assert r.rc == 1 and f"slot '{slot}' is not of the form c_name:signature" in r.err, (slot, r)
             assert not os.path.exists(os.path.join(work, "out")) or files_under(os.path.join(work, "out")) == []
+
+
+def test_optional_slots_library(work):
+    """--optional-slot: slots a bind may leave unbound. They follow the others in the slot
+    table, marked optional there and in their header markers; the header declares
+    _slot_bound; a slot given both ways, or an optional one not of the form
+    c_name:signature, is refused and nothing is written."""
+    r = udfkit("kernels", "--slot", "price:float32(float32, float32)", "--optional-slot", "keep:bool(float32)",
+               "--kernel", "map(price)", "--kernel", "filter(keep)", "--name", "eng", *outputs(work), cwd=work)
+    assert r.rc == 0, r
+    header = open(os.path.join(work, "out", "lib.h")).read()
+    for decl in (" *   udfkit-slot price float32(float32, float32)\n", " *   udfkit-slot keep bool(float32) optional\n",
+                 "bool eng_slot_bound(eng_instance *inst, const char *slot);",
+                 "udfkit_status eng_filter_keep(eng_instance *inst, "):
+        assert decl in header, (decl, header)
+    source = open(os.path.join(work, "out", "lib.c")).read()
+    assert '{"price", "float32(float32, float32)", 0},\n    {"keep", "bool(float32)", 1},' in source, source
+    run(["gcc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", RUNTIME_INCLUDE, "-c",
+         os.path.join(work, "out", "lib.c"), "-o", os.path.join(work, "lib.o")])
+    # Only optional slots: a library whose every slot may be left unbound.
+    shutil.rmtree(os.path.join(work, "out"))
+    r = udfkit("kernels", "--optional-slot", "keep:bool(float32)", "--kernel", "filter(keep)", "--name", "eng",
+               *outputs(work), cwd=work)
+    assert r.rc == 0 and "eng_bind(" in open(os.path.join(work, "out", "lib.h")).read(), r
+    shutil.rmtree(os.path.join(work, "out"))
+    r = udfkit("kernels", "--slot", "keep:bool(float32)", "--optional-slot", "keep:bool(float32)",
+               "--kernel", "filter(keep)", "--name", "eng", *outputs(work), cwd=work)
+    assert r.rc == 1 and "--optional-slot 'keep:bool(float32)'" in r.err, r
+    assert not os.path.exists(os.path.join(work, "out")) or files_under(os.path.join(work, "out")) == []
+    r = udfkit("kernels", "--optional-slot", "keep=k:bool(float32)", "--kernel", "filter(keep)", "--name", "eng",
+               *outputs(work), cwd=work)
+    assert r.rc == 1 and "slot 'keep=k:bool(float32)' is not of the form c_name:signature" in r.err, r
+    assert not os.path.exists(os.path.join(work, "out")) or files_under(os.path.join(work, "out")) == []
 
 
 def test_dependent_launch_only_where_the_code_waits(work):
@@ -528,5 +561,6 @@ if __name__ == "__main__":
     main([test_errors_leave_no_output_and_match_check, test_map_with_outputs, test_nullable_launchers,
           test_grouped_launchers, test_usage_errors,
           test_check_writes_nothing, test_unknown_return_type_is_checked_at_build_time, test_float16_crosses_as_bits,
-          test_whole_path_to_a_c_program, test_slots_library, test_dependent_launch_only_where_the_code_waits,
+          test_whole_path_to_a_c_program, test_slots_library, test_optional_slots_library,
+          test_dependent_launch_only_where_the_code_waits,
           test_same_input_same_bytes])
