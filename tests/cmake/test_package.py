@@ -531,6 +531,15 @@ CONFIGURE_ERRORS = [
                               ' ARCHITECTURES 80-real)',
      r"add_jit_library: SLOTS entry 'price=foo:float32\(float32\)' of target 'lib' is not of the form "
      r"c_name:signature"),
+    ("optional-slots-without-entry", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)\n'
+                                     'add_jit_library(lib UDFS u SLOTS "price:float32(float32)" OPTIONAL_SLOTS'
+                                     ' KERNELS map(price) ARCHITECTURES 80-real)',
+     r"add_jit_library: target 'lib' is given OPTIONAL_SLOTS without an entry"),
+    ("optional-slot-with-source-name", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)\n'
+                                       'add_jit_library(lib UDFS u OPTIONAL_SLOTS "keep=k:bool(float32)"'
+                                       ' KERNELS map(f) ARCHITECTURES 80-real)',
+     r"add_jit_library: OPTIONAL_SLOTS entry 'keep=k:bool\(float32\)' of target 'lib' is not of the form "
+     r"c_name:signature"),
     ("calls-not-a-slot", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" CALLS "price:float32(float32)"'
                          ' ARCHITECTURES 80-real)\n'
                          'add_jit_library(lib UDFS u SLOTS "price:float64(float32)" KERNELS map(price)'
