@@ -98,7 +98,7 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
 ``OPTIONAL_SLOTS``
   Slots, written as ``SLOTS``' entries, that a bind may leave unbound (hooks an engine
   calls only where a user supplies them); ``SLOTS`` may then be empty. The header also
-  declares ``<target>_slot_bound``. A launcher of a kernel that calls an unbound optional
+  declares ``<target>_slot_optional`` and ``<target>_slot_bound``. A launcher of a kernel that calls an unbound optional
   slot fails (``UDFKIT_ERROR_INVALID_ARGUMENT`` naming the kernel and the slot) and
   launches nothing; the other kernels work. A bind that links every kernel at once
   (``UDFKIT_BIND_WHOLE=1``, a device without the library's SASS, a sandboxed package) is
@@ -212,7 +212,7 @@ function(add_jit_library target)
   _udfkit_kernel_entries(add_jit_library "${target}" _kernels ${arg_KERNELS})
   string(MAKE_C_IDENTIFIER "${target}" _ident)
   if(arg_SLOTS)
-    set(_api bind release instance_library udf_error slot_count slot slot_bound)
+    set(_api bind release instance_library udf_error slot_count slot slot_optional slot_bound)
   else()
     set(_api load unload library udf_error)
   endif()

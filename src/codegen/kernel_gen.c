@@ -692,16 +692,17 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     return rc;
 }
 
-/* The slots: a table for the launchers, a marker line each for the header (the last
- * `noptional` optional: their markers end in "optional"). */
+/* The slots: a table for the launchers and their optional flags, a marker line each for the
+ * header (the last `noptional` optional: their markers end in "optional"). */
 static void slot_texts(const udfkit_spec *slots, size_t nslots, size_t noptional, udfkit_buf *table,
-                       udfkit_buf *markers)
+                       udfkit_buf *flags, udfkit_buf *markers)
 {
     for (size_t i = 0; i < nslots; i++) {
         udfkit_buf sig = UDFKIT_BUF_INIT;
         bool optional = i >= nslots - noptional;
         udfkit_signature_format(&slots[i].sig, &sig);
-        udfkit_buf_printf(table, "    {\"%s\", \"%s\", %d},\n", slots[i].c_name, sig.data, optional);
+        udfkit_buf_printf(table, "    {\"%s\", \"%s\"},\n", slots[i].c_name, sig.data);
+        udfkit_buf_printf(flags, "%s%d", i ? ", " : "", optional);
         udfkit_buf_printf(markers, "%s *   udfkit-slot %s %s%s", i ? "\n" : "", slots[i].c_name, sig.data,
                           optional ? " optional" : "");
         udfkit_buf_free(&sig);
@@ -758,10 +759,10 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         *p = (char)toupper((unsigned char)*p);
     udfkit_buf_printf(&guard, "UDFKIT_LIBRARY_%s_H", name);
     render_parts r = {.name = name, .upper = upper, .slotted = nslots > 0};
-    udfkit_buf slot_table = UDFKIT_BUF_INIT, slot_markers = UDFKIT_BUF_INIT;
+    udfkit_buf slot_table = UDFKIT_BUF_INIT, slot_flags = UDFKIT_BUF_INIT, slot_markers = UDFKIT_BUF_INIT;
     char nslots_text[32];
     snprintf(nslots_text, sizeof nslots_text, "%zu", nslots);
-    slot_texts(slots, nslots, noptional_slots, &slot_table, &slot_markers);
+    slot_texts(slots, nslots, noptional_slots, &slot_table, &slot_flags, &slot_markers);
 
     /* The name table: each entry's kernels in order, then the scan all nullable filters share
      * and the init all filters share. */
@@ -824,6 +825,7 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
         {"C_LAUNCHERS", common.data},
         {"LAUNCHER_DECLARATIONS", r.decls.data ? r.decls.data : ""},
         {"SLOT_TABLE", slot_table.data ? slot_table.data : ""},
+        {"SLOT_OPTIONAL", slot_flags.data ? slot_flags.data : ""},
         {"SLOT_COUNT", nslots_text},
         {"SLOT_MARKERS", slot_markers.data ? slot_markers.data : " *   (no slots)"},
     };
@@ -846,7 +848,7 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
                                     nvars, &out->header);
     free(upper);
     udfkit_buf *bufs[] = {&r.protos,    &r.kernels, &r.names, &r.markers,   &r.decls,
-                          &r.launchers, &common,    &guard,   &slot_table, &slot_markers};
+                          &r.launchers, &common,    &guard,   &slot_table, &slot_flags, &slot_markers};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
     return rc;

@@ -175,7 +175,7 @@ static void list_slots(const udfkit_slot *slots, size_t n, udfkit_buf *out)
 }
 
 static udfkit_status check_bindings(binding_plan *p, const udfkit_slot *slots, size_t nslots,
-                                    const udfkit_slot_binding *bindings, size_t count)
+                                    const unsigned char *optional, const udfkit_slot_binding *bindings, size_t count)
 {
     p->nslots = nslots;
     p->slots = slots;
@@ -249,7 +249,7 @@ static udfkit_status check_bindings(binding_plan *p, const udfkit_slot *slots, s
     for (size_t k = 0; !s && k < nslots; k++) {
         if (p->package[k])
             continue;
-        if (slots[k].optional)
+        if (optional && optional[k])
             p->nunbound++;
         else
             s = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
@@ -854,7 +854,7 @@ udfkit_status udfkit_library_bind_link(const udfkit_image *image, const udfkit_s
     binding_plan plan = {0};
     udfkit_package *engine = NULL;
     udfkit_buf out = UDFKIT_BUF_INIT;
-    udfkit_status s = check_bindings(&plan, slots, slot_count, bindings, count);
+    udfkit_status s = check_bindings(&plan, slots, slot_count, NULL, bindings, count);
     if (!s)
         s = read_engine(image, &plan, &engine);
     if (!s)
@@ -924,6 +924,14 @@ udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_h
                                   size_t slot_count, const udfkit_slot_binding *bindings, size_t count,
                                   udfkit_library **out)
 {
+    return udfkit_library_bind_with_optional(image, image_hash, slots, slot_count, NULL, bindings, count, out);
+}
+
+udfkit_status udfkit_library_bind_with_optional(const udfkit_image *image, const char *image_hash,
+                                                const udfkit_slot *slots, size_t slot_count,
+                                                const unsigned char *optional, const udfkit_slot_binding *bindings,
+                                                size_t count, udfkit_library **out)
+{
     if (out)
         *out = NULL;
     if (!image || !image->data || !image->size || !out || (slot_count && !slots) || (count && !bindings))
@@ -933,7 +941,7 @@ udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_h
                                                                           : "a count without its array");
     binding_plan plan = {0};
     udfkit_package *engine = NULL;
-    udfkit_status s = check_bindings(&plan, slots, slot_count, bindings, count);
+    udfkit_status s = check_bindings(&plan, slots, slot_count, optional, bindings, count);
     const udfkit_driver *d = NULL;
     int arch = 0;
     bool checked = !s;

@@ -458,7 +458,7 @@ def test_slots_library(work):
              "-fsyntax-only", header])
     launchers = os.path.join(work, "out", "lib.c")
     source = open(launchers).read()
-    assert '{"keep", "bool(float32)", 0},' in source and "udfkit_library_bind(&image, eng_fatbin_hash," in source, source
+    assert '{"keep", "bool(float32)"},' in source and "udfkit_library_bind_with_optional(&image, eng_fatbin_hash," in source, source
     run(["gcc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", RUNTIME_INCLUDE, "-c", launchers,
          "-o", os.path.join(work, "lib.o")])
     kernels = open(os.path.join(work, "out", "lib_kernels.cu")).read()
@@ -481,8 +481,8 @@ def test_slots_library(work):
 
 def test_optional_slots_library(work):
     """--optional-slot: slots a bind may leave unbound. They follow the others in the slot
-    table, marked optional there and in their header markers; the header declares
-    _slot_bound; a slot given both ways, or an optional one not of the form
+    table, marked optional in its flags and in their header markers; the header declares
+    _slot_optional and _slot_bound; a slot given both ways, or an optional one not of the form
     c_name:signature, is refused and nothing is written."""
     r = udfkit("kernels", "--slot", "price:float32(float32, float32)", "--optional-slot", "keep:bool(float32)",
                "--kernel", "map(price)", "--kernel", "filter(keep)", "--name", "eng", *outputs(work), cwd=work)
@@ -493,7 +493,8 @@ def test_optional_slots_library(work):
                  "udfkit_status eng_filter_keep(eng_instance *inst, "):
         assert decl in header, (decl, header)
     source = open(os.path.join(work, "out", "lib.c")).read()
-    assert '{"price", "float32(float32, float32)", 0},\n    {"keep", "bool(float32)", 1},' in source, source
+    assert "udfkit_eng_slot_optional[] = {0, 1};" in source, source
+    assert "bool eng_slot_optional(size_t i);" in header, header
     run(["gcc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", RUNTIME_INCLUDE, "-c",
          os.path.join(work, "out", "lib.c"), "-o", os.path.join(work, "lib.o")])
     # Only optional slots: a library whose every slot may be left unbound.

@@ -53,11 +53,12 @@ static void the_slot_table_marks_optional_slots(void **state)
     (void)state;
     assert_int_equal(late_hooks_engine_slot_count(), 3);
     assert_string_equal(late_hooks_engine_slot(0)->name, "price");
-    assert_int_equal(late_hooks_engine_slot(0)->optional, 0);
+    assert_false(late_hooks_engine_slot_optional(0));
     assert_string_equal(late_hooks_engine_slot(1)->name, "keep");
-    assert_int_equal(late_hooks_engine_slot(1)->optional, 1);
+    assert_true(late_hooks_engine_slot_optional(1));
     assert_string_equal(late_hooks_engine_slot(2)->name, "widen");
-    assert_int_equal(late_hooks_engine_slot(2)->optional, 1);
+    assert_true(late_hooks_engine_slot_optional(2));
+    assert_false(late_hooks_engine_slot_optional(3));
 }
 
 /* The package defines keep and widen too: left unbound, they are not linked in its place. */

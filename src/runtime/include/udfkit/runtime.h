@@ -402,7 +402,6 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_package_set_options(udfkit_package *pkg,
 typedef struct udfkit_slot {
     const char *name;      /* the SLOTS c_name */
     const char *signature; /* its signature, as in a function spec */
-    int optional;          /* 1: an OPTIONAL_SLOTS entry, which a bind may leave unbound */
 } udfkit_slot;
 
 typedef struct udfkit_slot_binding {
@@ -419,12 +418,9 @@ typedef struct udfkit_slot_binding {
  * each kernel that calls a slot is linked on its first udfkit_library_get_kernel (a link
  * failure is then that call's error); UDFKIT_BIND_WHOLE=1, an image without such SASS, and
  * a package that asks for the sandbox link every kernel here.
- * Every slot is bound exactly once (an optional one at most once), to a function whose
- * signature is the slot's (UDFKIT_ERROR_INVALID_ARGUMENT naming both signatures otherwise;
- * a function the package lacks is UDFKIT_ERROR_NOT_FOUND), all checked before anything is
- * linked. An optional slot left unbound: a kernel that calls it is refused at its first
- * udfkit_library_get_kernel (UDFKIT_ERROR_INVALID_ARGUMENT naming the kernel and the slot,
- * nothing linked), and so is a bind that links every kernel at once (naming the slot). Of the image
+ * Every slot is bound exactly once, to a function whose signature is the slot's
+ * (UDFKIT_ERROR_INVALID_ARGUMENT naming both signatures otherwise; a function the package
+ * lacks is UDFKIT_ERROR_NOT_FOUND), all checked before anything is linked. Of the image
  * and of each package the LTO-IR for the highest architecture the device runs is used
  * (UDFKIT_ERROR_NO_BINARY where there is none); LTO-IR made by a newer NVRTC or NVVM than
  * nvJitLink's is UDFKIT_ERROR_TOOLCHAIN. A function of another name than its slot is
@@ -437,6 +433,20 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_library_bind(const udfkit_image *image, 
                                                      const udfkit_slot *slots, size_t slot_count,
                                                      const udfkit_slot_binding *bindings, size_t count,
                                                      udfkit_library **out);
+
+/* udfkit_library_bind where the slots `optional` flags (NULL: none; else slot_count
+ * entries, 1 for an optional slot, as add_jit_library's OPTIONAL_SLOTS) may be left
+ * unbound (an optional slot is bound at most once). A kernel that calls an unbound one is
+ * refused at every udfkit_library_get_kernel of it (UDFKIT_ERROR_INVALID_ARGUMENT naming
+ * the kernel and the slot, nothing linked or launched; which kernels call which slots is
+ * read from the image's SASS entry), and a bind that links every kernel at once
+ * (UDFKIT_BIND_WHOLE=1, no SASS for the device, a sandboxed package) is refused the same
+ * way, naming the slot. A separate array, so that udfkit_slot keeps its layout. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_library_bind_with_optional(const udfkit_image *image, const char *image_hash,
+                                                                   const udfkit_slot *slots, size_t slot_count,
+                                                                   const unsigned char *optional,
+                                                                   const udfkit_slot_binding *bindings, size_t count,
+                                                                   udfkit_library **out);
 
 /* What a bound library is (udfkit_library_bind, <target>_instance_library of a bound
  * instance), for logs and tests. */
