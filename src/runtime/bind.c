@@ -151,7 +151,6 @@ typedef struct binding_plan {
     const udfkit_package **package;   /* per slot */
     const char **function;            /* per slot: the function's c_name; NULL: an optional slot left
                                          unbound (package NULL too) */
-    size_t nunbound;
     const udfkit_package **distinct;  /* the packages linked, each once (by their hash) */
     size_t ndistinct;
 } binding_plan;
@@ -246,17 +245,12 @@ static udfkit_status check_bindings(binding_plan *p, const udfkit_slot *slots, s
         if (!seen)
             p->distinct[p->ndistinct++] = b->package;
     }
-    for (size_t k = 0; !s && k < nslots; k++) {
-        if (p->package[k])
-            continue;
-        if (optional && optional[k])
-            p->nunbound++;
-        else
+    for (size_t k = 0; !s && k < nslots; k++)
+        if (!p->package[k] && !(optional && optional[k]))
             s = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
                                     "slot '%s' (%s) is not bound: every slot of the library but its optional ones "
                                     "needs a function",
                                     slots[k].name, p->slot_sigs[k]);
-    }
     /* Everything linked together defines each C name once. */
     for (size_t a = 0; !s && a < p->ndistinct; a++)
         for (size_t f = 0; !s && f < p->distinct[a]->nfunctions; f++) {
@@ -605,7 +599,6 @@ static udfkit_status link_bound(const udfkit_package *engine, const binding_plan
 
 struct lazy_link;
 static size_t lazy_bound_count(const struct lazy_link *l);
-
 
 udfkit_status udfkit_library_bind_info(udfkit_library *lib, udfkit_bind_info *out)
 {
