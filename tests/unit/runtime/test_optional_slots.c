@@ -2,7 +2,8 @@
  * an sm_90 device): a bind may leave them unbound, and says which it bound; a kernel that
  * calls an unbound one is refused, naming the kernel and the slot, before any link (nvJitLink
  * not even loaded); a kernel that calls none is linked as usual; a required slot left unbound
- * is still an error; a bind that links every kernel at once is refused naming the slot.
+ * is still an error; a bind that links every kernel at once (UDFKIT_BIND_WHOLE=1, a sandboxed
+ * package) is refused naming the slot.
  *
  * Environment: UDFKIT_TEST_LATE (the test packages), LD_LIBRARY_PATH (the stand-in driver). */
 #include "late_hooks_engine.h"
@@ -165,6 +166,15 @@ static void whole_binds_need_every_slot(void **state)
     assert_null(inst);
     assert_non_null(strstr(udfkit_last_error(), "the optional slot 'widen' is left unbound, but this bind links "
                                                 "every kernel at once (UDFKIT_BIND_WHOLE=1)"));
+    /* A package that asks for the sandbox is linked whole too (bindings no earlier test made:
+     * code bound the same way in this process is found, not linked). */
+    udfkit_compile_options copts = UDFKIT_COMPILE_OPTIONS_INIT;
+    copts.time_limit = 30.0;
+    assert_int_equal(udfkit_package_set_options(cuda, &copts), UDFKIT_OK);
+    assert_int_equal(late_hooks_engine_bind(b, 2, &inst), UDFKIT_ERROR_INVALID_ARGUMENT);
+    assert_null(inst);
+    assert_non_null(strstr(udfkit_last_error(), "the optional slot 'widen' is left unbound, but this bind links "
+                                                "every kernel at once (a bound package asks for the sandbox)"));
     udfkit_package_close(cuda);
 }
 
