@@ -178,6 +178,48 @@ static void whole_binds_need_every_slot(void **state)
     udfkit_package_close(cuda);
 }
 
+/* An image packed before kernel-calls lines (here: the engine's with those lines renamed, which
+ * a reader skips) says only which kernels call some slot: with an optional slot unbound, each
+ * of them is refused, saying why; the kernels of the SASS still work. */
+static void images_without_kernel_calls_refuse_every_slot_kernel(void **state)
+{
+    (void)state;
+    unsigned char *bytes = malloc(late_hooks_engine_fatbin_size);
+    assert_non_null(bytes);
+    memcpy(bytes, late_hooks_engine_fatbin, late_hooks_engine_fatbin_size);
+    static const char line[] = "\nkernel-calls ";
+    size_t renamed = 0;
+    for (size_t i = 0; i + sizeof line - 1 <= late_hooks_engine_fatbin_size; i++)
+        if (memcmp(bytes + i, line, sizeof line - 1) == 0) {
+            memcpy(bytes + i, "\nkernel-xalls ", sizeof line - 1);
+            renamed++;
+        }
+    assert_int_equal(renamed, 3);
+    udfkit_slot slots[3];
+    unsigned char optional[3];
+    for (size_t i = 0; i < 3; i++) {
+        slots[i] = *late_hooks_engine_slot(i);
+        optional[i] = late_hooks_engine_slot_optional(i);
+    }
+    udfkit_package *cuda = open_cuda();
+    const udfkit_slot_binding b[] = {{"price", cuda, NULL}, {"keep", cuda, NULL}};
+    const udfkit_image image = {bytes, late_hooks_engine_fatbin_size};
+    udfkit_library *lib = NULL;
+    if (udfkit_library_bind_with_optional(&image, NULL, slots, 3, optional, b, 2, &lib) != UDFKIT_OK)
+        fail_msg("udfkit_library_bind_with_optional: %s", udfkit_last_error());
+    udfkit_kernel k = NULL;
+    assert_int_equal(udfkit_library_get_kernel(lib, "udfkit_late_hooks_engine_map_price", &k),
+                     UDFKIT_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(udfkit_last_error(), "kernel 'udfkit_late_hooks_engine_map_price' calls a slot, and the "
+                                                "library's image (packed by an older udfkit) does not say which, "
+                                                "while the optional slot 'widen' is left unbound"));
+    assert_int_equal(lib->nlinked, 0);
+    assert_int_equal(udfkit_library_get_kernel(lib, "udfkit_late_hooks_engine_select_init", &k), UDFKIT_OK);
+    udfkit_library_unload(lib);
+    udfkit_package_close(cuda);
+    free(bytes);
+}
+
 int main(void)
 {
     if (!mkdtemp(cache_dir)) {
@@ -191,6 +233,7 @@ int main(void)
         cmocka_unit_test(binding_an_optional_slot_links_its_kernels),
         cmocka_unit_test(required_slots_still_need_a_function),
         cmocka_unit_test(whole_binds_need_every_slot),
+        cmocka_unit_test(images_without_kernel_calls_refuse_every_slot_kernel),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     nftw(cache_dir, remove_file, 16, FTW_PHYS | FTW_DEPTH);
