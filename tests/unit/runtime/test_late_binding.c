@@ -400,6 +400,14 @@ static int damage_entry(const char *file, const struct stat *st, int type, struc
         return 0;
     FILE *f = fopen(file, "r+b");
     assert_non_null(f);
+    /* The compile also stores the record of the headers it read (its first part is "files"):
+     * only the compiled code's entry is damaged. */
+    char head[48] = {0};
+    size_t got = fread(head, 1, sizeof head, f);
+    if (got >= 41 && memcmp(head + 36, "files", 5) == 0) {
+        fclose(f);
+        return 0;
+    }
     assert_int_equal(fseek(f, 40, SEEK_SET), 0);
     int c = fgetc(f);
     assert_int_equal(fseek(f, 40, SEEK_SET), 0);
