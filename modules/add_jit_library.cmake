@@ -17,7 +17,7 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
     [COMPRESS none|speed|balance|size]
     [STATIC_RUNTIME|SHARED_RUNTIME]
     [PTX_FALLBACK]
-    [SLOTS <spec>... [LTOIR_PER_ARCHITECTURE]]
+    [SLOTS <spec>... [OPTIONAL_SLOTS <spec>...] [LTOIR_PER_ARCHITECTURE]]
     [HEADER <file name>])
 
 ``SOURCES``
@@ -41,7 +41,7 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
   32-bit row numbers, and ``filter(p, values)``, the kept rows' values; docs/filter.md),
   ``reduce(op)``; over Arrow
   columns with validity bitmaps ``nullable_map(f)`` (``nullable_map(f, nullify)``: rows the
-  UDF fails become nulls), ``nullable_filter(p)``, ``nullable_reduce(op)``; grouped and
+  UDF fails become nulls, launcher ``<target>_nullable_map_<f>_nullify``), ``nullable_filter(p)``, ``nullable_reduce(op)``; grouped and
   ordered (docs/grouped.md) ``inclusive_scan(op)``, ``exclusive_scan(op)``,
   ``reduce_by_key(op, K)`` (``K`` the keys' type: an integer, a date, time or decimal such as
   ``date32``, ``timestamp[us]``, ``decimal128(38,2)``), ``transform_reduce(f, op)``,
@@ -105,6 +105,15 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
   ``_unload`` or ``_library``). ``SOURCES`` see the slots' device prototypes in
   ``<target>_slots.h``. ``KEEP_LTOIR``, ``COMPRESS`` and ``PTX_FALLBACK`` do not apply.
 
+``OPTIONAL_SLOTS``
+  Slots, written as ``SLOTS``' entries, that a bind may leave unbound (hooks an engine
+  calls only where a user supplies them); ``SLOTS`` may then be empty. The header also
+  declares ``<target>_slot_optional`` and ``<target>_slot_bound``. A launcher of a kernel that calls an unbound optional
+  slot fails (``UDFKIT_ERROR_INVALID_ARGUMENT`` naming the kernel and the slot) and
+  launches nothing; the other kernels work. A bind that links every kernel at once
+  (``UDFKIT_BIND_WHOLE=1``, a device without the library's SASS, a sandboxed package) is
+  refused where an optional slot is left unbound.
+
 ``HEADER``
   The header's file name, default ``<target>.h``. It compiles as plain C11 and C++ without
   CUDA headers and declares ``<target>_load``, ``<target>_unload``, ``<target>_library``,
@@ -137,10 +146,17 @@ function(add_jit_library target)
   cmake_parse_arguments(PARSE_ARGV 1 arg
                         "STATIC;SHARED;OBJECT;KEEP_LTOIR;PTX_FALLBACK;STATIC_RUNTIME;SHARED_RUNTIME;LTOIR_PER_ARCHITECTURE;ARROW"
                         "HEADER;COMPRESS"
-                        "SOURCES;UDFS;KERNELS;ARCHITECTURES;INCLUDE_DIRECTORIES;COMPILE_DEFINITIONS;COMPILE_OPTIONS;SLOTS")
+                        "SOURCES;UDFS;KERNELS;ARCHITECTURES;INCLUDE_DIRECTORIES;COMPILE_DEFINITIONS;COMPILE_OPTIONS;SLOTS;OPTIONAL_SLOTS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "add_jit_library: unknown arguments for target '${target}': ${arg_UNPARSED_ARGUMENTS}")
   endif()
+  if("OPTIONAL_SLOTS" IN_LIST arg_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "add_jit_library: target '${target}' is given OPTIONAL_SLOTS without an entry")
+  endif()
+  # Optional slots are slots: every check and output below covers them, and only the tool
+  # is told which are optional.
+  set(_required_slots ${arg_SLOTS})
+  list(APPEND arg_SLOTS ${arg_OPTIONAL_SLOTS})
   set(_types)
   foreach(_kind IN ITEMS STATIC SHARED OBJECT)
     if(arg_${_kind})
@@ -206,7 +222,7 @@ function(add_jit_library target)
   _udfkit_kernel_entries(add_jit_library "${target}" _kernels ${arg_KERNELS})
   string(MAKE_C_IDENTIFIER "${target}" _ident)
   if(arg_SLOTS)
-    set(_api bind release instance_library udf_error slot_count slot)
+    set(_api bind release instance_library udf_error slot_count slot slot_optional slot_bound)
   else()
     set(_api load unload library udf_error)
   endif()
@@ -242,6 +258,26 @@ function(add_jit_library target)
       endforeach()
       list(APPEND _exported "${_c_name}|${_udf}")
     endforeach()
+    # Functions the target calls (add_ptx_udf CALLS) are this library's slots, of the same signature.
+    get_target_property(_calls ${_udf} UDFKIT_CALLS)
+    if(NOT _calls)
+      set(_calls)
+    endif()
+    foreach(_call IN LISTS _calls)
+      string(REGEX REPLACE "[ \t]" "" _want "${_call}")
+      set(_found FALSE)
+      foreach(_slot IN LISTS arg_SLOTS)
+        string(REGEX REPLACE "[ \t]" "" _have "${_slot}")
+        if(_have STREQUAL _want)
+          set(_found TRUE)
+        endif()
+      endforeach()
+      if(NOT _found)
+        message(FATAL_ERROR "add_jit_library: UDFS of target '${target}': '${_udf}' calls '${_call}', which is not "
+                            "one of its SLOTS (${arg_SLOTS}); a UDFS function may call only a slot of the library, "
+                            "of the same signature")
+      endif()
+    endforeach()
     # Relative to this build directory (where the compiles run), so that the compile of the
     # generated kernels is the same in every build directory and hits udfkit's cache.
     get_filename_component(_udf_include "${_manifest}" DIRECTORY)
@@ -260,13 +296,22 @@ function(add_jit_library target)
   set(_slot_args)
   set(_slot_functions)
   set(_slots_h)
-  foreach(_slot IN LISTS arg_SLOTS)
+  foreach(_slot IN LISTS _required_slots)
     list(APPEND _slot_args --slot "${_slot}")
+  endforeach()
+  foreach(_slot IN LISTS arg_OPTIONAL_SLOTS)
+    list(APPEND _slot_args --optional-slot "${_slot}")
+  endforeach()
+  foreach(_slot IN LISTS arg_SLOTS)
     list(APPEND _slot_functions --function "${_slot}")
   endforeach()
   foreach(_slot IN LISTS arg_SLOTS)
+    set(_keyword SLOTS)
+    if(_slot IN_LIST arg_OPTIONAL_SLOTS)
+      set(_keyword OPTIONAL_SLOTS)
+    endif()
     if(NOT _slot MATCHES "^[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*:[^=@]*$")
-      message(FATAL_ERROR "add_jit_library: SLOTS entry '${_slot}' of target '${target}' is not of the form "
+      message(FATAL_ERROR "add_jit_library: ${_keyword} entry '${_slot}' of target '${target}' is not of the form "
                           "c_name:signature; a slot is bound after the library ships, so it has no source name (=) "
                           "or file (@) of its own")
     endif()

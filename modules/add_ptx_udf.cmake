@@ -14,6 +14,7 @@ under C-ABI names, and makes an ``INTERFACE`` target that carries them.
     [ARCHITECTURES <list>]
     [INCLUDE_DIRECTORIES <dir>...] [COMPILE_DEFINITIONS <def>...] [COMPILE_OPTIONS <opt>...]
     [LINK <file>...]
+    [CALLS <c_name:signature>...]
     [HEADER <file name>]
     [PYTHON_FRONTEND numba-cuda|numba-cuda-mlir|auto])
 
@@ -38,6 +39,16 @@ under C-ABI names, and makes an ``INTERFACE`` target that carries them.
 ``LINK``
   External code (``.ltoir .ptx .cubin .fatbin .o .a``) these UDFs need: it is copied
   beside the target's manifest and linked wherever the UDFs are.
+
+``CALLS``
+  Functions these UDFs call but do not define: the ``SLOTS`` of an engine whose ``UDFS``
+  they are (an ``ORDER BY user_key(x)`` comparator calling the slot ``user_key``), each
+  ``c_name:signature`` as the engine's ``SLOTS`` entry writes it. Their device prototypes
+  (the C ABI the slot is called with: ``T?`` pairs, float16 bits, strings) are in
+  ``<target>_calls.h``, on the include path of the target's CUDA sources; the calls stay
+  undefined in the LTO-IR until the engine is bound. ``add_jit_library`` refuses such a target
+  among ``UDFS`` unless each of its ``CALLS`` is one of its ``SLOTS`` with the same signature.
+  Python sources declare the slot themselves (``cuda.declare_device``).
 
 ``HEADER``
   The generated header's file name, default ``<target>.h``; linking to ``<target>`` puts
@@ -72,7 +83,7 @@ include("${CMAKE_CURRENT_LIST_DIR}/detail/_udfkit_python.cmake")
 function(add_ptx_udf target)
   list(APPEND CMAKE_MESSAGE_CONTEXT "udfkit.add_ptx_udf")
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "OUTPUT;HEADER;PYTHON_FRONTEND"
-    "SOURCES;FUNCTIONS;ARCHITECTURES;INCLUDE_DIRECTORIES;COMPILE_DEFINITIONS;COMPILE_OPTIONS;LINK")
+    "SOURCES;FUNCTIONS;ARCHITECTURES;INCLUDE_DIRECTORIES;COMPILE_DEFINITIONS;COMPILE_OPTIONS;LINK;CALLS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "add_ptx_udf: unknown arguments for target '${target}': ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -94,6 +105,16 @@ function(add_ptx_udf target)
                           "be unique")
     endif()
     list(APPEND _c_names "${_c_name}")
+  endforeach()
+  foreach(_call IN LISTS arg_CALLS)
+    if(NOT _call MATCHES "^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*:[^=@]*\([^=@]*\)[ \t]*$")
+      message(FATAL_ERROR "add_ptx_udf: CALLS entry '${_call}' of target '${target}' is not of the form "
+                          "c_name:signature (an engine's SLOTS entry)")
+    endif()
+    if(CMAKE_MATCH_1 IN_LIST _c_names)
+      message(FATAL_ERROR "add_ptx_udf: CALLS entry '${_call}' of target '${target}' names '${CMAKE_MATCH_1}', "
+                          "which its FUNCTIONS define; CALLS are functions defined elsewhere")
+    endif()
   endforeach()
   set(_emit ltoir)
   if(arg_OUTPUT)
@@ -123,12 +144,32 @@ function(add_ptx_udf target)
   # this call (with a hint for C type names) rather than where a library uses the target.
   if(_udfkit_now)
     _udfkit_check_with_tool(add_ptx_udf "${target}" FUNCTIONS "${_udfkit_now}" "${_ident}" SPECS ${arg_FUNCTIONS})
+    if(arg_CALLS)
+      _udfkit_check_with_tool(add_ptx_udf "${target}" CALLS "${_udfkit_now}" "${_ident}" SPECS ${arg_CALLS})
+    endif()
   endif()
 
   set(_dir "${CMAKE_CURRENT_BINARY_DIR}/${target}.udfkit")
   set(_manifest "${_dir}/${target}.json")
   set(_include "${_dir}/include")
   _udfkit_compile_flags(_flags "${arg_INCLUDE_DIRECTORIES}" "${arg_COMPILE_DEFINITIONS}" "${arg_COMPILE_OPTIONS}")
+  # CALLS: their prototypes in <target>_calls.h, beside the target's header.
+  set(_calls_h)
+  set(_calls_flags)
+  if(arg_CALLS)
+    set(_calls_h "${_include}/${target}_calls.h")
+    set(_call_functions)
+    foreach(_call IN LISTS arg_CALLS)
+      list(APPEND _call_functions --function "${_call}")
+    endforeach()
+    add_custom_command(
+      OUTPUT "${_calls_h}"
+      COMMAND ${_udfkit} header ${_call_functions} -o "${_calls_h}" --name "${_ident}_calls"
+      DEPENDS udfkit::udfkit
+      COMMENT "udfkit: the functions ${target} calls"
+      VERBATIM COMMAND_EXPAND_LISTS)
+    set(_calls_flags -I "${_include}")
+  endif()
   set(_common --arch "${_archs}" --emit "${_emit}" --skip-absent --function ${arg_FUNCTIONS} ${_flags})
 
   set(_python_sources)
@@ -154,12 +195,13 @@ function(add_ptx_udf target)
       _udfkit_depfile_args("${_out}" _depfile_args)
       add_custom_command(
         OUTPUT "${_out}"
-        COMMAND ${_udfkit} compile "${_src}" ${_common} -o "${_out}" ${_depfile_args}
+        COMMAND ${_udfkit} compile "${_src}" ${_common} ${_calls_flags} -o "${_out}" ${_depfile_args}
         DEPFILE "${_out}.d"
-        DEPENDS "${_src}" udfkit::udfkit
+        DEPENDS "${_src}" udfkit::udfkit ${_calls_h}
         COMMENT "udfkit: compiling ${target} ${_stem}${_ext}"
         VERBATIM COMMAND_EXPAND_LISTS)
-      _udfkit_record_compile("${_src}" "${_out}" ${_udfkit} compile "${_src}" ${_common} -o "${_out}" ${_depfile_args})
+      _udfkit_record_compile("${_src}" "${_out}" ${_udfkit} compile "${_src}" ${_common} ${_calls_flags} -o "${_out}"
+                             ${_depfile_args})
       list(APPEND _parts "${_out}")
     else()
       message(FATAL_ERROR "add_ptx_udf: SOURCES entry '${_src}' of target '${target}' is not .py, .cu, .cuh, "
@@ -212,5 +254,6 @@ function(add_ptx_udf target)
     UDFKIT_MANIFEST_NAME "${target}.json"
     UDFKIT_FUNCTIONS "${arg_FUNCTIONS}"
     UDFKIT_HEADER "${_header}"
-    EXPORT_PROPERTIES "UDFKIT_MANIFEST_NAME;UDFKIT_FUNCTIONS;UDFKIT_HEADER")
+    UDFKIT_CALLS "${arg_CALLS}"
+    EXPORT_PROPERTIES "UDFKIT_MANIFEST_NAME;UDFKIT_FUNCTIONS;UDFKIT_HEADER;UDFKIT_CALLS")
 endfunction()

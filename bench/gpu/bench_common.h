@@ -24,6 +24,7 @@ int bench_load_main(int argc, char **argv);
 int bench_compress_main(int argc, char **argv);
 int bench_link_main(int argc, char **argv);
 int bench_bind_main(int argc, char **argv);
+int bench_bind_engine_main(int argc, char **argv);
 int bench_nullable_main(int argc, char **argv);
 int bench_scan_main(int argc, char **argv);
 int bench_sort_main(int argc, char **argv);

@@ -28,6 +28,7 @@ static const struct {
     {"arrow", bench_arrow_main, "host cost of an _arrow launcher (Arrow device arrays) over the raw launcher"},
     {"link", bench_link_main, "udfkit_library_link: first link against a cached one in a new process"},
     {"bind", bench_bind_main, "late binding: first, cached and repeated binds against loading SASS; compile_source"},
+    {"bind_engine", bench_bind_engine_main, "late binding of issue 20's 41-kernel engine: binds, first launches"},
 };
 
 int main(int argc, char **argv)

@@ -157,6 +157,26 @@ run "$udfkit" pack "$out/bind/udfs.json" -o "$out/bind/udfs.fatbin"
 run "$udfkit" compile "$here/bind_udfs_renamed.cu" --function "affine2:float32(float32)" \
   "plus:float32(float32, float32)" --arch 90 -o "$out/bind/renamed.json"
 run "$udfkit" pack "$out/bind/renamed.json" -o "$out/bind/renamed.fatbin"
+# eng41: issue 20's engine (map, the three filters, transform_reduce, reduce, a scan,
+# nullable_map/filter/reduce, two sorts, 10 SOURCES kernels, two slots), packed as
+# add_jit_library packs a SLOTS library; the package bench_bind_engine binds it to.
+mkdir -p "$out/bind_engine"
+eng_slots=("price:float32(float32, float32)" "keep:bool(float32)")
+eng_ops=("add:float32(float32, float32)" "before:bool(float32, float32)" "after:bool(float32, float32)")
+run "$udfkit" compile "$here/engine41_ops.cu" --function "${eng_ops[@]}" --arch 90 -o "$work/gen/eng41_ops.json"
+run "$udfkit" kernels "$work/gen/eng41_ops.json" --slot "${eng_slots[@]}" --kernel "map(price)" --kernel "filter(keep)" \
+  --kernel "filter(keep, indices32)" --kernel "filter(keep, values)" --kernel "transform_reduce(price, add)" \
+  --kernel "reduce(add)" --kernel "inclusive_scan(add)" --kernel "nullable_map(price)" --kernel "nullable_filter(keep)" \
+  --kernel "nullable_reduce(add)" --kernel "sort(before)" --kernel "sort(after)" --name eng41 \
+  --cuda "$work/gen/eng41_kernels.cu" --c "$work/gen/eng41.c" --header "$work/gen/eng41.h"
+run "$udfkit" header --function "${eng_slots[@]}" -o "$work/gen/engine41_slots.h" --name engine41_slots
+run "$udfkit" compile "$work/gen/eng41_kernels.cu" -I "$work/gen" --arch 90 -o "$work/gen/eng41_kernels.json"
+run "$udfkit" compile "$here/engine41_sources.cu" -I "$work/gen" --arch 90 -o "$work/gen/eng41_sources.json"
+run "$udfkit" pack "$work/gen/eng41_kernels.json" "$work/gen/eng41_sources.json" "$work/gen/eng41_ops.json" \
+  --sass 90-real -o "$work/gen/eng41.fatbin" --embed "$work/gen/eng41_fatbin.c" --symbol eng41_fatbin
+run "$udfkit" compile "$here/engine41_package.cu" --function "${eng_slots[@]}" --arch 90 \
+  -o "$work/gen/eng41_package.json"
+run "$udfkit" pack "$work/gen/eng41_package.json" -o "$out/bind_engine/package.fatbin"
 run "$udfkit" kernels --function "${bind_slots[@]}" "${bind_kernels[@]}" --name bindsass \
   --cuda "$work/gen/bindsass_kernels.cu" --c "$work/gen/bindsass.c" --header "$work/gen/bindsass.h"
 run "$udfkit" compile "$work/gen/bindsass_kernels.cu" --arch 90 -o "$work/gen/bindsass_kernels.json"
@@ -242,6 +262,9 @@ done
 run "$cc" "${cflags[@]}" -c "$work/gen/bindlib.c" -o "$work/obj/bindlib.o"
 run "$cc" "${cflags[@]}" -c "$work/gen/bindlib_fatbin.c" -o "$work/obj/bindlib_fatbin.o"
 run "$cc" "${cflags[@]}" -c "$here/bench_bind.c" -o "$work/obj/bench_bind.o"
+run "$cc" "${cflags[@]}" -c "$work/gen/eng41.c" -o "$work/obj/eng41.o"
+run "$cc" "${cflags[@]}" -c "$work/gen/eng41_fatbin.c" -o "$work/obj/eng41_fatbin.o"
+run "$cc" "${cflags[@]}" -c "$here/bench_bind_engine.c" -o "$work/obj/bench_bind_engine.o"
 run "$cc" "${cflags[@]}" -c "$here/bench_main.c" -o "$work/obj/bench_main.o"
 run "$cc" "${cflags[@]}" -c "$work/gen/checklib.c" -o "$work/obj/checklib.o"
 # The checks' helpers stay in the copy, unused.

@@ -60,7 +60,8 @@ endfunction()
 
 # The launcher's name after "<target>_" for a normalized KERNELS entry (no blanks):
 # <template>_<f>; reduce_by_key(op,K): reduce_by_key_<op>_by_<K>; transform_reduce(f,op):
-# transform_reduce_<f>_<op>; filter(p,indices32) and filter(p,values): filter_<p>_<option>
+# transform_reduce_<f>_<op>; filter(p,indices32) and filter(p,values): filter_<p>_<option>;
+# nullable_map(f,nullify): nullable_map_<f>_nullify
 # (as `udfkit kernels` names them). K is named by its kind: reduce_by_key(op,timestamp[us]) is
 # reduce_by_key_<op>_by_timestamp, reduce_by_key(op,decimal128(38,2)) _by_decimal128.
 function(_udfkit_kernel_launcher entry out_var)
@@ -75,6 +76,8 @@ function(_udfkit_kernel_launcher entry out_var)
     string(APPEND _launcher "_${_option}")
   elseif(_template STREQUAL "filter" AND _option MATCHES "^(indices32|values)$")
     string(APPEND _launcher "_${_option}")
+  elseif(_template STREQUAL "nullable_map" AND _option STREQUAL "nullify")
+    string(APPEND _launcher "_nullify")
   endif()
   set(${out_var} "${_launcher}" PARENT_SCOPE)
 endfunction()

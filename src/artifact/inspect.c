@@ -302,6 +302,23 @@ static void describe_package_id(const udfkit_fatbin_entry_info *e, json_t *entry
                 json_array_append_new(bound, json_string(id.bound_kernels[i]));
             json_object_set_new(package, "bound_kernels", bound);
         }
+        if (id.nkernel_calls) {
+            /* "<kernel> <slot>...": {"<kernel>": ["<slot>", ...]} */
+            json_t *calls = json_object();
+            for (size_t i = 0; i < id.nkernel_calls; i++) {
+                char *line = strdup(id.kernel_calls[i]), *save = NULL;
+                const char *kernel = line ? strtok_r(line, " ", &save) : NULL;
+                json_t *slots = json_array();
+                for (const char *slot; kernel && (slot = strtok_r(NULL, " ", &save));)
+                    json_array_append_new(slots, json_string(slot));
+                if (kernel)
+                    json_object_set_new(calls, kernel, slots);
+                else
+                    json_decref(slots);
+                free(line);
+            }
+            json_object_set_new(package, "kernel_calls", calls);
+        }
         json_object_set_new(entry, "package", package);
     }
     udfkit_package_id_free(&id);
@@ -675,6 +692,13 @@ static void print_package_functions(FILE *f, const json_t *package)
         fprintf(f, "\n    kernels that call slots, linked at bind time: ");
         for (size_t i = 0; i < json_array_size(bound); i++)
             fprintf(f, "%s%s", i ? ", " : "", json_string_value(json_array_get(bound, i)));
+    }
+    const char *kernel;
+    const json_t *slots;
+    json_object_foreach((json_t *)json_object_get(package, "kernel_calls"), kernel, slots) {
+        fprintf(f, "\n    kernel %s calls ", kernel);
+        for (size_t i = 0; i < json_array_size(slots); i++)
+            fprintf(f, "%s%s", i ? ", " : "", json_string_value(json_array_get(slots, i)));
     }
     const json_t *functions = json_object_get(package, "functions");
     for (size_t i = 0; i < json_array_size(functions); i++) {

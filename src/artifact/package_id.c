@@ -77,6 +77,12 @@ static bool read_line(udfkit_package_id *id, char *line)
         id->bound_kernels[id->nbound_kernels++] = rest;
         return true;
     }
+    if (starts(line, "kernel-calls ", &rest)) {
+        if (!*rest || *rest == ' ')
+            return false;
+        id->kernel_calls[id->nkernel_calls++] = rest;
+        return true;
+    }
     return true; /* a line of a later version */
 }
 
@@ -91,8 +97,9 @@ udfkit_package_id_status udfkit_package_id_parse(const char *text, size_t size, 
     char *s = malloc(size + 1);
     out->functions = calloc(nlines, sizeof *out->functions);
     out->bound_kernels = calloc(nlines, sizeof *out->bound_kernels);
+    out->kernel_calls = calloc(nlines, sizeof *out->kernel_calls);
     udfkit_package_id_status status = UDFKIT_PACKAGE_ID_OK;
-    if (!s || !out->functions || !out->bound_kernels) {
+    if (!s || !out->functions || !out->bound_kernels || !out->kernel_calls) {
         status = UDFKIT_PACKAGE_ID_NO_MEMORY;
         goto done;
     }
@@ -128,6 +135,7 @@ done:
         free(s);
         free(out->functions);
         free(out->bound_kernels);
+        free(out->kernel_calls);
         memset(out, 0, sizeof *out);
     }
     return status;
@@ -140,6 +148,7 @@ void udfkit_package_id_free(udfkit_package_id *id)
     free(id->storage_);
     free(id->functions);
     free(id->bound_kernels);
+    free(id->kernel_calls);
     memset(id, 0, sizeof *id);
 }
 
@@ -160,6 +169,9 @@ bool udfkit_package_id_format(const udfkit_package_id *id, udfkit_buf *out)
     for (size_t i = 0; i < id->nbound_kernels; i++)
         if (!field_ok(id->bound_kernels[i], " \n"))
             return false;
+    for (size_t i = 0; i < id->nkernel_calls; i++)
+        if (!field_ok(id->kernel_calls[i], "\n") || id->kernel_calls[i][0] == ' ')
+            return false;
     bool ok = udfkit_buf_printf(out, "%s:%s\nudfkit-package %u", id->group, id->file, id->version);
     if (id->producer)
         ok &= udfkit_buf_printf(out, "\nproducer %s %u.%u", id->producer, id->producer_major, id->producer_minor);
@@ -169,5 +181,7 @@ bool udfkit_package_id_format(const udfkit_package_id *id, udfkit_buf *out)
         ok &= udfkit_buf_printf(out, "\nfunction %s %s", id->functions[i].c_name, id->functions[i].signature);
     for (size_t i = 0; i < id->nbound_kernels; i++)
         ok &= udfkit_buf_printf(out, "\nbound-kernel %s", id->bound_kernels[i]);
+    for (size_t i = 0; i < id->nkernel_calls; i++)
+        ok &= udfkit_buf_printf(out, "\nkernel-calls %s", id->kernel_calls[i]);
     return ok;
 }

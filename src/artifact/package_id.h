@@ -10,6 +10,10 @@
  *   bound-kernel <name>                on a SLOTS library's SASS entry (`udfkit pack --sass`),
  *                                      one per kernel it lacks: a kernel that calls a slot,
  *                                      which a bind links with the bound functions
+ *   kernel-calls <name> <function>...  on that entry, one per bound kernel (version 1 readers
+ *                                      before it skip it): the undefined functions (slots) the
+ *                                      kernel reaches, so that a bind leaving an optional slot
+ *                                      unbound knows which kernels it cannot link
  *
  * `udfkit link --keep-ltoir` names its LTO-IR entries with the first line alone. A reader
  * skips a line whose first word it does not know, so a later version may add lines. */
@@ -39,6 +43,8 @@ typedef struct udfkit_package_id {
     size_t nfunctions;
     const char **bound_kernels; /* bound-kernel lines */
     size_t nbound_kernels;
+    const char **kernel_calls;  /* kernel-calls lines: "<name> <function>..." */
+    size_t nkernel_calls;
     char *storage_;        /* parsed: the strings above point into it */
 } udfkit_package_id;
 

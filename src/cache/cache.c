@@ -704,8 +704,8 @@ udfkit_rc udfkit_cache_clear(void)
     int lock = lock_count(dir, LOCK_EX, true);
     bool emptied = lock >= 0 && ftruncate(lock, 0) == 0;
     udfkit_rc rc = UDFKIT_RC_OK;
-    for (const char *const *section = (const char *const[]){"entries", "toolchain", "remotes", NULL}; *section;
-         section++) {
+    static const char *const sections[] = {"entries", "toolchain", "remotes", "includes", NULL};
+    for (const char *const *section = sections; *section; section++) {
         aged *entries;
         uint64_t total;
         size_t n = list_entries(dir, *section, true, &entries, &total);

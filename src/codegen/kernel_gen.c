@@ -742,14 +742,19 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     return rc;
 }
 
-/* The slots: a table for the launchers, a marker line each for the header. */
-static void slot_texts(const udfkit_spec *slots, size_t nslots, udfkit_buf *table, udfkit_buf *markers)
+/* The slots: a table for the launchers and their optional flags, a marker line each for the
+ * header (the last `noptional` optional: their markers end in "optional"). */
+static void slot_texts(const udfkit_spec *slots, size_t nslots, size_t noptional, udfkit_buf *table,
+                       udfkit_buf *flags, udfkit_buf *markers)
 {
     for (size_t i = 0; i < nslots; i++) {
         udfkit_buf sig = UDFKIT_BUF_INIT;
+        bool optional = i >= nslots - noptional;
         udfkit_signature_format(&slots[i].sig, &sig);
         udfkit_buf_printf(table, "    {\"%s\", \"%s\"},\n", slots[i].c_name, sig.data);
-        udfkit_buf_printf(markers, "%s *   udfkit-slot %s %s", i ? "\n" : "", slots[i].c_name, sig.data);
+        udfkit_buf_printf(flags, "%s%d", i ? ", " : "", optional);
+        udfkit_buf_printf(markers, "%s *   udfkit-slot %s %s%s", i ? "\n" : "", slots[i].c_name, sig.data,
+                          optional ? " optional" : "");
         udfkit_buf_free(&sig);
     }
 }
@@ -853,14 +858,15 @@ static void hidden_entries_free(udfkit_kernel_entry *all, size_t count, size_t n
 
 udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, const char *header_include,
                                 const udfkit_kernel_entry *entries, size_t count, const udfkit_spec *slots,
-                                size_t nslots, udfkit_kernels_text *out)
+                                size_t nslots, size_t noptional_slots, udfkit_kernels_text *out)
 {
-    return udfkit_kernels_render_arrow(name, fatbin_symbol, header_include, entries, count, slots, nslots, false, out);
+    return udfkit_kernels_render_arrow(name, fatbin_symbol, header_include, entries, count, slots, nslots,
+                                       noptional_slots, false, out);
 }
 
 udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbol, const char *header_include,
                                       const udfkit_kernel_entry *entries, size_t count, const udfkit_spec *slots,
-                                      size_t nslots, bool arrow, udfkit_kernels_text *out)
+                                      size_t nslots, size_t noptional_slots, bool arrow, udfkit_kernels_text *out)
 {
     udfkit_rc rc = UDFKIT_RC_OK;
     udfkit_buf common = UDFKIT_BUF_INIT, guard = UDFKIT_BUF_INIT;
@@ -873,10 +879,10 @@ udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbo
         *p = (char)toupper((unsigned char)*p);
     udfkit_buf_printf(&guard, "UDFKIT_LIBRARY_%s_H", name);
     render_parts r = {.name = name, .upper = upper, .slotted = nslots > 0, .with_arrow = arrow};
-    udfkit_buf slot_table = UDFKIT_BUF_INIT, slot_markers = UDFKIT_BUF_INIT;
+    udfkit_buf slot_table = UDFKIT_BUF_INIT, slot_flags = UDFKIT_BUF_INIT, slot_markers = UDFKIT_BUF_INIT;
     char nslots_text[32];
     snprintf(nslots_text, sizeof nslots_text, "%zu", nslots);
-    slot_texts(slots, nslots, &slot_table, &slot_markers);
+    slot_texts(slots, nslots, noptional_slots, &slot_table, &slot_flags, &slot_markers);
 
     /* The entries, then the hidden ones that maps' and filters' `_arrow` launchers run. */
     udfkit_kernel_entry *all = NULL;
@@ -954,6 +960,7 @@ udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbo
         {"C_LAUNCHERS", common.data},
         {"LAUNCHER_DECLARATIONS", r.decls.data ? r.decls.data : ""},
         {"SLOT_TABLE", slot_table.data ? slot_table.data : ""},
+        {"SLOT_OPTIONAL", slot_flags.data ? slot_flags.data : ""},
         {"SLOT_COUNT", nslots_text},
         {"SLOT_MARKERS", slot_markers.data ? slot_markers.data : " *   (no slots)"},
     };
@@ -976,7 +983,8 @@ udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbo
                                     nvars, &out->header);
     free(upper);
     udfkit_buf *bufs[] = {&r.protos,    &r.kernels, &r.names, &r.markers,   &r.decls,
-                          &r.launchers, &common,    &guard,   &slot_table, &slot_markers, &r.arrow};
+    udfkit_buf *bufs[] = {&r.protos,    &r.kernels, &r.names,      &r.markers,  &r.decls, &r.launchers,
+                          &common,     &guard,     &slot_table,   &slot_flags, &slot_markers, &r.arrow};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         udfkit_buf_free(bufs[i]);
     return rc;
@@ -1069,16 +1077,28 @@ static udfkit_rc read_functions(const udfkit_kernels_request *req, function_set 
     return rc;
 }
 
-/* Whether two entries would define the same launcher. */
-static bool same_launcher(const udfkit_kernel_entry *a, const udfkit_kernel_entry *b)
+/* Fails where two entries would define the same launcher: the same entry given twice, or two
+ * entries whose names meet (nullable_map(f, nullify) and nullable_map(f_nullify) both make
+ * <name>_nullable_map_f_nullify). */
+static udfkit_rc check_launchers_differ(const char *name, const udfkit_kernel_entry *a, const udfkit_kernel_entry *b)
 {
     udfkit_buf x = UDFKIT_BUF_INIT, y = UDFKIT_BUF_INIT;
     udfkit_kernel_entry_suffix(a, &x);
     udfkit_kernel_entry_suffix(b, &y);
-    bool same = a->tpl == b->tpl && strcmp(x.data, y.data) == 0;
+    udfkit_rc rc = UDFKIT_RC_OK;
+    if (a->tpl == b->tpl && strcmp(x.data, y.data) == 0) {
+        if (strcmp(a->c_name, b->c_name) == 0)
+            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s' is given twice (also as '%s')", b->text,
+                             a->text);
+        else
+            rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0,
+                             "kernel entries '%s' and '%s' would both make the launcher %s_%s_%s: rename one "
+                             "function",
+                             a->text, b->text, name, udfkit_kernel_template_name(a->tpl), x.data);
+    }
     udfkit_buf_free(&x);
     udfkit_buf_free(&y);
-    return same;
+    return rc;
 }
 
 static udfkit_rc check_name(const char *name)
@@ -1156,7 +1176,8 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
         }
         if (!(rc = udfkit_spec_parse(req->slots[i], &copy))) {
             udfkit_buf origin = UDFKIT_BUF_INIT;
-            udfkit_buf_printf(&origin, "--slot '%s'", req->slots[i]);
+            udfkit_buf_printf(&origin, "--%sslot '%s'", i >= req->nslots - req->noptional_slots ? "optional-" : "",
+                              req->slots[i]);
             rc = function_set_add(&fns, &copy, origin.data);
             udfkit_buf_free(&origin);
         }
@@ -1168,9 +1189,7 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
         if ((rc = udfkit_kernel_entry_parse(req->kernels[i], e)))
             break;
         for (size_t j = 0; j + 1 < nentries && !rc; j++)
-            if (same_launcher(&entries[j], e))
-                rc = udfkit_fail(UDFKIT_RC_INPUT, NULL, 0, "kernel entry '%s' is given twice (also as '%s')", e->text,
-                                 entries[j].text);
+            rc = check_launchers_differ(req->name, &entries[j], e);
         if (!rc)
             rc = udfkit_kernel_entry_bind(e, fns.specs, fns.count, req->check);
     }
@@ -1178,8 +1197,8 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
         goto done;
     if ((rc = header_include(req->c_output, req->header_output, &include)))
         goto done;
-    if ((rc = udfkit_kernels_render_arrow(req->name, symbol.data, include, entries, nentries, slots, nslots, req->arrow,
-                                           &text)))
+    if ((rc = udfkit_kernels_render_arrow(req->name, symbol.data, include, entries, nentries, slots, nslots,
+                                           req->noptional_slots, req->arrow, &text)))
         goto done;
     if (!(rc = udfkit_outputs_write(outputs, req->cuda_output, text.cuda.data, text.cuda.size)) &&
         !(rc = udfkit_outputs_write(outputs, req->c_output, text.c.data, text.c.size)) &&

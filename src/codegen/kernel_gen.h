@@ -28,6 +28,8 @@ typedef struct udfkit_kernels_request {
     const char *const *slots;     /* functions bound after the library ships (SLOTS): specs with
                                      return types; the launchers then take an instance */
     size_t nslots;
+    size_t noptional_slots;       /* the last this many of `slots` are optional (OPTIONAL_SLOTS):
+                                     a bind may leave them unbound */
     const char *const *kernels;   /* "map(f)", ... */
     size_t nkernels;
     const char *name;             /* the library: <name>_load, <name>_map_<f>, ... */
@@ -49,14 +51,14 @@ typedef struct udfkit_kernels_text {
  * and header are a SLOTS library's (<name>_bind, launchers taking the instance). */
 udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, const char *header_include,
                                 const udfkit_kernel_entry *entries, size_t count, const udfkit_spec *slots,
-                                size_t nslots, udfkit_kernels_text *out);
+                                size_t nslots, size_t noptional_slots, udfkit_kernels_text *out);
 /* The same, with `_arrow` launchers (docs/arrow.md) beside the map, nullable_map and filter
  * entries' launchers where `arrow` (with slots, taking the instance as the others do): their
- * nullable twins and
- * bit kernels are compiled only then. udfkit_kernels_render is this with arrow false. */
+ * nullable twins and bit kernels are compiled only then. udfkit_kernels_render is this with
+ * arrow false. */
 udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbol, const char *header_include,
                                       const udfkit_kernel_entry *entries, size_t count, const udfkit_spec *slots,
-                                      size_t nslots, bool arrow, udfkit_kernels_text *out);
+                                      size_t nslots, size_t noptional_slots, bool arrow, udfkit_kernels_text *out);
 void udfkit_kernels_text_free(udfkit_kernels_text *t);
 
 #endif

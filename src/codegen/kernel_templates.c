@@ -92,7 +92,7 @@ static const udfkit_launcher_text nullable_map_text_launchers[] = {
 };
 
 static const udfkit_template_word nullable_map_words[] = {
-    {"nullify", "'nullify': rows the UDF fails become nulls", "", NULL, true, UDFKIT_FILTER_INDICES},
+    {"nullify", "'nullify': rows the UDF fails become nulls", "_nullify", NULL, true, UDFKIT_FILTER_INDICES},
     {NULL},
 };
 static const udfkit_template_word filter_words[] = {

@@ -4,6 +4,7 @@
 #include "base/fs.h"
 #include "base/locate.h"
 #include "base/templates.h"
+#include "frontend/include_check.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -42,14 +43,13 @@ size_t udfkit_device_headers(const char *const **names, const char *const **text
 }
 
 /* The source text (with its forwarders) and every file the includes reach, CUDA's own
- * headers too. */
+ * headers too (their bytes hashed by include_check.c, or known from its entry). */
 static void unit_key(source_unit *u)
 {
-    udfkit_hasher *h = udfkit_hasher_new("nvrtc-unit-2");
+    udfkit_hasher *h = udfkit_hasher_new("nvrtc-unit-3");
     udfkit_hasher_add_str(h, u->path);
     udfkit_hasher_add(h, u->text.data, u->text.size);
-    for (size_t i = 0; i < u->includes.nfiles; i++)
-        udfkit_hasher_add_file(h, u->includes.files[i].path);
+    udfkit_hasher_add_str(h, u->files_key);
     udfkit_hasher_finish(h, u->key);
 }
 
@@ -201,12 +201,30 @@ static udfkit_rc load_unit(const cuda_build *b, source_unit *u, const char *give
         udfkit_buf_puts(&u->text, given);
     else
         rc = udfkit_read_file(u->path, &u->text);
-    if (!rc && req->untrusted)
+    double started = udfkit_include_check_now();
+    if (!rc && req->untrusted) {
         rc = udfkit_includes_follow_confined(u->path, u->text.data ? u->text.data : "", req->include_dirs,
                                              req->ninclude_dirs, cuda_dir, &roots, &u->includes);
-    else if (!rc)
-        rc = udfkit_includes_follow_text(u->path, u->text.data ? u->text.data : "", req->include_dirs,
-                                         req->ninclude_dirs, cuda_dir, &u->includes);
+        if (!rc)
+            udfkit_include_check_store(NULL, NULL, &u->includes, started, u->files_key);
+    } else if (!rc) {
+        /* The includes known from an earlier compile of the same text where every file they
+         * reach stats the same (include_check.h), else followed and remembered. */
+        udfkit_cache *known = udfkit_cache_open_section("includes");
+        char key[UDFKIT_CACHE_KEY_SIZE];
+        udfkit_include_check_key(u->path, u->text.data ? u->text.data : "", u->text.size, req->include_dirs,
+                                 req->ninclude_dirs, cuda_dir, key);
+        if (known && udfkit_include_check_find(known, key, &u->includes, u->files_key)) {
+            udfkit_note("compile: %s: its includes (%zu files) as an earlier compile found them, unchanged", u->path,
+                        u->includes.nfiles);
+        } else {
+            rc = udfkit_includes_follow_text(u->path, u->text.data ? u->text.data : "", req->include_dirs,
+                                             req->ninclude_dirs, cuda_dir, &u->includes);
+            if (!rc)
+                udfkit_include_check_store(known, key, &u->includes, started, u->files_key);
+        }
+        udfkit_cache_close(known);
+    }
     if (rc)
         return rc;
     /* Definitions in the source and in the local headers it includes. */

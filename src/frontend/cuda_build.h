@@ -31,6 +31,7 @@ typedef struct source_unit {
     udfkit_export *exports;
     udfkit_log_export *log_exports;
     size_t nexports;
+    char files_key[UDFKIT_CACHE_KEY_SIZE]; /* the bytes of every file `includes` lists */
     char key[UDFKIT_CACHE_KEY_SIZE]; /* everything this source's compiles read */
 } source_unit;
 

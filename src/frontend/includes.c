@@ -23,6 +23,7 @@ typedef struct walker {
     udfkit_rc rc;                        /* the first refusal, which ends the walk */
     udfkit_include_set *out;
     udfkit_strset visited; /* real paths of the files read, the source's included */
+    udfkit_strset absent;  /* the paths in out->absent */
     pending *stack; /* files found but not read yet, the next on top */
     size_t depth, cap;
 } walker;
@@ -46,35 +47,81 @@ static bool there(const walker *w, const char *path)
     return w->confine ? stat(path, &st) == 0 && !S_ISDIR(st.st_mode) : udfkit_file_exists(path);
 }
 
+static void add_absent(walker *w, char *path, bool system, bool missing)
+{
+    udfkit_include_set *o = w->out;
+    udfkit_include_absent *grown = NULL;
+    if (udfkit_strset_add(&w->absent, path) && (grown = realloc(o->absent, (o->nabsent + 1) * sizeof *grown))) {
+        o->absent = grown;
+        o->absent[o->nabsent++] = (udfkit_include_absent){path, system, missing};
+        return;
+    }
+    free(path);
+}
+
+/* Notes that `dir`/`name` holds no file: the first of `dir` and the prefixes of the path
+ * below it that does not exist, or, where each does, the path. */
+static void note_absent(walker *w, const char *dir, const char *name, bool system)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        add_absent(w, strdup(dir), system, true);
+        return;
+    }
+    char *p = udfkit_path_join(dir, name);
+    size_t start = strlen(dir);
+    for (size_t i = start + 1; p[i]; i++) {
+        if (p[i] != '/')
+            continue;
+        p[i] = '\0';
+        bool gone = stat(p, &st) != 0;
+        if (gone) {
+            add_absent(w, p, system, true);
+            return;
+        }
+        p[i] = '/';
+    }
+    add_absent(w, p, system, stat(p, &st) != 0);
+}
+
 /* Resolves like a compiler: quoted names first beside the includer, then -I, then CUDA.
- * includer_dir NULL: not beside the includer (a confined source without a directory). */
+ * includer_dir NULL: not beside the includer (a confined source without a directory). Each
+ * place looked at in vain is noted (out->absent). */
 static char *resolve(walker *w, const char *includer_dir, const char *name, bool quoted, bool *system)
 {
     *system = false;
-    if (name[0] == '/')
-        return udfkit_file_exists(name) ? strdup(name) : NULL;
+    if (name[0] == '/') {
+        if (udfkit_file_exists(name))
+            return strdup(name);
+        note_absent(w, "/", name + 1, false);
+        return NULL;
+    }
     if (quoted && includer_dir) {
         char *p = udfkit_path_join(includer_dir, name);
         if (there(w, p))
             return p;
         free(p);
+        note_absent(w, includer_dir, name, false);
     }
     for (size_t i = 0; i < w->ndirs; i++) {
         char *p = udfkit_path_join(w->dirs[i], name);
         if (there(w, p))
             return p;
         free(p);
+        note_absent(w, w->dirs[i], name, false);
     }
     for (int cccl = 0; w->cuda_dir && cccl < 2; cccl++) {
         /* The toolkit's headers, and CCCL's under include/cccl (CUDA 13). */
         char *dir = cccl ? udfkit_path_join(w->cuda_dir, "cccl") : strdup(w->cuda_dir);
         char *p = udfkit_path_join(dir, name);
-        free(dir);
         if (udfkit_file_exists(p)) {
             *system = true;
+            free(dir);
             return p;
         }
         free(p);
+        note_absent(w, dir, name, true);
+        free(dir);
     }
     return NULL;
 }
@@ -264,6 +311,7 @@ static udfkit_rc follow(const char *source, const char *text, const char *const 
         free(next.path);
     }
     udfkit_strset_free(&w.visited);
+    udfkit_strset_free(&w.absent);
     free(w.stack);
     return w.rc;
 }
@@ -292,5 +340,8 @@ void udfkit_include_set_free(udfkit_include_set *s)
     for (size_t i = 0; i < s->nfiles; i++)
         free(s->files[i].path);
     free(s->files);
+    for (size_t i = 0; i < s->nabsent; i++)
+        free(s->absent[i].path);
+    free(s->absent);
     memset(s, 0, sizeof *s);
 }

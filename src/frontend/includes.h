@@ -14,9 +14,21 @@ typedef struct udfkit_include_file {
     bool system;    /* found in the CUDA include directory */
 } udfkit_include_file;
 
+/* A place the walk looked for an include and found nothing: were a file to appear there, a
+ * compile would read it instead of the one it found (or instead of finding none). Kept as
+ * the shortest missing prefix of the path looked at where one is missing (`missing`: nothing
+ * is there), else the path itself (`missing` false: something that is not a file is there). */
+typedef struct udfkit_include_absent {
+    char *path;
+    bool system;  /* below the CUDA include directory */
+    bool missing;
+} udfkit_include_absent;
+
 typedef struct udfkit_include_set {
     udfkit_include_file *files; /* each file once, in the order a compile first reads them */
     size_t nfiles;
+    udfkit_include_absent *absent; /* each once; for a cache key's check (cuda_build.c) */
+    size_t nabsent;
 } udfkit_include_set;
 
 /* Follows includes of `source` (itself not listed), by the rules nvcc and NVRTC follow: a

@@ -472,7 +472,9 @@ static udfkit_rc link_sass(const pack_set *s, udfkit_target target, const char *
     udfkit_buf *used = calloc(kernels.count + 1, sizeof *used);
     udfkit_package_id id = {.group = "sass", .file = udfkit_path_basename(output), .version = UDFKIT_PACKAGE_VERSION};
     id.bound_kernels = calloc(nbound + 1, sizeof *id.bound_kernels);
-    if (!rc && (!options || !used || !id.bound_kernels))
+    id.kernel_calls = calloc(nbound + 1, sizeof *id.kernel_calls);
+    udfkit_buf *calls = calloc(nbound + 1, sizeof *calls);
+    if (!rc && (!options || !used || !id.bound_kernels || !id.kernel_calls || !calls))
         rc = out_of_memory();
     if (!rc) {
         size_t noptions = 0;
@@ -482,6 +484,8 @@ static udfkit_rc link_sass(const pack_set *s, udfkit_target target, const char *
         options[noptions++] = "-variables-used=udfkit_udf_error_record";
         for (size_t k = 0; k < kernels.count; k++) {
             if (kernels.bound[k]) {
+                udfkit_buf_printf(&calls[id.nbound_kernels], "%s %s", kernels.names[k], kernels.calls[k]);
+                id.kernel_calls[id.nkernel_calls++] = calls[id.nbound_kernels].data;
                 id.bound_kernels[id.nbound_kernels++] = kernels.names[k];
                 continue;
             }
@@ -509,6 +513,10 @@ static udfkit_rc link_sass(const pack_set *s, udfkit_target target, const char *
     free(used);
     free(options);
     free(id.bound_kernels);
+    for (size_t k = 0; calls && k < nbound; k++)
+        udfkit_buf_free(&calls[k]);
+    free(calls);
+    free(id.kernel_calls);
     udfkit_slot_kernels_free(&kernels);
     udfkit_buf_free(&ptx);
     udfkit_buf_free(&log);

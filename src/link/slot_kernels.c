@@ -1,5 +1,6 @@
 #include "link/slot_kernels.h"
 
+#include "base/buf.h"
 #include "base/strset.h"
 
 #include <ctype.h>
@@ -207,6 +208,25 @@ static bool reaches_undefined(const ptx_reader *r, size_t from, bool any_undefin
     return false;
 }
 
+/* Appends to `out` each undefined function `from` reaches, once (`seen` marks them); every
+ * undefined function where it calls through a pointer. False: out of memory. */
+static bool undefined_reached(const ptx_reader *r, size_t from, bool *seen, udfkit_buf *out)
+{
+    if (seen[from])
+        return true;
+    seen[from] = true;
+    const ptx_function *f = &r->fns[from];
+    if (!f->defined)
+        return udfkit_buf_printf(out, "%s%s", out->size ? " " : "", f->name);
+    bool ok = true;
+    for (size_t k = 0; ok && f->indirect && k < r->count; k++)
+        if (!r->fns[k].defined)
+            ok = undefined_reached(r, k, seen, out);
+    for (size_t i = 0; ok && i < f->ncalls; i++)
+        ok = undefined_reached(r, f->calls[i], seen, out);
+    return ok;
+}
+
 udfkit_rc udfkit_slot_kernels_read(const char *ptx, size_t size, const char *origin, udfkit_slot_kernels *out)
 {
     memset(out, 0, sizeof *out);
@@ -258,13 +278,19 @@ udfkit_rc udfkit_slot_kernels_read(const char *ptx, size_t size, const char *ori
     bool *seen = calloc(r.count + 1, sizeof *seen);
     out->names = calloc(nentries + 1, sizeof *out->names);
     out->bound = calloc(nentries + 1, sizeof *out->bound);
-    if (!rc && (!seen || !out->names || !out->bound))
+    out->calls = calloc(nentries + 1, sizeof *out->calls);
+    if (!rc && (!seen || !out->names || !out->bound || !out->calls))
         rc = udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "out of memory");
     for (size_t k = 0; k < r.count && !rc; k++) {
         if (!r.fns[k].entry || !r.fns[k].defined)
             continue;
         memset(seen, 0, r.count * sizeof *seen);
         out->bound[out->count] = reaches_undefined(&r, k, any_undefined, seen);
+        memset(seen, 0, r.count * sizeof *seen);
+        udfkit_buf calls = UDFKIT_BUF_INIT;
+        bool ok = undefined_reached(&r, k, seen, &calls);
+        if (!(out->calls[out->count] = udfkit_buf_detach(&calls)) || !ok)
+            rc = udfkit_fail(UDFKIT_RC_INTERNAL, NULL, 0, "out of memory");
         out->names[out->count++] = r.fns[k].name;
         r.fns[k].name = NULL;
     }
@@ -282,9 +308,12 @@ udfkit_rc udfkit_slot_kernels_read(const char *ptx, size_t size, const char *ori
 
 void udfkit_slot_kernels_free(udfkit_slot_kernels *k)
 {
-    for (size_t i = 0; i < k->count; i++)
+    for (size_t i = 0; i < k->count; i++) {
         free(k->names[i]);
+        free(k->calls ? k->calls[i] : NULL);
+    }
     free(k->names);
+    free(k->calls);
     free(k->bound);
     memset(k, 0, sizeof *k);
 }

@@ -14,6 +14,8 @@ typedef struct udfkit_slot_kernels {
     char **names;  /* every kernel (.entry), in the PTX's order */
     bool *bound;   /* per kernel: it reaches an undefined function, or calls through a pointer
                       where the PTX has undefined functions */
+    char **calls;  /* per kernel: the undefined functions it reaches, separated by blanks (every
+                      undefined function where it calls through a pointer); "" where none */
     size_t count;
 } udfkit_slot_kernels;
 

@@ -149,7 +149,8 @@ typedef struct binding_plan {
     const udfkit_slot *slots;
     char **slot_sigs;                 /* canonical */
     const udfkit_package **package;   /* per slot */
-    const char **function;            /* per slot: the function's c_name */
+    const char **function;            /* per slot: the function's c_name; NULL: an optional slot left
+                                         unbound (package NULL too) */
     const udfkit_package **distinct;  /* the packages linked, each once (by their hash) */
     size_t ndistinct;
 } binding_plan;
@@ -173,7 +174,7 @@ static void list_slots(const udfkit_slot *slots, size_t n, udfkit_buf *out)
 }
 
 static udfkit_status check_bindings(binding_plan *p, const udfkit_slot *slots, size_t nslots,
-                                    const udfkit_slot_binding *bindings, size_t count)
+                                    const unsigned char *optional, const udfkit_slot_binding *bindings, size_t count)
 {
     p->nslots = nslots;
     p->slots = slots;
@@ -245,9 +246,10 @@ static udfkit_status check_bindings(binding_plan *p, const udfkit_slot *slots, s
             p->distinct[p->ndistinct++] = b->package;
     }
     for (size_t k = 0; !s && k < nslots; k++)
-        if (!p->package[k])
+        if (!p->package[k] && !(optional && optional[k]))
             s = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
-                                    "slot '%s' (%s) is not bound: every slot of the library needs a function",
+                                    "slot '%s' (%s) is not bound: every slot of the library but its optional ones "
+                                    "needs a function",
                                     slots[k].name, p->slot_sigs[k]);
     /* Everything linked together defines each C name once. */
     for (size_t a = 0; !s && a < p->ndistinct; a++)
@@ -260,8 +262,10 @@ static udfkit_status check_bindings(binding_plan *p, const udfkit_slot *slots, s
                                             "%s and %s both define '%s', and both are linked: a C name must be unique "
                                             "across everything linked together",
                                             p->distinct[a]->origin, p->distinct[b]->origin, name);
+            /* An optional slot left unbound may share a package function's name: no kernel
+             * that calls it is linked (unbound_call). */
             for (size_t k = 0; !s && k < nslots; k++)
-                if (strcmp(slots[k].name, name) == 0 &&
+                if (strcmp(slots[k].name, name) == 0 && p->function[k] &&
                     (strcmp(p->function[k], name) != 0 || strcmp(p->package[k]->hash, p->distinct[a]->hash) != 0))
                     s = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
                                             "slot '%s' is bound to '%s' of %s, but %s, which is linked too, defines a "
@@ -281,7 +285,7 @@ static void forwarders(const binding_plan *p, udfkit_buf *out)
 {
     udfkit_buf_puts(out, "/* udfkit_library_bind: slots bound to functions of other names. */\n");
     for (size_t k = 0; k < p->nslots; k++) {
-        if (strcmp(p->slots[k].name, p->function[k]) == 0)
+        if (!p->function[k] || strcmp(p->slots[k].name, p->function[k]) == 0)
             continue;
         udfkit_signature sig;
         char why[256];
@@ -454,6 +458,28 @@ static void note_newest(link_plan *lp, const udfkit_package *pkg)
     lp->producer_minor = pkg->producer_minor;
 }
 
+static size_t renamed_slots(const binding_plan *p)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < p->nslots; k++)
+        n += p->function[k] && strcmp(p->slots[k].name, p->function[k]) != 0;
+    return n;
+}
+
+/* A link of every kernel at once cannot leave a slot undefined: where an optional one is
+ * unbound, the bind is refused (`how` says why it links every kernel). */
+static udfkit_status refuse_unbound(const binding_plan *p, const char *how)
+{
+    for (size_t k = 0; k < p->nslots; k++)
+        if (!p->function[k])
+            return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
+                                       "the optional slot '%s' is left unbound, but this bind links every kernel at "
+                                       "once (%s), which needs every slot bound: bind it, or bind where the library's "
+                                       "kernels that call slots are linked on first use",
+                                       p->slots[k].name, how);
+    return UDFKIT_OK;
+}
+
 static udfkit_status plan_link(const udfkit_package *engine, const binding_plan *p, int arch, link_plan *lp)
 {
     memset(lp, 0, sizeof *lp);
@@ -475,10 +501,7 @@ static udfkit_status plan_link(const udfkit_package *engine, const binding_plan 
         note_newest(lp, p->distinct[d]);
         s = add_parts(p->distinct[d], arch, &lp->parts, &lp->n, &link_hashes, &nlinks);
     }
-    bool renamed = false;
-    for (size_t k = 0; k < p->nslots; k++)
-        renamed |= strcmp(p->slots[k].name, p->function[k]) != 0;
-    if (!s && renamed) {
+    if (!s && renamed_slots(p)) {
         udfkit_buf text = UDFKIT_BUF_INIT;
         forwarders(p, &text);
         if (!(lp->forwarders = udfkit_buf_detach(&text)))
@@ -552,10 +575,13 @@ static udfkit_status prepare_link(link_plan *lp, int arch)
     return s;
 }
 
-static udfkit_status link_bound(const udfkit_package *engine, const binding_plan *p, int arch, udfkit_buf *cubin)
+static udfkit_status link_bound(const udfkit_package *engine, const binding_plan *p, int arch, const char *how,
+                                udfkit_buf *cubin)
 {
     link_plan lp;
-    udfkit_status s = plan_link(engine, p, arch, &lp);
+    udfkit_status s = refuse_unbound(p, how);
+    if (!s)
+        s = plan_link(engine, p, arch, &lp);
     if (s)
         return s;
     s = prepare_link(&lp, arch);
@@ -573,14 +599,6 @@ static udfkit_status link_bound(const udfkit_package *engine, const binding_plan
 
 struct lazy_link;
 static size_t lazy_bound_count(const struct lazy_link *l);
-
-static size_t renamed_slots(const binding_plan *p)
-{
-    size_t n = 0;
-    for (size_t k = 0; k < p->nslots; k++)
-        n += strcmp(p->slots[k].name, p->function[k]) != 0;
-    return n;
-}
 
 udfkit_status udfkit_library_bind_info(udfkit_library *lib, udfkit_bind_info *out)
 {
@@ -610,14 +628,19 @@ typedef struct sass_module {
     const unsigned char *code;
     size_t size;
     char **bound; /* the kernels that call slots */
+    char **calls; /* per bound kernel: " <slot> <slot> ", the slots it reaches; NULL where the
+                     image does not say (packed before kernel-calls lines) */
     size_t nbound;
 } sass_module;
 
 static void sass_module_free(sass_module *m)
 {
-    for (size_t i = 0; i < m->nbound; i++)
+    for (size_t i = 0; i < m->nbound; i++) {
         free(m->bound[i]);
+        free(m->calls ? m->calls[i] : NULL);
+    }
     free(m->bound);
+    free(m->calls);
     memset(m, 0, sizeof *m);
 }
 
@@ -636,10 +659,24 @@ static bool find_sass(const udfkit_package *engine, int arch, sass_module *out)
             continue;
         bool ours = strcmp(id.group, "sass") == 0 && id.version > 0;
         out->bound = ours ? calloc(id.nbound_kernels + 1, sizeof *out->bound) : NULL;
-        for (size_t k = 0; out->bound && k < id.nbound_kernels; k++)
+        out->calls = ours ? calloc(id.nbound_kernels + 1, sizeof *out->calls) : NULL;
+        for (size_t k = 0; out->bound && out->calls && k < id.nbound_kernels; k++)
             if ((out->bound[out->nbound] = strdup(id.bound_kernels[k])))
                 out->nbound++;
-        bool ok = out->bound && out->nbound == id.nbound_kernels;
+        bool ok = out->bound && out->calls && out->nbound == id.nbound_kernels;
+        /* "<kernel> <slot>...": kept as " <slot>... " to find " <slot> " in. */
+        for (size_t c = 0; ok && c < id.nkernel_calls; c++) {
+            const char *line = id.kernel_calls[c], *blank = strchr(line, ' ');
+            size_t len = blank ? (size_t)(blank - line) : strlen(line);
+            for (size_t k = 0; ok && k < out->nbound; k++) {
+                if (out->calls[k] || strlen(out->bound[k]) != len || strncmp(out->bound[k], line, len) != 0)
+                    continue;
+                udfkit_buf text = UDFKIT_BUF_INIT;
+                ok = udfkit_buf_printf(&text, "%s ", blank ? blank : " ");
+                out->calls[k] = udfkit_buf_detach(&text);
+                ok &= out->calls[k] != NULL;
+            }
+        }
         udfkit_package_id_free(&id);
         if (!ok) {
             sass_module_free(out);
@@ -676,6 +713,33 @@ static void lazy_free(void *p)
     free(l);
 }
 
+/* A kernel that reaches an optional slot the bind left unbound cannot be linked: refused
+ * before any link, by the slots the image records it reaching (every slot where it records
+ * none). */
+static udfkit_status unbound_call(const udfkit_library *lib, const lazy_link *l, const char *name)
+{
+    const char *calls = NULL;
+    for (size_t i = 0; i < l->sass.nbound; i++)
+        if (strcmp(l->sass.bound[i], name) == 0)
+            calls = l->sass.calls[i];
+    for (size_t k = 0; k < lib->nslots; k++) {
+        if (lib->slot_bound[k])
+            continue;
+        char needle[520];
+        snprintf(needle, sizeof needle, " %s ", lib->slot_names[k]);
+        if (calls && !strstr(calls, needle))
+            continue;
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
+                                   calls ? "kernel '%s' calls the optional slot '%s', which this instance leaves "
+                                           "unbound: nothing was launched; bind a function to '%s' to launch it"
+                                         : "kernel '%s' calls a slot, and the library's image (packed by an older "
+                                           "udfkit) does not say which, while the optional slot '%s' is left "
+                                           "unbound: nothing was launched; bind '%s', or pack the library again",
+                                   name, lib->slot_names[k], lib->slot_names[k]);
+    }
+    return UDFKIT_OK;
+}
+
 /* lib->link_kernel: with `out` NULL, whether `name` is a kernel it links (no message);
  * else the kernel linked (or found in the cache) and loaded. Called under lib->link_lock. */
 static udfkit_status link_kernel(udfkit_library *lib, const char *name, udfkit_library **out)
@@ -689,6 +753,9 @@ static udfkit_status link_kernel(udfkit_library *lib, const char *name, udfkit_l
     *out = NULL;
     if (!known)
         return udfkit_runtime_fail(UDFKIT_ERROR_NOT_FOUND, "the library has no kernel named '%s'", name);
+    udfkit_status s = unbound_call(lib, l, name);
+    if (s)
+        return s;
     udfkit_cache *cache = udfkit_cache_open();
     char disk_key[UDFKIT_CACHE_KEY_SIZE];
     udfkit_buf cubin = UDFKIT_BUF_INIT;
@@ -702,7 +769,7 @@ static udfkit_status link_kernel(udfkit_library *lib, const char *name, udfkit_l
         udfkit_hasher_finish(h, disk_key);
         cached = udfkit_jitlink_cached(cache, disk_key, &cubin);
     }
-    udfkit_status s = cached ? UDFKIT_OK : prepare_link(&l->plan, l->arch);
+    s = cached ? UDFKIT_OK : prepare_link(&l->plan, l->arch);
     if (!s && !cached) {
         char threads[40];
         const char *options[5];
@@ -780,11 +847,11 @@ udfkit_status udfkit_library_bind_link(const udfkit_image *image, const udfkit_s
     binding_plan plan = {0};
     udfkit_package *engine = NULL;
     udfkit_buf out = UDFKIT_BUF_INIT;
-    udfkit_status s = check_bindings(&plan, slots, slot_count, bindings, count);
+    udfkit_status s = check_bindings(&plan, slots, slot_count, NULL, bindings, count);
     if (!s)
         s = read_engine(image, &plan, &engine);
     if (!s)
-        s = link_bound(engine, &plan, arch, &out);
+        s = link_bound(engine, &plan, arch, "a link for tests", &out);
     *cubin_size = out.size;
     *cubin = udfkit_buf_detach(&out);
     udfkit_package_close(engine);
@@ -793,6 +860,42 @@ udfkit_status udfkit_library_bind_link(const udfkit_image *image, const udfkit_s
 }
 
 /* ---- udfkit_library_bind ---- */
+
+/* The slots of a bound library and whether each is bound, for udfkit_library_slot_bound and
+ * the kernels linked on first use. */
+static udfkit_status keep_slots(udfkit_library *lib, const binding_plan *p)
+{
+    lib->slot_names = calloc(p->nslots + 1, sizeof *lib->slot_names);
+    lib->slot_bound = calloc(p->nslots + 1, sizeof *lib->slot_bound);
+    if (!lib->slot_names || !lib->slot_bound)
+        return udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "udfkit_library_bind: out of memory");
+    for (; lib->nslots < p->nslots; lib->nslots++) {
+        if (!(lib->slot_names[lib->nslots] = strdup(p->slots[lib->nslots].name)))
+            return udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "udfkit_library_bind: out of memory");
+        lib->slot_bound[lib->nslots] = p->function[lib->nslots] != NULL;
+    }
+    return UDFKIT_OK;
+}
+
+udfkit_status udfkit_library_slot_bound(udfkit_library *lib, const char *slot, int *bound)
+{
+    if (!lib || !slot || !bound || !lib->bound)
+        return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "udfkit_library_slot_bound: %s",
+                                   !lib || !slot || !bound ? "missing argument" : "the library is not a bound one");
+    udfkit_buf names = UDFKIT_BUF_INIT;
+    for (size_t k = 0; k < lib->nslots; k++) {
+        if (strcmp(lib->slot_names[k], slot) == 0) {
+            *bound = lib->slot_bound[k];
+            return UDFKIT_OK;
+        }
+        udfkit_buf_printf(&names, "%s%s", k ? ", " : "", lib->slot_names[k]);
+    }
+    udfkit_status s = udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT,
+                                          "udfkit_library_slot_bound: the library has no slot '%s' (its slots: %s)",
+                                          slot, names.size ? names.data : "none");
+    udfkit_buf_free(&names);
+    return s;
+}
 
 static void bind_key(const char *image_hash, const binding_plan *p, int arch, char key[UDFKIT_CACHE_KEY_SIZE])
 {
@@ -803,8 +906,9 @@ static void bind_key(const char *image_hash, const binding_plan *p, int arch, ch
     for (size_t k = 0; k < p->nslots; k++) {
         udfkit_hasher_add_str(h, p->slots[k].name);
         udfkit_hasher_add_str(h, p->slot_sigs[k]);
-        udfkit_hasher_add_str(h, p->package[k]->hash);
-        udfkit_hasher_add_str(h, p->function[k]);
+        /* An optional slot left unbound: no package, and a function no C name can be. */
+        udfkit_hasher_add_str(h, p->package[k] ? p->package[k]->hash : "");
+        udfkit_hasher_add_str(h, p->function[k] ? p->function[k] : " unbound");
     }
     udfkit_hasher_finish(h, key);
 }
@@ -812,6 +916,14 @@ static void bind_key(const char *image_hash, const binding_plan *p, int arch, ch
 udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_hash, const udfkit_slot *slots,
                                   size_t slot_count, const udfkit_slot_binding *bindings, size_t count,
                                   udfkit_library **out)
+{
+    return udfkit_library_bind_with_optional(image, image_hash, slots, slot_count, NULL, bindings, count, out);
+}
+
+udfkit_status udfkit_library_bind_with_optional(const udfkit_image *image, const char *image_hash,
+                                                const udfkit_slot *slots, size_t slot_count,
+                                                const unsigned char *optional, const udfkit_slot_binding *bindings,
+                                                size_t count, udfkit_library **out)
 {
     if (out)
         *out = NULL;
@@ -822,7 +934,7 @@ udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_h
                                                                           : "a count without its array");
     binding_plan plan = {0};
     udfkit_package *engine = NULL;
-    udfkit_status s = check_bindings(&plan, slots, slot_count, bindings, count);
+    udfkit_status s = check_bindings(&plan, slots, slot_count, optional, bindings, count);
     const udfkit_driver *d = NULL;
     int arch = 0;
     bool checked = !s;
@@ -879,16 +991,23 @@ udfkit_status udfkit_library_bind(const udfkit_image *image, const char *image_h
      * now, there, and UDFKIT_BIND_WHOLE=1 links every kernel now, as on a device without
      * SASS. A whole link found in the cache is loaded either way. */
     const char *whole = getenv("UDFKIT_BIND_WHOLE");
-    bool lazy = !isolated && !(whole && strcmp(whole, "1") == 0);
+    bool whole_asked = whole && strcmp(whole, "1") == 0, lazy = !isolated && !whole_asked;
+    char no_sass[64];
+    snprintf(no_sass, sizeof no_sass, "the library holds no SASS for sm_%d", arch);
+    const char *how = isolated ? "a bound package asks for the sandbox" : whole_asked ? "UDFKIT_BIND_WHOLE=1" : no_sass;
     if (!s && !cached && lazy && !(s = read_engine(image, &plan, &engine)) &&
         find_sass(engine, arch, &sass))
         s = bind_lazily(engine, &plan, arch, key, &sass, &lib);
     else if (!s && !cached && (engine || !(s = read_engine(image, &plan, &engine))) &&
-             !(s = link_bound(engine, &plan, arch, &cubin)))
+             !(s = link_bound(engine, &plan, arch, how, &cubin)))
         udfkit_jitlink_keep(cache, disk_key, &cubin);
     sass_module_free(&sass);
     if (!s && !lib)
         s = udfkit_library_load(cubin.data, cubin.size, &lib);
+    if (!s && (s = keep_slots(lib, &plan))) {
+        udfkit_library_destroy(lib);
+        lib = NULL;
+    }
     if (!s) {
         lib->release = bound_release;
         lib->bound = 1;

@@ -102,6 +102,10 @@ void udfkit_library_destroy(udfkit_library *lib)
     }
     udfkit_library_unregister(lib);
     d->library_unload(lib->handle);
+    for (size_t i = 0; i < lib->nslots; i++)
+        free(lib->slot_names[i]);
+    free(lib->slot_names);
+    free(lib->slot_bound);
     free(lib);
 }
 

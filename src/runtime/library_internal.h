@@ -39,6 +39,10 @@ struct udfkit_library {
     /* A bound library's (udfkit_library_bind_info); bound is 0 for any other. */
     int bound, bound_arch, bound_whole, bound_from_cache;
     size_t bound_forwarders, bound_from_cache_kernels;
+    /* Its slots, and which of them a function is bound to (udfkit_library_slot_bound). */
+    char **slot_names;
+    unsigned char *slot_bound;
+    size_t nslots;
 
     /* ---- which code each device runs (library_devices.c) ---- */
     /* 0: the image as given, from which the driver takes each device's code; else the sm of

@@ -260,8 +260,65 @@ def test_python_cache_follows_imports(work):
     assert stats(cache)["hits"] == "1"
 
 
+def test_includes_known_by_stat_and_checked(work):
+    """A compile of the same text finds its includes as the last one did, checking each file
+    by stat instead of reading it (ccache's direct mode), and is right whenever a header
+    changes: edited in place to the same size with its mtime put back, shadowed by a new file
+    earlier on the include path, removed. Each result is the one a compile without the cache
+    gives."""
+    cache = os.path.join(work, "cache")
+    src, a, b = (os.path.join(work, d) for d in ("src", "a", "b"))
+    for d in (src, a, b):
+        os.makedirs(d)
+    source = os.path.join(src, "k.cu")
+    open(source, "w").write('#include "scale.h"\n#include <cuda/std/optional>\n'
+                            "__device__ float k(float x) { return x * SCALE; }\n")
+    header = os.path.join(b, "scale.h")
+    open(header, "w").write("#define SCALE 2.0f\n")
+
+    def build(name, **extra):
+        out = os.path.join(work, name)
+        r = subprocess.run([UDFKIT, "-v", "compile", source, "-f", "k:float32(float32)", "--arch", "80", "-I", a, "-I",
+                            b, "-o", os.path.join(out, "k.json")],
+                           env=env_for(cache, **extra), capture_output=True, text=True, timeout=300)
+        known = "as an earlier compile found them, unchanged" in r.stderr
+        return r, known, read_all(out) if r.returncode == 0 else None
+
+    def expect(name, known):
+        r, was_known, got = build(name)
+        assert r.returncode == 0, r.stderr
+        assert was_known == known, (name, r.stderr)
+        r, _, want = build(name + "-uncached", UDFKIT_CACHE="0")
+        assert r.returncode == 0 and got == want, name
+        return got
+
+    time.sleep(1.1)  # files changed within the last second are not remembered
+    first = expect("first", False)
+    assert expect("again", True) == first
+    # The same size, the mtime put back: the ctime (and, on most file systems, nothing else) differs.
+    before = os.stat(header)
+    open(header, "w").write("#define SCALE 3.0f\n")
+    os.utime(header, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(header).st_size == before.st_size
+    edited = expect("edited", False)
+    assert edited != first
+    time.sleep(1.1)
+    assert expect("edited-stored", False) == edited
+    assert expect("edited-known", True) == edited
+    # A header of the same name earlier on the include path: found instead.
+    open(os.path.join(a, "scale.h"), "w").write("#define SCALE 5.0f\n")
+    shadowed = expect("shadowed", False)
+    assert shadowed not in (first, edited)
+    # Both gone: the compile fails, naming the include.
+    os.remove(os.path.join(a, "scale.h"))
+    os.remove(header)
+    r, known, _ = build("gone")
+    assert r.returncode != 0 and "scale.h" in r.stderr and not known, r.stderr
+
+
 if __name__ == "__main__":
     main([test_hit_gives_same_bytes_and_counts, test_link_results_are_cached, test_size_limit_evicts_least_recently_used,
           test_count_follows_replacements_removals_and_clear, test_cache_that_cannot_be_locked,
           test_eight_processes_at_once,
-          test_corrupt_entry_is_rebuilt, test_read_only_cache_degrades, test_python_cache_follows_imports])
+          test_corrupt_entry_is_rebuilt, test_read_only_cache_degrades, test_python_cache_follows_imports,
+          test_includes_known_by_stat_and_checked])

@@ -55,8 +55,14 @@ CASES = [
      r"32-bit row numbers, or 'values': the kept rows' values of every input\)$"),
     ("filter-values-twice", ["--kernel", "filter(isbig, values)", "--kernel", "filter( isbig , values)"], 1,
      r"kernel entry 'filter\( isbig , values\)' is given twice \(also as 'filter\(isbig, values\)'\)"),
-    ("nullable-map-twice", ["--kernel", "nullable_map(nsum)", "--kernel", "nullable_map(nsum, nullify)"], 1,
-     r"kernel entry 'nullable_map\(nsum, nullify\)' is given twice \(also as 'nullable_map\(nsum\)'\)"),
+    ("nullable-map-twice", ["--kernel", "nullable_map(nsum, nullify)", "--kernel", "nullable_map( nsum , nullify )"], 1,
+     r"kernel entry 'nullable_map\( nsum , nullify \)' is given twice \(also as 'nullable_map\(nsum, nullify\)'\)"),
+    # nullable_map(f, nullify) is <name>_nullable_map_<f>_nullify: a function named f_nullify
+    # would make the same launcher.
+    ("nullify-launcher-clash", ["--function", "nsum_nullify:float32?(float32?, float32)",
+                                "--kernel", "nullable_map(nsum, nullify)", "--kernel", "nullable_map(nsum_nullify)"], 1,
+     r"^udfkit: error: kernel entries 'nullable_map\(nsum, nullify\)' and 'nullable_map\(nsum_nullify\)' would both "
+     r"make the launcher lib_nullable_map_nsum_nullify: rename one function$"),
     ("unknown-template", ["--kernel", "scan(scale)"], 1,
      r"^udfkit: error: unknown kernel template 'scan' in 'scan\(scale\)' \(templates: map, filter, reduce, nullable_map, nullable_filter, nullable_reduce, "
      r"inclusive_scan, exclusive_scan, reduce_by_key, transform_reduce, segmented_reduce, sort\)$"),
@@ -196,13 +202,13 @@ def test_nullable_launchers(work):
             "udfkit_status lib_udf_error(udfkit_stream s, uint64_t *row, int *code);",
             "udfkit_status lib_nullable_map_nsum(udfkit_stream s, size_t n, const float *a1, udfkit_mask m1, "
             "const float *a2, udfkit_mask m2, float *out, uint8_t *out_bits, uint64_t *null_count);",
-            "udfkit_status lib_nullable_map_nho(udfkit_stream s, size_t n, const float *a1, udfkit_mask m1, "
+            "udfkit_status lib_nullable_map_nho_nullify(udfkit_stream s, size_t n, const float *a1, udfkit_mask m1, "
             "float *out1, uint8_t *out1_bits, int64_t *out2, uint8_t *out2_bits, uint64_t *null_count);",
             "udfkit_status lib_nullable_filter_bq(udfkit_stream s, size_t n, const int32_t *a1, udfkit_mask m1, "
             "uint64_t *indices, uint64_t *count);",
             "udfkit_status lib_nullable_reduce_scale2(udfkit_stream s, size_t n, const float *in, udfkit_mask m, "
             "float init, float *out, uint64_t *valid_count);",
-            " *   udfkit-kernel nullable_map nho void(float32, float32?*, int64*) lib_nullable_map_nho"):
+            " *   udfkit-kernel nullable_map nho void(float32, float32?*, int64*) lib_nullable_map_nho_nullify"):
         assert line in header, (line, header)
     kernels = open(os.path.join(work, "out", "lib_kernels.cu")).read()
     # The C ABI pairs: a T? parameter passes its validity, a T? return comes back as bool.
@@ -220,7 +226,7 @@ def test_nullable_launchers(work):
     # Each nullable_map has a second kernel for inputs without bitmaps (empty masks, which the
     # compiler folds away), and its launcher picks it where every input's bitmap is NULL.
     for f, masks in (("nsum", "a1, udfkit_detail::mask(), a2, udfkit_detail::mask()"),
-                     ("nho", "a1, udfkit_detail::mask()")):
+                     ("nho_nullify", "a1, udfkit_detail::mask()")):
         assert f"__launch_bounds__(UDFKIT_BLOCK)\nudfkit_lib_nullable_map_{f}_dense(unsigned long long n, " in kernels
         assert f"udfkit_lib_nullable_map_{f}_validity(begin + t, {masks}, &x);" in kernels, kernels
     launchers = open(os.path.join(work, "out", "lib.c")).read()
@@ -425,7 +431,8 @@ def test_slots_library(work):
     slots = ["price:float32(float32, float32)", "keep:bool(float32)", "maybe:float32?(float32?, float32)"]
     r = udfkit("kernels", "--slot", *slots, "--function", "add:float32(float32, float32)",
                "--kernel", "map(price)", "--kernel", "filter(keep)", "--kernel", "transform_reduce(price, add)",
-               "--kernel", "nullable_map(maybe)", "--name", "eng", *outputs(work), cwd=work)
+               "--kernel", "nullable_map(maybe)", "--kernel", "nullable_map(maybe, nullify)", "--name", "eng",
+               *outputs(work), cwd=work)
     assert r.rc == 0, r
     header = os.path.join(work, "out", "lib.h")
     text = open(header).read()
@@ -437,6 +444,12 @@ def test_slots_library(work):
                  "size_t eng_slot_count(void);", "const udfkit_slot *eng_slot(size_t i);",
                  "udfkit_status eng_map_price(eng_instance *inst, udfkit_stream s, size_t n, const float *a1, "
                  "const float *a2, float *out);",
+                 # A slot offers both forms of nullable_map: the nullify one has a name of its own.
+                 "udfkit_status eng_nullable_map_maybe(eng_instance *inst, udfkit_stream s, size_t n, const float *a1, "
+                 "udfkit_mask m1, const float *a2, udfkit_mask m2, float *out, uint8_t *out_bits, uint64_t *null_count);",
+                 "udfkit_status eng_nullable_map_maybe_nullify(eng_instance *inst, udfkit_stream s, size_t n, "
+                 "const float *a1, udfkit_mask m1, const float *a2, udfkit_mask m2, float *out, uint8_t *out_bits, "
+                 "uint64_t *null_count);",
                  " *   udfkit-slot maybe float32?(float32?, float32)"):
         assert decl in text, (decl, text)
     assert "eng_load" not in text and "eng_library(" not in text, text
@@ -446,7 +459,7 @@ def test_slots_library(work):
              "-fsyntax-only", header])
     launchers = os.path.join(work, "out", "lib.c")
     source = open(launchers).read()
-    assert '{"keep", "bool(float32)"},' in source and "udfkit_library_bind(&image, eng_fatbin_hash," in source, source
+    assert '{"keep", "bool(float32)"},' in source and "udfkit_library_bind_with_optional(&image, eng_fatbin_hash," in source, source
     run(["gcc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", RUNTIME_INCLUDE, "-c", launchers,
          "-o", os.path.join(work, "lib.o")])
     kernels = open(os.path.join(work, "out", "lib_kernels.cu")).read()
@@ -506,6 +519,40 @@ def test_arrow_launchers_only_where_asked(work):
          "-o", os.path.join(work, "lib.o")])
 
 
+def test_optional_slots_library(work):
+    """--optional-slot: slots a bind may leave unbound. They follow the others in the slot
+    table, marked optional in its flags and in their header markers; the header declares
+    _slot_optional and _slot_bound; a slot given both ways, or an optional one not of the form
+    c_name:signature, is refused and nothing is written."""
+    r = udfkit("kernels", "--slot", "price:float32(float32, float32)", "--optional-slot", "keep:bool(float32)",
+               "--kernel", "map(price)", "--kernel", "filter(keep)", "--name", "eng", *outputs(work), cwd=work)
+    assert r.rc == 0, r
+    header = open(os.path.join(work, "out", "lib.h")).read()
+    for decl in (" *   udfkit-slot price float32(float32, float32)\n", " *   udfkit-slot keep bool(float32) optional\n",
+                 "bool eng_slot_bound(eng_instance *inst, const char *slot);",
+                 "udfkit_status eng_filter_keep(eng_instance *inst, "):
+        assert decl in header, (decl, header)
+    source = open(os.path.join(work, "out", "lib.c")).read()
+    assert "udfkit_eng_slot_optional[] = {0, 1};" in source, source
+    assert "bool eng_slot_optional(size_t i);" in header, header
+    run(["gcc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", RUNTIME_INCLUDE, "-c",
+         os.path.join(work, "out", "lib.c"), "-o", os.path.join(work, "lib.o")])
+    # Only optional slots: a library whose every slot may be left unbound.
+    shutil.rmtree(os.path.join(work, "out"))
+    r = udfkit("kernels", "--optional-slot", "keep:bool(float32)", "--kernel", "filter(keep)", "--name", "eng",
+               *outputs(work), cwd=work)
+    assert r.rc == 0 and "eng_bind(" in open(os.path.join(work, "out", "lib.h")).read(), r
+    shutil.rmtree(os.path.join(work, "out"))
+    r = udfkit("kernels", "--slot", "keep:bool(float32)", "--optional-slot", "keep:bool(float32)",
+               "--kernel", "filter(keep)", "--name", "eng", *outputs(work), cwd=work)
+    assert r.rc == 1 and "--optional-slot 'keep:bool(float32)'" in r.err, r
+    assert not os.path.exists(os.path.join(work, "out")) or files_under(os.path.join(work, "out")) == []
+    r = udfkit("kernels", "--optional-slot", "keep=k:bool(float32)", "--kernel", "filter(keep)", "--name", "eng",
+               *outputs(work), cwd=work)
+    assert r.rc == 1 and "slot 'keep=k:bool(float32)' is not of the form c_name:signature" in r.err, r
+    assert not os.path.exists(os.path.join(work, "out")) or files_under(os.path.join(work, "out")) == []
+
+
 def test_dependent_launch_only_where_the_code_waits(work):
     """A pass after the first (reduce's final pass, filter's select, the scans' and
     reduce_by_key's tile pass) is launched dependently (programmatic dependent launch) only
@@ -556,5 +603,6 @@ if __name__ == "__main__":
           test_grouped_launchers, test_usage_errors,
           test_check_writes_nothing, test_unknown_return_type_is_checked_at_build_time, test_float16_crosses_as_bits,
           test_whole_path_to_a_c_program, test_slots_library, test_arrow_launchers_only_where_asked,
+          test_optional_slots_library,
           test_dependent_launch_only_where_the_code_waits,
           test_same_input_same_bytes])

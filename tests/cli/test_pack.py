@@ -261,11 +261,14 @@ def test_sass_of_kernels_that_call_no_slot(work):
     expected = (kernels - calling - {"udfkit_dependent_launch"}) | own
     assert set(sass[0]["kernels"]) == expected, (sass[0]["kernels"], expected)
     assert set(sass[0]["package"]["bound_kernels"]) == calling, sass[0]["package"]
+    # Which slots each of them reaches: what a bind leaving an optional slot unbound reads.
+    assert sass[0]["package"]["kernel_calls"] == {k: ["price"] for k in calling}, sass[0]["package"]
     assert sass[0]["package"]["group"] == "sass"
     assert len([e for e in desc["entries"] if e["kind"] == "ltoir"]) == 2, desc
     text = ok("inspect", fatbin).out
     assert "kernels that call slots, linked at bind time: " + ", ".join(sorted(calling)) in text or \
         all(k in text for k in calling), text
+    assert all(f"kernel {k} calls price" in text for k in calling), text
     # Only virtual architectures: no SASS.
     ok("pack", compiled, udfs, "--arch", "80", "--sass", "80-virtual", "-o", fatbin)
     assert [e["kind"] for e in inspect(fatbin)["entries"]] == ["ltoir", "ltoir"]

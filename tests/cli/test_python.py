@@ -232,6 +232,66 @@ def test_float16_modules_compiled_apart_link_together(work, frontend):
             assert names == ["a_op", "b_op", "c_op", "d_op"][:count], names
 
 
+def text_sections(cubin):
+    """The .text sections of an ELF cubin (the code of each kernel), by name."""
+    import struct
+    d = open(cubin, "rb").read()
+    shoff = struct.unpack_from("<Q", d, 0x28)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3a)
+    header = [struct.unpack_from("<IIQQQQIIQQ", d, shoff + i * shentsize) for i in range(shnum)]
+    names = header[shstrndx][4]
+    out = {}
+    for h in header:
+        name = d[names + h[0]:d.index(b"\0", names + h[0])].decode()
+        if name.startswith(".text"):
+            out[name] = d[h[4]:h[4] + h[5]]
+    return out
+
+
+CALLER = """#include "py.h"
+extern "C" __global__ void call_all(const float *a, const float *b, const int *c, float *o, bool *k, long long *w,
+                                    int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    o[i] = surcharge(a[i], b[i]);
+    k[i] = is_round(a[i]) && larger_first(a[i], b[i]);
+    w[i] = triple(c[i]);
+}
+__device__ float ident(float x) { return x; }
+"""
+
+
+def test_one_ltoir_serves_every_architecture(work, frontend):
+    """Python UDFs compile once, to LTO-IR for the lowest architecture asked (CUDA C compiles
+    for each: its text may hold per-architecture paths, #if __CUDA_ARCH__, which Python has
+    not); the code for each device is made where the LTO-IR is linked, for that device. So a
+    kernel calling them, linked for sm_80 and for sm_90, has the same machine code whether the
+    UDFs' LTO-IR is compute_75's or that of any architecture up to the device's."""
+    py = data(os.path.join("late", "py_udfs.py"))
+    fns = ["surcharge:float32(float32, float32)", "is_round:bool(float32)", "triple:int64(int32)",
+           "larger_first:bool(float32, float32)"]
+    ok_with(frontend, py, "-f", *fns, "--arch", "75;90", "-o", os.path.join(work, "both", "p.json"))
+    arts = [a for a in json.load(open(os.path.join(work, "both", "p.json")))["artifacts"] if a.get("arch")]
+    assert sorted({a["arch"] for a in arts}) == ["compute_75"], arts
+    for arch in ("75", "80", "90"):
+        ok_with(frontend, py, "-f", *fns, "--arch", arch, "-o", os.path.join(work, arch, "p.json"))
+    ok("header", os.path.join(work, "90", "p.json"), "-o", os.path.join(work, "py.h"), "--name", "py")
+    write(os.path.join(work, "caller.cu"), CALLER)
+    ok("compile", os.path.join(work, "caller.cu"), "-I", work, "-f", "ident:float32(float32)", "--arch", "80;90",
+       "-o", os.path.join(work, "caller", "c.json"))
+    for device in ("80", "90"):
+        code = {}
+        for arch in [a for a in ("75", "80", "90") if int(a) <= int(device)]:
+            cubin = os.path.join(work, f"{arch}.sm_{device}.cubin")
+            ok("link", os.path.join(work, "caller", "c.json"), os.path.join(work, arch, "p.json"), "--arch",
+               f"{device}-real", "--emit", "cubin", "-o", cubin)
+            code[arch] = text_sections(cubin)
+        assert ".text.call_all" in code["75"] and len(code["75"][".text.call_all"]) > 256, code["75"].keys()
+        assert all(c == code["75"] for c in code.values()), f"sm_{device}: the kernel's code differs"
+
+
 def test_float_mod_helpers_are_named_by_type(work, frontend):
     """float % and // go through numba's divmod helper; under the C ABI numba-cuda named it
     'rem' for every float type, so linked float32 and float64 UDFs shared one body (the
@@ -604,7 +664,8 @@ if __name__ == "__main__":
                          test_python_map_with_outputs, test_many_functions_in_one_call,
                          test_header_of_every_test_udf_compiles, test_depfile_lists_local_imports_only,
                          test_same_input_same_bytes, test_one_artifact_without_manifest,
-                         test_same_module_names_do_not_merge, *[make_case(*c) for c in CASES],
+                         test_same_module_names_do_not_merge, test_one_ltoir_serves_every_architecture,
+                         *[make_case(*c) for c in CASES],
                          test_newer_nvvm_than_nvjitlink_is_refused),
           test_python_without_a_frontend, test_old_numba_cuda_is_refused, test_python_frontend_choice_errors,
           test_frontends_give_the_same_functions_and_header, test_frontend_cache_entries,

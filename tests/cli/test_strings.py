@@ -73,7 +73,7 @@ def test_every_template_generates_compiles_and_links(work):
             "const int64_t *out_offsets, char *out_chars);",
             "udfkit_status sk_map_parts(udfkit_stream s, size_t n, udfkit_strings a1, const int64_t *out1_offsets, "
             "char *out1_chars, int64_t *out2);",
-            "udfkit_status sk_nullable_map_maybe_head(udfkit_stream s, size_t n, udfkit_strings a1, udfkit_mask m1, "
+            "udfkit_status sk_nullable_map_maybe_head_nullify(udfkit_stream s, size_t n, udfkit_strings a1, udfkit_mask m1, "
             "const int64_t *out_offsets, char *out_chars, uint8_t *out_bits, uint64_t *null_count);",
             "udfkit_status sk_filter_longer_values(udfkit_stream s, size_t n, udfkit_strings a1, const int64_t *a2, "
             "int64_t *out1_offsets, char *out1_chars, int64_t *out2, uint64_t *count);",

@@ -181,7 +181,7 @@ def test_shared_library_exports_its_header_only(work):
         declared = header_functions(os.path.join(build, "shop_kernels.udfkit", "include", "shop_kernels.h"))
         assert declared == ["shop_kernels_filter_is_big", "shop_kernels_filter_is_big_values",
                             "shop_kernels_inclusive_scan_add_f32", "shop_kernels_library",
-                            "shop_kernels_load", "shop_kernels_map_discount", "shop_kernels_nullable_map_discount",
+                            "shop_kernels_load", "shop_kernels_map_discount", "shop_kernels_nullable_map_discount_nullify",
                             "shop_kernels_reduce_add_f32", "shop_kernels_reduce_by_key_add_f32_by_int32",
                             "shop_kernels_segmented_reduce_add_f32", "shop_kernels_transform_reduce_discount_add_f32",
                             "shop_kernels_udf_error", "shop_kernels_unload"], declared
@@ -532,6 +532,28 @@ CONFIGURE_ERRORS = [
                               ' ARCHITECTURES 80-real)',
      r"add_jit_library: SLOTS entry 'price=foo:float32\(float32\)' of target 'lib' is not of the form "
      r"c_name:signature"),
+    ("optional-slots-without-entry", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)\n'
+                                     'add_jit_library(lib UDFS u SLOTS "price:float32(float32)" OPTIONAL_SLOTS'
+                                     ' KERNELS map(price) ARCHITECTURES 80-real)',
+     r"add_jit_library: target 'lib' is given OPTIONAL_SLOTS without an entry"),
+    ("optional-slot-with-source-name", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)\n'
+                                       'add_jit_library(lib UDFS u OPTIONAL_SLOTS "keep=k:bool(float32)"'
+                                       ' KERNELS map(f) ARCHITECTURES 80-real)',
+     r"add_jit_library: OPTIONAL_SLOTS entry 'keep=k:bool\(float32\)' of target 'lib' is not of the form "
+     r"c_name:signature"),
+    ("calls-not-a-slot", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" CALLS "price:float32(float32)"'
+                         ' ARCHITECTURES 80-real)\n'
+                         'add_jit_library(lib UDFS u SLOTS "price:float64(float32)" KERNELS map(price)'
+                         ' ARCHITECTURES 80-real)',
+     r"add_jit_library: UDFS of target 'lib': 'u' calls 'price:float32\(float32\)', which is not one of its SLOTS "
+     r"\(price:float64\(float32\)\); a UDFS function may call only a slot of the library, of the same signature"),
+    ("calls-own-function", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" CALLS "f:float32(float32)"'
+                           ' ARCHITECTURES 80-real)',
+     r"add_ptx_udf: CALLS entry 'f:float32\(float32\)' of target 'u' names 'f', which its FUNCTIONS define; CALLS "
+     r"are functions defined elsewhere"),
+    ("calls-bad-form", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" CALLS "g=h:float32(float32)"'
+                       ' ARCHITECTURES 80-real)',
+     r"add_ptx_udf: CALLS entry 'g=h:float32\(float32\)' of target 'u' is not of the form c_name:signature"),
     ("source-named-as-generated", 'add_ptx_udf(u SOURCES f.cu FUNCTIONS "f:float32(float32)" ARCHITECTURES 80-real)\n'
                                   'add_jit_library(lib UDFS u SOURCES g.cu lib_kernels.cu KERNELS map(f)'
                                   ' ARCHITECTURES 80-real)',

@@ -5,13 +5,15 @@
  * and CUDA C text compiled here at run time; each instance's launchers and the engine's
  * own kernel against the same functions on the host, instances side by side, binding the
  * same code again, and the bindings that must fail, each with its status, leaving nothing
- * loaded.
+ * loaded; an engine with optional slots (late_hooks_engine) bound with and without them.
  *
  * usage: test_late_binding <dir with cuda.json, cuda.fatbin, py.json, py.fatbin, clash.json,
  *                           future.json, newer.json>; exit 77 (skipped) without a GPU. */
 #include "gpu_test.h"
+#include "late_calls_engine.h"
 #include "late_engine.h"
 #include "late_engine_each.h"
+#include "late_hooks_engine.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -293,6 +295,149 @@ static const char *const text_specs[] = {"t_price:float32(float32, float32)", "t
                                          "t_widen:int64(int32)", "t_before:bool(float32, float32)",
                                          "t_maybe:float32?(float32?, float32)"};
 
+/* late_calls_engine: the engine's own comparator by_price(a, b) = price(a, 0.25) < price(b, 0.25)
+ * (add_ptx_udf CALLS) calls the slot price, so its sort orders by whatever price is bound to:
+ * ascending with the CUDA C package's (list * 0.75), descending with text whose price is -list.
+ * Each result against a stable sort on the host with the same comparator. */
+static float neg_price(float l, float r)
+{
+    (void)r;
+    return -l;
+}
+
+static void sort_through_a_slot(const char *what, udfkit_package *pkg, const char *function,
+                                float (*price)(float, float))
+{
+    const udfkit_slot_binding b[] = {{"price", pkg, function}};
+    late_calls_engine_instance *inst = NULL;
+    if (check(late_calls_engine_bind(b, 1, &inst), what))
+        return;
+    const size_t n = 5000;
+    float *a = malloc(n * 4), *out = malloc(n * 4);
+    uint64_t *order = malloc(n * 8);
+    void *da = NULL, *dout = NULL, *dorder = NULL;
+    for (size_t i = 0; i < n; i++)
+        a[i] = (float)(int)(next_random() % 200) - 100.0f; /* many equal keys: stability shows */
+    if (!check(udfkit_device_alloc(n * 4, &da), "alloc") && !check(udfkit_device_alloc(n * 4, &dout), "alloc") &&
+        !check(udfkit_device_alloc(n * 8, &dorder), "alloc") && !check(udfkit_copy_to_device(da, a, n * 4), "copy") &&
+        !check(late_calls_engine_sort_by_price(inst, NULL, n, da, dout, dorder), what) &&
+        !check(udfkit_copy_to_host(out, dout, n * 4), "copy") &&
+        !check(udfkit_copy_to_host(order, dorder, n * 8), "copy")) {
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            bad += order[i] >= n || out[i] != a[order[i]];
+            if (i && (price(out[i], 0.25f) < price(out[i - 1], 0.25f) ||
+                      (!(price(out[i - 1], 0.25f) < price(out[i], 0.25f)) && order[i] < order[i - 1])))
+                bad++;
+        }
+        CHECK(bad == 0, "%s: sort(by_price) calling the slot: %zu rows out of order", what, bad);
+    }
+    udfkit_device_free(da);
+    udfkit_device_free(dout);
+    udfkit_device_free(dorder);
+    free(a);
+    free(out);
+    free(order);
+    late_calls_engine_release(inst);
+}
+
+/* late_hooks_engine: price required, keep and widen optional (OPTIONAL_SLOTS). Bound to price
+ * alone, map(price) runs and matches the host; filter(keep) and map(widen) fail naming their
+ * slot and launch nothing (their outputs keep the values written before). Bound to all
+ * three, every kernel matches the host. A device without the engine's SASS (it has sm_90's
+ * only) links every kernel at the bind, which refuses to leave a slot unbound. */
+static void optional_slots(udfkit_package *cuda, int sm)
+{
+    const size_t n = 3000;
+    float *a = malloc(n * 4), *b = malloc(n * 4), *out = malloc(n * 4);
+    int32_t *x = malloc(n * 4);
+    int64_t *wide = malloc(n * 8);
+    uint64_t *rows = malloc(n * 8), count = 0;
+    for (size_t i = 0; i < n; i++) {
+        a[i] = (float)(next_random() % 400) / 4.0f - 5.0f;
+        b[i] = (float)(next_random() % 8) / 16.0f;
+        x[i] = (int32_t)(next_random() % 20001) - 10000;
+    }
+    const uint64_t untouched = 0x5eed5eed5eed5eedull;
+    float *da = device_copy(a, n * 4), *db = device_copy(b, n * 4), *dout = device_copy(NULL, n * 4);
+    int32_t *dx = device_copy(x, n * 4);
+    int64_t *dwide = device_copy(NULL, n * 8);
+    uint64_t *drows = device_copy(NULL, n * 8), *dcount = device_copy(&untouched, 8);
+    for (int all = 0; all < 2 && da && db && dout && dx && dwide && drows && dcount; all++) {
+        const udfkit_slot_binding b_all[] = {{"price", cuda, NULL}, {"keep", cuda, NULL}, {"widen", cuda, NULL}};
+        const char *what = all ? "optional slots bound" : "optional slots left unbound";
+        late_hooks_engine_instance *inst = NULL;
+        udfkit_status st = late_hooks_engine_bind(b_all, all ? 3 : 1, &inst);
+        if (!all && sm != 90) {
+            CHECK(st == UDFKIT_ERROR_INVALID_ARGUMENT && strstr(udfkit_last_error(), "no SASS for sm_"),
+                  "%s on sm_%d (no SASS): the whole bind gave %s: %s", what, sm, udfkit_status_string(st),
+                  udfkit_last_error());
+            continue;
+        }
+        if (check(st, what))
+            continue;
+        CHECK(late_hooks_engine_slot_bound(inst, "price") && late_hooks_engine_slot_bound(inst, "keep") == all &&
+                  late_hooks_engine_slot_bound(inst, "widen") == all,
+              "%s: late_hooks_engine_slot_bound", what);
+        if (!check(late_hooks_engine_map_price(inst, NULL, n, da, db, dout), what) &&
+            !check(udfkit_copy_to_host(out, dout, n * 4), "copy")) {
+            size_t bad = 0;
+            for (size_t i = 0; i < n; i++)
+                bad += !close_enough(out[i], c_price(a[i], b[i]));
+            CHECK(bad == 0, "%s: map(price): %zu rows wrong", what, bad);
+        }
+        st = late_hooks_engine_filter_keep(inst, NULL, n, dout, drows, dcount);
+        if (!all) {
+            CHECK(st == UDFKIT_ERROR_INVALID_ARGUMENT && strstr(udfkit_last_error(), "optional slot 'keep'"),
+                  "%s: filter(keep) gave %s: %s", what, udfkit_status_string(st), udfkit_last_error());
+            st = late_hooks_engine_map_widen(inst, NULL, n, dx, dwide);
+            CHECK(st == UDFKIT_ERROR_INVALID_ARGUMENT && strstr(udfkit_last_error(), "optional slot 'widen'"),
+                  "%s: map(widen) gave %s: %s", what, udfkit_status_string(st), udfkit_last_error());
+            if (!check(udfkit_copy_to_host(&count, dcount, 8), "copy"))
+                CHECK(count == untouched, "%s: filter(keep) wrote its count", what);
+        } else if (!check(st, "filter(keep)") && !check(udfkit_copy_to_host(&count, dcount, 8), "copy") &&
+                   !check(udfkit_copy_to_host(rows, drows, n * 8), "copy") &&
+                   !check(late_hooks_engine_map_widen(inst, NULL, n, dx, dwide), "map(widen)") &&
+                   !check(udfkit_copy_to_host(wide, dwide, n * 8), "copy")) {
+            uint64_t k = 0, bad = 0;
+            for (size_t i = 0; i < n; i++)
+                if (c_keep(out[i]))
+                    bad += k >= count || rows[k++] != i;
+            for (size_t i = 0; i < n; i++)
+                bad += wide[i] != c_widen(x[i]);
+            CHECK(bad == 0 && k == count, "%s: filter(keep) and map(widen): %llu rows wrong", what,
+                  (unsigned long long)bad);
+        }
+        late_hooks_engine_release(inst);
+    }
+    udfkit_device_free(da);
+    udfkit_device_free(db);
+    udfkit_device_free(dout);
+    udfkit_device_free(dx);
+    udfkit_device_free(dwide);
+    udfkit_device_free(drows);
+    udfkit_device_free(dcount);
+    free(a);
+    free(b);
+    free(out);
+    free(x);
+    free(wide);
+    free(rows);
+}
+
+static void udfs_call_slots(udfkit_package *cuda)
+{
+    sort_through_a_slot("the engine's comparator calling price, bound to the CUDA C package", cuda, NULL, c_price);
+    udfkit_package *neg = NULL;
+    const char *spec = "neg:float32(float32, float32)";
+    if (!check(udfkit_compile_source("neg.cu", "__device__ float neg(float l, float r) { return -l; }\n", &spec, 1,
+                                     NULL, 0, &neg),
+               "udfkit_compile_source neg"))
+        sort_through_a_slot("the engine's comparator calling price, bound to run-time text (descending)", neg, "neg",
+                            neg_price);
+    udfkit_package_close(neg);
+}
+
 /* Binds whose link runs in the sandbox helper (the cache off, so that the link runs): text
  * compiled with a time limit (the helper unconfined), and text compiled untrusted (confined by
  * Landlock; where this machine's kernel cannot, the compile says so and that part is left
@@ -426,6 +571,10 @@ int main(int argc, char **argv)
         run_instance(each_py, 1, &python_fns, sizes[i]);
     }
     sandboxed_binds();
+    udfs_call_slots(cuda);
+    int minor = 0;
+    if (!check(udfkit_device_attribute(UDFKIT_DEVICE_COMPUTE_CAPABILITY_MINOR, &minor), "compute capability"))
+        optional_slots(cuda, major * 10 + minor);
     /* The package's fatbin binds as its manifest does. */
     late_engine_instance *e_fatbin = NULL;
     if (!check(late_engine_bind(to_cuda_fatbin, 5, &e_fatbin), "bind to the CUDA C package's fatbin"))

@@ -550,11 +550,11 @@ static void run_errors(size_t n, const size_t *bad, size_t nbad)
         expect_error(want_row, code_div, false, "nullable_map(checked_div)");
         check(udfkit_copy_to_host(&nulls, dcount, 8), "copy");
         expect_bits(dbits, n, want, nulls, "nullable_map(checked_div): failed rows are null");
-        check(nk_nullable_map_checked_div_quiet(NULL, n, da, all, db, all, dout, dbits, dcount), "nullify");
+        check(nk_nullable_map_checked_div_quiet_nullify(NULL, n, da, all, db, all, dout, dbits, dcount), "nullify");
         expect_error(UINT64_MAX, 0, false, "nullable_map(checked_div_quiet, nullify)");
         check(udfkit_copy_to_host(&nulls, dcount, 8), "copy");
         expect_bits(dbits, n, want, nulls, "nullable_map(checked_div_quiet, nullify)");
-        check(nk_nullable_map_py_raise(NULL, n, dx, all, dout, dbits, dcount), "nullable_map(py_raise, nullify)");
+        check(nk_nullable_map_py_raise_nullify(NULL, n, dx, all, dout, dbits, dcount), "nullable_map(py_raise, nullify)");
         expect_error(UINT64_MAX, 0, false, "nullable_map(py_raise, nullify)");
         check(udfkit_copy_to_host(&nulls, dcount, 8), "copy");
         expect_bits(dbits, n, want, nulls, "nullable_map(py_raise, nullify)");

@@ -181,6 +181,31 @@ static void bound_kernel_lines(void **state)
     assert_int_equal(parse("sass:e.fatbin\nudfkit-package 1\nbound-kernel ", &back), UDFKIT_PACKAGE_ID_MALFORMED);
 }
 
+/* Beside them, the slots each reaches (what a bind leaving an optional slot unbound reads). */
+static void kernel_calls_lines(void **state)
+{
+    (void)state;
+    const char *kernels[] = {"udfkit_engine_map_price"};
+    const char *calls[] = {"udfkit_engine_map_price price keep"};
+    udfkit_package_id id = {.group = "sass", .file = "engine.fatbin", .version = 1, .bound_kernels = kernels,
+                            .nbound_kernels = 1, .kernel_calls = calls, .nkernel_calls = 1};
+    udfkit_buf text = UDFKIT_BUF_INIT;
+    assert_true(udfkit_package_id_format(&id, &text));
+    assert_string_equal(text.data, "sass:engine.fatbin\nudfkit-package 1\nbound-kernel udfkit_engine_map_price\n"
+                                   "kernel-calls udfkit_engine_map_price price keep");
+    udfkit_package_id back;
+    assert_int_equal(udfkit_package_id_parse(text.data, text.size, &back), UDFKIT_PACKAGE_ID_OK);
+    assert_int_equal(back.nkernel_calls, 1);
+    assert_string_equal(back.kernel_calls[0], "udfkit_engine_map_price price keep");
+    udfkit_package_id_free(&back);
+    udfkit_buf_free(&text);
+    const char *leading[] = {" price"};
+    id.kernel_calls = leading;
+    assert_false(udfkit_package_id_format(&id, &text));
+    udfkit_buf_free(&text);
+    assert_int_equal(parse("sass:e.fatbin\nudfkit-package 1\nkernel-calls ", &back), UDFKIT_PACKAGE_ID_MALFORMED);
+}
+
 static void reads_a_long_table(void **state)
 {
     (void)state;
@@ -214,6 +239,7 @@ int main(void)
         cmocka_unit_test(refuses_fields_that_would_not_read_back),
         cmocka_unit_test(reads_a_long_table),
         cmocka_unit_test(bound_kernel_lines),
+        cmocka_unit_test(kernel_calls_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -157,8 +157,8 @@ static void render(rendered *r, const char *const *specs, size_t nspecs, const c
         assert_int_equal(udfkit_kernel_entry_bind(&r->entries[i], r->specs, nspecs, false), UDFKIT_RC_OK);
     }
     r->nentries = nentries;
-    assert_int_equal(udfkit_kernels_render_arrow("lib", "lib_fatbin", "lib.h", r->entries, nentries, NULL, 0, render_arrow,
-                                                 &r->text),
+    assert_int_equal(udfkit_kernels_render_arrow("lib", "lib_fatbin", "lib.h", r->entries, nentries, NULL, 0, 0,
+                                                 render_arrow, &r->text),
                      UDFKIT_RC_OK);
 }
 

@@ -38,6 +38,15 @@ static bool bound_of(const udfkit_slot_kernels *k, const char *name)
     return false;
 }
 
+static const char *calls_of(const udfkit_slot_kernels *k, const char *name)
+{
+    for (size_t i = 0; i < k->count; i++)
+        if (strcmp(k->names[i], name) == 0)
+            return k->calls[i];
+    fail_msg("no kernel %s", name);
+    return NULL;
+}
+
 static void tells_kernels_that_call_slots(void **state)
 {
     (void)state;
@@ -52,6 +61,13 @@ static void tells_kernels_that_call_slots(void **state)
     assert_true(bound_of(&k, "through_pointer"));
     assert_false(bound_of(&k, "calls_none"));
     assert_false(bound_of(&k, "nested_blocks"));
+    /* Which slots each reaches: what a bind leaving an optional slot unbound reads. */
+    assert_string_equal(calls_of(&k, "direct"), "price");
+    assert_string_equal(calls_of(&k, "through_helper"), "price");
+    assert_string_equal(calls_of(&k, "address_taken"), "keep");
+    assert_string_equal(calls_of(&k, "through_pointer"), "price keep");
+    assert_string_equal(calls_of(&k, "calls_none"), "");
+    assert_string_equal(calls_of(&k, "nested_blocks"), "");
     udfkit_slot_kernels_free(&k);
 }
 

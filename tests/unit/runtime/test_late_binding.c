@@ -7,6 +7,7 @@
  * Environment: UDFKIT_TEST_LATE (the test packages, tests/CMakeLists.txt), UDFKIT_TEST_KEEP_LTOIR
  * (a fatbin of udfkit link --keep-ltoir: LTO-IR without a package's function table),
  * UDFKIT_CACHE_DIR (a cache of the test's own). */
+#include "late_calls_engine.h"
 #include "late_engine.h"
 
 #include <dirent.h>
@@ -399,6 +400,14 @@ static int damage_entry(const char *file, const struct stat *st, int type, struc
         return 0;
     FILE *f = fopen(file, "r+b");
     assert_non_null(f);
+    /* The compile also stores the record of the headers it read (its first part is "files"):
+     * only the compiled code's entry is damaged. */
+    char head[48] = {0};
+    size_t got = fread(head, 1, sizeof head, f);
+    if (got >= 41 && memcmp(head + 36, "files", 5) == 0) {
+        fclose(f);
+        return 0;
+    }
     assert_int_equal(fseek(f, 40, SEEK_SET), 0);
     int c = fgetc(f);
     assert_int_equal(fseek(f, 40, SEEK_SET), 0);
@@ -663,6 +672,43 @@ static void bind_link_keeps_kernels_drops_unused_variables(void **state)
     udfkit_package_close(cuda);
 }
 
+/* A function of the engine's own (UDFS) that calls a slot, declared by add_ptx_udf CALLS:
+ * the engine's sort(by_price) links with the package's price, and the link fails without it. */
+static void udfs_function_calls_a_slot(void **state)
+{
+    (void)state;
+    assert_int_equal(late_calls_engine_slot_count(), 1);
+    assert_string_equal(late_calls_engine_slot(0)->name, "price");
+    udfkit_package *cuda = NULL, *py = NULL;
+    assert_int_equal(udfkit_package_open(path(late(), "cuda.json"), &cuda), UDFKIT_OK);
+    const udfkit_image image = {late_calls_engine_fatbin, late_calls_engine_fatbin_size};
+    const udfkit_slot_binding b[] = {{"price", cuda, NULL}};
+    void *cubin = NULL;
+    size_t size = 0;
+    udfkit_status s = udfkit_library_bind_link(&image, late_calls_engine_slot(0), 1, b, 1, 90, &cubin, &size);
+    if (s == UDFKIT_ERROR_TOOLCHAIN) {
+        print_message("no nvJitLink here: %s\n", udfkit_last_error());
+        udfkit_package_close(cuda);
+        skip();
+    }
+    if (s != UDFKIT_OK)
+        fail_msg("the bind's link: %s: %s", udfkit_status_string(s), udfkit_last_error());
+    symbols k = cubin_symbols(cubin, size, "udfkit_late_calls_engine_sort_by_price_merge_pairs");
+    assert_int_equal(k.named_global, 1);
+    /* The slot's function is linked in (its own symbol, or inlined: then no undefined one). */
+    symbols p = cubin_symbols(cubin, size, "price");
+    assert_true(p.named <= 1);
+    free(cubin);
+    /* A package without price: the bind's checks name what is missing. */
+    assert_int_equal(udfkit_package_open(path(late(), "clash.json"), &py), UDFKIT_OK);
+    const udfkit_slot_binding missing[] = {{"price", py, NULL}};
+    s = udfkit_library_bind_link(&image, late_calls_engine_slot(0), 1, missing, 1, 90, &cubin, &size);
+    assert_int_equal(s, UDFKIT_ERROR_NOT_FOUND);
+    assert_non_null(strstr(udfkit_last_error(), "price"));
+    udfkit_package_close(py);
+    udfkit_package_close(cuda);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -675,6 +721,7 @@ int main(void)
         cmocka_unit_test(engine_names_checked_without_a_device),
         cmocka_unit_test(opens_an_installed_directory),
         cmocka_unit_test(bind_link_keeps_kernels_drops_unused_variables),
+        cmocka_unit_test(udfs_function_calls_a_slot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -434,6 +434,20 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_library_bind(const udfkit_image *image, 
                                                      const udfkit_slot_binding *bindings, size_t count,
                                                      udfkit_library **out);
 
+/* udfkit_library_bind where the slots `optional` flags (NULL: none; else slot_count
+ * entries, 1 for an optional slot, as add_jit_library's OPTIONAL_SLOTS) may be left
+ * unbound (an optional slot is bound at most once). A kernel that calls an unbound one is
+ * refused at every udfkit_library_get_kernel of it (UDFKIT_ERROR_INVALID_ARGUMENT naming
+ * the kernel and the slot, nothing linked or launched; which kernels call which slots is
+ * read from the image's SASS entry), and a bind that links every kernel at once
+ * (UDFKIT_BIND_WHOLE=1, no SASS for the device, a sandboxed package) is refused the same
+ * way, naming the slot. A separate array, so that udfkit_slot keeps its layout. */
+UDFKIT_RUNTIME_API udfkit_status udfkit_library_bind_with_optional(const udfkit_image *image, const char *image_hash,
+                                                                   const udfkit_slot *slots, size_t slot_count,
+                                                                   const unsigned char *optional,
+                                                                   const udfkit_slot_binding *bindings, size_t count,
+                                                                   udfkit_library **out);
+
 /* What a bound library is (udfkit_library_bind, <target>_instance_library of a bound
  * instance), for logs and tests. */
 typedef struct udfkit_bind_info {
@@ -448,6 +462,11 @@ typedef struct udfkit_bind_info {
 
 /* UDFKIT_ERROR_INVALID_ARGUMENT where lib is NULL or not a bound library. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_library_bind_info(udfkit_library *lib, udfkit_bind_info *out);
+
+/* Whether the bind of `lib` bound a function to `slot` (*bound 1), or left that optional
+ * slot unbound (*bound 0). UDFKIT_ERROR_INVALID_ARGUMENT where lib is NULL or not a bound
+ * library, or `slot` is not one of its slots (they are listed in the message). */
+UDFKIT_RUNTIME_API udfkit_status udfkit_library_slot_bound(udfkit_library *lib, const char *slot, int *bound);
 
 /* ---- What the runtime has to say besides a failure ----
  *
