@@ -982,7 +982,6 @@ udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbo
         rc = udfkit_template_render(r.slotted ? udfkit_tpl_kernel_library_slots_h : udfkit_tpl_kernel_library_h, vars,
                                     nvars, &out->header);
     free(upper);
-    udfkit_buf *bufs[] = {&r.protos,    &r.kernels, &r.names, &r.markers,   &r.decls,
     udfkit_buf *bufs[] = {&r.protos,    &r.kernels, &r.names,      &r.markers,  &r.decls, &r.launchers,
                           &common,     &guard,     &slot_table,   &slot_flags, &slot_markers, &r.arrow};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)

@@ -489,7 +489,7 @@ static void renders_the_arrow_launchers_masked_path(void **state)
     assert_int_equal(occurrences(c, "static udfkit_status lib_nullable_filter_p_arrow_masked("), 1);
     assert_non_null(strstr(h, "lib_filter_p_arrow(udfkit_stream s"));
     assert_non_null(strstr(h, "lib_filter_p_values_arrow(udfkit_stream s"));
-    assert_non_null(strstr(h, "lib_nullable_map_f_arrow(udfkit_stream s"));
+    assert_non_null(strstr(h, "lib_nullable_map_f_nullify_arrow(udfkit_stream s"));
     assert_null(strstr(h, "_arrow_masked"));
     rendered_free(&r);
 }
