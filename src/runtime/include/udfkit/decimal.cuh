@@ -26,8 +26,14 @@
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define UDFKIT_HD __host__ __device__ __forceinline__
+/* The paths few rows take (Knuth's division, 256-bit rounding, floats, text): called, not
+ * inlined, so that a UDF whose scales are not constants (Python's decimals are values of
+ * run-time scale) carries one copy of each, not one per operation it inlines: the link's
+ * optimizer and ptxas otherwise see them at every call site of every kernel. */
+#define UDFKIT_HDC __host__ __device__ __noinline__ inline
 #else
 #define UDFKIT_HD inline
+#define UDFKIT_HDC inline
 #endif
 
 namespace udfkit {
@@ -323,7 +329,7 @@ UDFKIT_HD void divmod_small(const u256 &n, u64 d, u256 &q, u256 &r)
 
 /* q = n / d, r = n % d for a divisor of more than one word: Knuth's algorithm D over 32-bit
  * digits (Hacker's Delight, divmnu). */
-UDFKIT_HD void divmod_large(const u256 &n, const u256 &d, u256 &q, u256 &r)
+UDFKIT_HDC void divmod_large(const u256 &n, const u256 &d, u256 &q, u256 &r)
 {
     unsigned u[8], v[8], qd[8] = {0, 0, 0, 0, 0, 0, 0, 0}, un[9], vn[8];
     for (int i = 0; i < 4; i++) {
@@ -445,7 +451,7 @@ UDFKIT_HD int128 rounded(bool negative, const u256 &q, const u256 &r, const u256
     return negative ? -(int128)m : (int128)m;
 }
 
-UDFKIT_HD int128 divide(bool negative, const u256 &n, const u256 &d, rounding mode, int *error)
+UDFKIT_HDC int128 divide(bool negative, const u256 &n, const u256 &d, rounding mode, int *error)
 {
     u256 q, r;
     divmod(n, d, q, r);
@@ -512,7 +518,7 @@ UDFKIT_HD signed_u256 signed_sum(bool an, const u256 &a, bool bn, const u256 &b)
 }
 
 /* Decimal digits of a magnitude below 10^38 into `out`, most significant first; their count. */
-UDFKIT_HD int digits(uint128 m, char *out)
+UDFKIT_HDC int digits(uint128 m, char *out)
 {
     const u64 chunk = pow10_64(19);
     u64 parts[3];
@@ -564,7 +570,7 @@ UDFKIT_HD u64 double_to_bits(double x)
 /* m / 10^scale (m > 0) correctly rounded (to nearest, ties to even) to a binary float of
  * `mantissa` bits (53: double, 24: float) whose normal exponents start at `min_exponent`:
  * the significand and its binary exponent, so that the value is sig * 2^exp. */
-UDFKIT_HD u64 to_binary(uint128 m, int scale, int mantissa, int min_exponent, int *exp)
+UDFKIT_HDC u64 to_binary(uint128 m, int scale, int mantissa, int min_exponent, int *exp)
 {
     u256 n = make(m), d = make(pow10_128(scale));
     /* Shift so that the quotient has 64 bits or 63: enough for the significand, a
@@ -657,7 +663,7 @@ class decimal {
      * zero unless asked otherwise): from_double(0.1, 20) is 0.10000000000000000555. NaN and
      * infinities give UDFKIT_ROW_ERROR_INVALID_DECIMAL, more than 38 digits
      * UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW. */
-    UDFKIT_HD static decimal from_double(double x, int scale, rounding mode = rounding::half_away_from_zero);
+    UDFKIT_HDC static decimal from_double(double x, int scale, rounding mode = rounding::half_away_from_zero);
     UDFKIT_HD static decimal from_float(float x, int scale, rounding mode = rounding::half_away_from_zero)
     {
         return from_double((double)x, scale, mode);
@@ -773,7 +779,7 @@ class decimal {
      * "0.00", "1E-7" (scientific where the exponent of the leading digit is below -6), into
      * buf (room for decimal_text_max bytes; no NUL); its size. A value with an error writes
      * "NaN". */
-    UDFKIT_HD int to_chars(char *buf) const;
+    UDFKIT_HDC int to_chars(char *buf) const;
     /* Appends the canonical text to a string result. */
     UDFKIT_HD void write(udfkit_string_out *out) const
     {
@@ -802,7 +808,7 @@ class decimal {
             error_ = UDFKIT_ROW_ERROR_INVALID_DECIMAL;
         }
     }
-    UDFKIT_HD static decimal parse_at(string_view text, int scale, rounding mode, bool *inexact);
+    UDFKIT_HDC static decimal parse_at(string_view text, int scale, rounding mode, bool *inexact);
     UDFKIT_HD int stored(int128 *v, int precision, int scale, int max_precision, rounding mode) const
     {
         if (error_)
@@ -885,7 +891,7 @@ UDFKIT_HD int first_error(const decimal &a, const decimal &b) { return a.error()
 UDFKIT_HD bool valid_scale(int scale) { return scale >= 0 && scale <= decimal_max_precision; }
 
 /* a + b or a - b exact in 256 bits, then rounded to `scale`. */
-UDFKIT_HD decimal rounded_sum(const decimal &a, const decimal &b, bool subtract, int scale, rounding mode)
+UDFKIT_HDC decimal rounded_sum(const decimal &a, const decimal &b, bool subtract, int scale, rounding mode)
 {
     if (int e = first_error(a, b))
         return decimal::with_error(e, scale);
@@ -1077,7 +1083,7 @@ UDFKIT_HD decimal decimal::rescale(int scale, rounding mode) const
     return quotient_pow10(value_ < 0, make(m), k, scale, mode);
 }
 
-UDFKIT_HD decimal decimal::from_double(double x, int scale, rounding mode)
+UDFKIT_HDC decimal decimal::from_double(double x, int scale, rounding mode)
 {
     using namespace decimal_detail;
     if (!valid_scale(scale))
@@ -1141,7 +1147,7 @@ UDFKIT_HD decimal decimal::parse(string_view text)
     return !r.error_ && inexact ? with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, r.scale_) : r;
 }
 
-UDFKIT_HD decimal decimal::parse_at(string_view text, int scale, rounding mode, bool *inexact)
+UDFKIT_HDC decimal decimal::parse_at(string_view text, int scale, rounding mode, bool *inexact)
 {
     using namespace decimal_detail;
     *inexact = false;
@@ -1224,7 +1230,7 @@ UDFKIT_HD decimal decimal::parse_at(string_view text, int scale, rounding mode, 
     return decimal(negative ? -(int128)m : (int128)m, scale);
 }
 
-UDFKIT_HD int decimal::to_chars(char *buf) const
+UDFKIT_HDC int decimal::to_chars(char *buf) const
 {
     if (error_) {
         buf[0] = 'N';
@@ -1273,5 +1279,6 @@ UDFKIT_HD int decimal::to_chars(char *buf) const
 } /* namespace udfkit */
 
 #undef UDFKIT_HD
+#undef UDFKIT_HDC
 
 #endif /* UDFKIT_DECIMAL_CUH */
