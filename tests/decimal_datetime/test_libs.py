@@ -108,6 +108,18 @@ def test_host_against_arrow(work):
     print(summary(cases))
 
 
+def test_fast_paths(work):
+    """The fast paths (32-bit calendar, reciprocals of 10^k, one-scale sums, 64-bit products)
+    against the host's __int128 arithmetic and a calendar walked a day at a time
+    (fast_paths.cpp)."""
+    exe = os.path.join(work, "fast_paths")
+    sanitize = os.environ.get("UDFKIT_TEST_SANITIZE", "")
+    flags = [f"-fsanitize={sanitize}", "-fno-sanitize-recover=all"] if sanitize else []
+    run([CXX, "-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", *flags, "-I", INCLUDE,
+         os.path.join(HERE, "fast_paths.cpp"), "-o", exe])
+    print("  " + run([exe]).stdout.strip())
+
+
 def test_headers_alone(work):
     """Each header compiles by itself, as C++17 on the host, and udf.h as C11 too."""
     for header in ("decimal.cuh", "datetime.cuh"):
@@ -199,4 +211,4 @@ if __name__ == "__main__":
         write(sys.argv[2])
         sys.exit(0)
     from harness import main
-    main([test_host_against_arrow, test_headers_alone, test_under_nvrtc, test_under_nvcc])
+    main([test_host_against_arrow, test_fast_paths, test_headers_alone, test_under_nvrtc, test_under_nvcc])

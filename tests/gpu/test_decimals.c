@@ -55,6 +55,49 @@ static i128 random_decimal(void)
     return v;
 }
 
+/* reduce(dec_then) over hd[0..n) (on the device at in): the rows' affine maps composed in row
+ * order from x -> 3x + 5 (a 16-byte reduce gives each lane a run of consecutive rows: any other
+ * order gives another map). */
+static void ordered_reduce(const udfkit_decimal128 *in, const udfkit_decimal128 *hd, size_t n, udfkit_decimal128 *one)
+{
+    uint64_t m = 3, c = 5;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t rm = (uint64_t)hd[i].lo | 1, rc = (uint64_t)hd[i].hi;
+        m = (m | 1) * rm;
+        c = c * rm + rc;
+    }
+    if (!check(dk_reduce_dec_then(NULL, n, in, (udfkit_decimal128){3, 5}, one), "dk_reduce_dec_then")) {
+        udfkit_decimal128 *r = host_copy(one, 16);
+        expect(r->lo == m && (uint64_t)r->hi == c, "reduce(dec_then): the rows' maps in order");
+        free(r);
+    }
+}
+
+/* reduce(dec_then) and reduce(dec_add) over columns long enough that each warp's part holds
+ * runs of 8 rows a lane and more (and runs that end short of a round), from an aligned start
+ * and one row after it. */
+static void long_reduces(size_t n)
+{
+    udfkit_decimal128 *hd = calloc(n + 1, sizeof *hd);
+    unsigned __int128 sum = 0; /* wrapping, as dec_add */
+    for (size_t i = 0; i <= n; i++) {
+        hd[i].lo = next_random();
+        hd[i].hi = (int64_t)next_random() >> 20; /* any high half: dec_then reads it as c */
+        sum += i ? (unsigned __int128)val(hd[i]) : 0;
+    }
+    udfkit_decimal128 *in = device_copy(hd, (n + 1) * sizeof *hd), *one = device_copy(NULL, 16);
+    ordered_reduce(in, hd, n, one);
+    ordered_reduce(in + 1, hd + 1, n, one);
+    if (!check(dk_reduce_dec_add(NULL, n, in + 1, dec(0), one), "dk_reduce_dec_add (long)")) {
+        udfkit_decimal128 *r = host_copy(one, 16);
+        expect((unsigned __int128)val(*r) == sum, "reduce(dec_add) over a long column");
+        free(r);
+    }
+    udfkit_device_free(in);
+    udfkit_device_free(one);
+    free(hd);
+}
+
 static void decimals(size_t n)
 {
     i128 *h = calloc(n + 1, sizeof *h);
@@ -83,6 +126,7 @@ static void decimals(size_t n)
         expect(same(*r, sum), "reduce(dec_add): 7 + every row");
         free(r);
     }
+    ordered_reduce(in, hd, n, one);
     if (!check(dk_transform_reduce_dec_neg_dec_add(NULL, n, in, dec(7), one), "dk_transform_reduce_dec_neg_dec_add")) {
         udfkit_decimal128 *r = host_copy(one, 16);
         expect(same(*r, 14 - sum), "transform_reduce(dec_neg, dec_add): 7 - every row");
@@ -569,6 +613,11 @@ int main(void)
         snprintf(current, sizeof current, "n=%zu", sizes[z]);
         decimals(sizes[z]);
         more_types(sizes[z]);
+    }
+    const size_t long_sizes[] = {(1u << 24) + 7, 3u * (1u << 22) + 5, (1u << 23) + 12345};
+    for (size_t z = 0; z < sizeof long_sizes / sizeof *long_sizes; z++) {
+        snprintf(current, sizeof current, "long n=%zu", long_sizes[z]);
+        long_reduces(long_sizes[z]);
     }
     check(udfkit_synchronize(), "udfkit_synchronize");
     printf("%d passed, %d failed\n", passes, failures);

@@ -13,6 +13,17 @@ extern "C" __device__ void dec_add(udfkit_decimal128 *out, unsigned long long a_
     out->hi = (long long)((unsigned long long)a_hi + (unsigned long long)b_hi + (lo < a_lo));
 }
 
+/* Affine maps x -> m x + c (mod 2^64), m (made odd, so that no row's part of the sum is lost)
+ * in the low half, c in the high: dec_then(f, g) is f then g, associative but not
+ * commutative, so that a reduce over it checks the order in which the templates combine
+ * 16-byte rows. */
+extern "C" __device__ void dec_then(udfkit_decimal128 *out, unsigned long long f_lo, long long f_hi,
+                                    unsigned long long g_lo, long long g_hi)
+{
+    out->lo = (f_lo | 1) * (g_lo | 1);
+    out->hi = (long long)((unsigned long long)f_hi * (g_lo | 1) + (unsigned long long)g_hi);
+}
+
 extern "C" __device__ void dec_neg(udfkit_decimal128 *out, unsigned long long a_lo, long long a_hi)
 {
     out->lo = ~a_lo + 1;

@@ -154,8 +154,26 @@ UDFKIT_HD int days_in_month(long long year, int month)
 /* The date `days` days after 1970-01-01 (before it where negative), for any int64. */
 UDFKIT_HD civil_date civil_from_days(long long days)
 {
-    /* Hinnant's civil_from_days, with the 400-year eras counted apart so that no sum passes
-     * int64: years start on March 1, so that February's leap day ends them. */
+    /* Hinnant's civil_from_days: years start on March 1, so that February's leap day ends
+     * them. Days within about 5.8 million years of 1970 (every date32 but those near its
+     * ends) take it in 32-bit unsigned arithmetic, shifted by whole 400-year eras to count
+     * from March 1 of the year -5880000, where each division by a constant is a multiply
+     * of 32 bits (of 64 it is several). */
+    const long long shift = 719468 + 14700LL * 146097; /* days from 5880000-03-01 BC */
+    if ((unsigned long long)(days + shift) <= 0xffffffffull) {
+        const unsigned z = (unsigned)(days + shift);
+        const unsigned era = z / 146097;
+        const unsigned doe = z - era * 146097;
+        const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+        const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        const unsigned mp = (5 * doy + 2) / 153;
+        civil_date r;
+        r.day = (int)(doy - (153 * mp + 2) / 5 + 1);
+        r.month = (int)(mp < 10 ? mp + 3 : mp - 9);
+        r.year = (long long)(yoe + era * 400) - 14700LL * 400 + (r.month <= 2);
+        return r;
+    }
+    /* Elsewhere in 64 bits, with the eras counted apart so that no sum passes int64. */
     long long cycles = datetime_detail::floor_div(days, 146097);
     long long z = datetime_detail::floor_mod(days, 146097) + 719468; /* 719468..865564 */
     long long era = z / 146097;

@@ -26,8 +26,14 @@
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define UDFKIT_HD __host__ __device__ __forceinline__
+/* The paths few rows take (Knuth's division, 256-bit rounding, floats, text): called, not
+ * inlined, so that a UDF whose scales are not constants (Python's decimals are values of
+ * run-time scale) carries one copy of each, not one per operation it inlines: the link's
+ * optimizer and ptxas otherwise see them at every call site of every kernel. */
+#define UDFKIT_HDC __host__ __device__ __noinline__ inline
 #else
 #define UDFKIT_HD inline
+#define UDFKIT_HDC inline
 #endif
 
 namespace udfkit {
@@ -94,6 +100,82 @@ UDFKIT_HD uint128 pow10_128(int k)
 UDFKIT_HD uint128 max_magnitude(int precision) { return pow10_128(precision) - 1; }
 
 UDFKIT_HD uint128 magnitude(int128 v) { return v < 0 ? (uint128)0 - (uint128)v : (uint128)v; }
+
+/* Whether |v| <= 10^precision - 1: two signed comparisons, no negation (the hot paths' check). */
+UDFKIT_HD bool within(int128 v, int precision)
+{
+    const int128 limit = (int128)max_magnitude(precision);
+    return v <= limit && v >= -limit;
+}
+
+/* The whole product of two 64-bit words. */
+UDFKIT_HD uint128 mul_64(u64 a, u64 b) { return (uint128)a * b; }
+
+/* The reciprocal of 10^k shifted left until its top bit is set (d = 10^k << clz(10^k)) for
+ * 0 <= k <= 19: floor((2^128 - 1) / d) - 2^64, what div_2by1 divides by d with. A constant
+ * k picks its constant; any other a table the compiler makes of the switch. */
+UDFKIT_HD u64 reciprocal_pow10(int k)
+{
+    switch (k) {
+    case 1: return 0x9999999999999999ull;
+    case 2: return 0x47ae147ae147ae14ull;
+    case 3: return 0x0624dd2f1a9fbe76ull;
+    case 4: return 0xa36e2eb1c432ca57ull;
+    case 5: return 0x4f8b588e368f0846ull;
+    case 6: return 0x0c6f7a0b5ed8d36bull;
+    case 7: return 0xad7f29abcaf48578ull;
+    case 8: return 0x5798ee2308c39df9ull;
+    case 9: return 0x12e0be826d694b2eull;
+    case 10: return 0xb7cdfd9d7bdbab7dull;
+    case 11: return 0x5fd7fe17964955fdull;
+    case 12: return 0x19799812dea11197ull;
+    case 13: return 0xc25c268497681c26ull;
+    case 14: return 0x6849b86a12b9b01eull;
+    case 15: return 0x203af9ee756159b2ull;
+    case 16: return 0xcd2b297d889bc2b6ull;
+    case 17: return 0x70ef54646d496892ull;
+    case 18: return 0x2725dd1d243aba0eull;
+    case 19: return 0xd83c94fb6d2ac34aull;
+    default: return 0xffffffffffffffffull; /* 10^0 = 1, shifted to 2^63 */
+    }
+}
+
+/* (u1:u0) / d for a normalized d (top bit set) and u1 < d, the remainder in *r, by the
+ * reciprocal v = reciprocal of d (Moeller and Granlund, "Improved division by invariant
+ * integers", 2011, algorithm 4): two multiplications and two corrections, no division
+ * instruction (the GPU has none: a 64-bit `/` by a variable is a subroutine of a hundred
+ * instructions) and no loop. */
+UDFKIT_HD u64 div_2by1(u64 u1, u64 u0, u64 d, u64 v, u64 *r)
+{
+    const uint128 q = mul_64(v, u1) + (((uint128)(u1 + 1) << 64) | u0);
+    u64 q1 = (u64)(q >> 64), q0 = (u64)q;
+    u64 rem = u0 - q1 * d;
+    if (rem > q0) {
+        q1--;
+        rem += d;
+    }
+    if (rem >= d) {
+        q1++;
+        rem -= d;
+    }
+    *r = rem;
+    return q1;
+}
+
+/* m / 10^k and, in *r, m % 10^k, for any 128-bit m and 0 <= k <= 19: the dividend shifted
+ * as 10^k is normalized, then two 128-by-64-bit steps of div_2by1. */
+UDFKIT_HD uint128 divmod_pow10_128(uint128 m, int k, u64 *r)
+{
+    const u64 d = pow10_64(k);
+    const int s = clz64(d);
+    const u64 dn = d << s, v = reciprocal_pow10(k), hi = (u64)(m >> 64), lo = (u64)m;
+    const u64 n2 = s ? hi >> (64 - s) : 0, n1 = s ? (hi << s) | (lo >> (64 - s)) : hi, n0 = lo << s;
+    u64 r1, r0;
+    const u64 q1 = div_2by1(n2, n1, dn, v, &r1);
+    const u64 q0 = div_2by1(r1, n0, dn, v, &r0);
+    *r = r0 >> s;
+    return ((uint128)q1 << 64) | q0;
+}
 
 /* Unsigned 256-bit integers, four 64-bit words from the least significant: what the exact
  * products and scaled dividends of 38-digit operands need (10^76 < 2^256). */
@@ -247,7 +329,7 @@ UDFKIT_HD void divmod_small(const u256 &n, u64 d, u256 &q, u256 &r)
 
 /* q = n / d, r = n % d for a divisor of more than one word: Knuth's algorithm D over 32-bit
  * digits (Hacker's Delight, divmnu). */
-UDFKIT_HD void divmod_large(const u256 &n, const u256 &d, u256 &q, u256 &r)
+UDFKIT_HDC void divmod_large(const u256 &n, const u256 &d, u256 &q, u256 &r)
 {
     unsigned u[8], v[8], qd[8] = {0, 0, 0, 0, 0, 0, 0, 0}, un[9], vn[8];
     for (int i = 0; i < 4; i++) {
@@ -339,6 +421,18 @@ UDFKIT_HD bool rounds_up(rounding mode, bool negative, bool q_odd, const u256 &r
     return c > 0 || (c == 0 && (mode == rounding::half_away_from_zero || q_odd));
 }
 
+/* The same for a remainder and divisor of one word. */
+UDFKIT_HD bool rounds_up_64(rounding mode, bool negative, bool q_odd, u64 r, u64 d)
+{
+    if (!r || mode == rounding::toward_zero)
+        return false;
+    if (mode == rounding::floor)
+        return negative;
+    if (mode == rounding::ceiling)
+        return !negative;
+    return r > d - r || (r == d - r && (mode == rounding::half_away_from_zero || q_odd));
+}
+
 /* The signed value of the magnitude n / d rounded by `mode`, where it has at most 38
  * digits; else *error is set (d must not be 0). */
 UDFKIT_HD int128 rounded(bool negative, const u256 &q, const u256 &r, const u256 &d, rounding mode, int *error)
@@ -357,38 +451,29 @@ UDFKIT_HD int128 rounded(bool negative, const u256 &q, const u256 &r, const u256
     return negative ? -(int128)m : (int128)m;
 }
 
-UDFKIT_HD int128 divide(bool negative, const u256 &n, const u256 &d, rounding mode, int *error)
+UDFKIT_HDC int128 divide(bool negative, const u256 &n, const u256 &d, rounding mode, int *error)
 {
     u256 q, r;
     divmod(n, d, q, r);
     return rounded(negative, q, r, d, mode, error);
 }
 
-/* q = n / 10^k, r = n % 10^k for 0 < k <= 19: long division by 32-bit digits, by 10^9 at
- * most at a time, each step a 64-by-32-bit division that a constant k (the usual case: the
- * scales of a UDF's types) turns into multiplications. */
+/* q = n / 10^k, r = n % 10^k for 0 < k <= 19: the dividend shifted as 10^k is normalized,
+ * then a step of div_2by1 per word, from the most significant. */
 UDFKIT_HD void divmod_pow10(const u256 &n, int k, u256 &q, u64 &r)
 {
-    q = n;
-    r = 0;
-    u64 done = 1;
-    while (k > 0) {
-        int c = k < 9 ? k : 9;
-        u64 d = pow10_64(c), rem = 0;
-        for (int i = 3; i >= 0; i--) {
-            if (!rem && !q.w[i])
-                continue;
-            u64 hi = (rem << 32) | (q.w[i] >> 32);
-            u64 qh = hi / d;
-            u64 lo = ((hi - qh * d) << 32) | (q.w[i] & 0xffffffffull);
-            u64 ql = lo / d;
-            rem = lo - ql * d;
-            q.w[i] = (qh << 32) | ql;
-        }
-        r += rem * done;
-        done *= d;
-        k -= c;
+    const u64 d = pow10_64(k);
+    const int s = clz64(d);
+    const u64 dn = d << s, v = reciprocal_pow10(k);
+    u64 rem = s ? n.w[3] >> (64 - s) : 0;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int i = 3; i >= 0; i--) {
+        const u64 word = s ? (n.w[i] << s) | (i ? n.w[i - 1] >> (64 - s) : 0) : n.w[i];
+        q.w[i] = div_2by1(rem, word, dn, v, &rem);
     }
+    r = rem >> s;
 }
 
 /* n / 10^k rounded (0 <= k <= 76). */
@@ -433,7 +518,7 @@ UDFKIT_HD signed_u256 signed_sum(bool an, const u256 &a, bool bn, const u256 &b)
 }
 
 /* Decimal digits of a magnitude below 10^38 into `out`, most significant first; their count. */
-UDFKIT_HD int digits(uint128 m, char *out)
+UDFKIT_HDC int digits(uint128 m, char *out)
 {
     const u64 chunk = pow10_64(19);
     u64 parts[3];
@@ -485,7 +570,7 @@ UDFKIT_HD u64 double_to_bits(double x)
 /* m / 10^scale (m > 0) correctly rounded (to nearest, ties to even) to a binary float of
  * `mantissa` bits (53: double, 24: float) whose normal exponents start at `min_exponent`:
  * the significand and its binary exponent, so that the value is sig * 2^exp. */
-UDFKIT_HD u64 to_binary(uint128 m, int scale, int mantissa, int min_exponent, int *exp)
+UDFKIT_HDC u64 to_binary(uint128 m, int scale, int mantissa, int min_exponent, int *exp)
 {
     u256 n = make(m), d = make(pow10_128(scale));
     /* Shift so that the quotient has 64 bits or 63: enough for the significand, a
@@ -534,6 +619,9 @@ UDFKIT_HD double scale_binary(u64 sig, int exp)
     return v;
 }
 
+/* Makes values the operations have checked already (no second look at their digits). */
+struct maker;
+
 } /* namespace decimal_detail */
 
 /* A decimal number: an integer of at most 38 digits (its unscaled value) times 10^-scale,
@@ -557,8 +645,10 @@ class decimal {
     UDFKIT_HD decimal(int128 unscaled, int scale = 0)
     {
         init(unscaled, scale);
-        if (!error_ && decimal_detail::magnitude(unscaled) > decimal_detail::max_magnitude(decimal_max_precision))
-            *this = with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, scale);
+        /* Selected, not branched to: the scale stays one constant for the compiler. */
+        const bool over = !error_ && !decimal_detail::within(unscaled, decimal_max_precision);
+        value_ = over ? 0 : value_;
+        error_ = over ? UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW : error_;
     }
     /* A decimal128 argument of scale S as the C ABI passes it (aN_lo, aN_hi), or as a
      * udfkit_decimal128 holds it. */
@@ -573,7 +663,7 @@ class decimal {
      * zero unless asked otherwise): from_double(0.1, 20) is 0.10000000000000000555. NaN and
      * infinities give UDFKIT_ROW_ERROR_INVALID_DECIMAL, more than 38 digits
      * UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW. */
-    UDFKIT_HD static decimal from_double(double x, int scale, rounding mode = rounding::half_away_from_zero);
+    UDFKIT_HDC static decimal from_double(double x, int scale, rounding mode = rounding::half_away_from_zero);
     UDFKIT_HD static decimal from_float(float x, int scale, rounding mode = rounding::half_away_from_zero)
     {
         return from_double((double)x, scale, mode);
@@ -613,7 +703,7 @@ class decimal {
     UDFKIT_HD bool fits(int precision) const
     {
         return !error_ && precision >= 1 && precision <= decimal_max_precision &&
-               decimal_detail::magnitude(value_) <= decimal_detail::max_magnitude(precision);
+               decimal_detail::within(value_, precision);
     }
     /* The value at another scale, rounded where digits go. */
     UDFKIT_HD decimal rescale(int scale, rounding mode = rounding::half_away_from_zero) const;
@@ -689,7 +779,7 @@ class decimal {
      * "0.00", "1E-7" (scientific where the exponent of the leading digit is below -6), into
      * buf (room for decimal_text_max bytes; no NUL); its size. A value with an error writes
      * "NaN". */
-    UDFKIT_HD int to_chars(char *buf) const;
+    UDFKIT_HDC int to_chars(char *buf) const;
     /* Appends the canonical text to a string result. */
     UDFKIT_HD void write(udfkit_string_out *out) const
     {
@@ -702,6 +792,7 @@ class decimal {
     UDFKIT_HD decimal &operator*=(const decimal &b);
 
   private:
+    friend struct decimal_detail::maker;
     int128 value_;
     int scale_;
     int error_;
@@ -717,7 +808,7 @@ class decimal {
             error_ = UDFKIT_ROW_ERROR_INVALID_DECIMAL;
         }
     }
-    UDFKIT_HD static decimal parse_at(string_view text, int scale, rounding mode, bool *inexact);
+    UDFKIT_HDC static decimal parse_at(string_view text, int scale, rounding mode, bool *inexact);
     UDFKIT_HD int stored(int128 *v, int precision, int scale, int max_precision, rounding mode) const
     {
         if (error_)
@@ -727,7 +818,8 @@ class decimal {
         decimal r = rescale(scale, mode);
         if (r.error_)
             return r.error_;
-        if (decimal_detail::magnitude(r.value_) > decimal_detail::max_magnitude(precision))
+        /* Every value has at most 38 digits already. */
+        if (precision < decimal_max_precision && !decimal_detail::within(r.value_, precision))
             return UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW;
         *v = r.value_;
         return 0;
@@ -756,6 +848,27 @@ class decimal {
 
 namespace decimal_detail {
 
+struct maker {
+    /* unscaled * 10^-scale for |unscaled| < 10^38 and a scale in 0..38, as they are. */
+    UDFKIT_HD static decimal checked(int128 unscaled, int scale)
+    {
+        decimal r;
+        r.value_ = unscaled;
+        r.scale_ = scale;
+        return r;
+    }
+    /* The same, or a value that carries `error` where it is not 0, in one path (no branch
+     * for a compiler to merge the scales of again). */
+    UDFKIT_HD static decimal of(int128 unscaled, int scale, int error)
+    {
+        decimal r;
+        r.value_ = error ? 0 : unscaled;
+        r.scale_ = scale;
+        r.error_ = error;
+        return r;
+    }
+};
+
 /* A value of at most 38 digits from a magnitude n / d rounded by `mode`, or one that carries
  * the error. */
 UDFKIT_HD decimal quotient(bool negative, const u256 &n, const u256 &d, int scale, rounding mode)
@@ -778,7 +891,7 @@ UDFKIT_HD int first_error(const decimal &a, const decimal &b) { return a.error()
 UDFKIT_HD bool valid_scale(int scale) { return scale >= 0 && scale <= decimal_max_precision; }
 
 /* a + b or a - b exact in 256 bits, then rounded to `scale`. */
-UDFKIT_HD decimal rounded_sum(const decimal &a, const decimal &b, bool subtract, int scale, rounding mode)
+UDFKIT_HDC decimal rounded_sum(const decimal &a, const decimal &b, bool subtract, int scale, rounding mode)
 {
     if (int e = first_error(a, b))
         return decimal::with_error(e, scale);
@@ -798,9 +911,17 @@ UDFKIT_HD decimal rounded_sum(const decimal &a, const decimal &b, bool subtract,
 UDFKIT_HD decimal exact_sum(const decimal &a, const decimal &b, bool subtract)
 {
     int scale = a.scale() > b.scale() ? a.scale() : b.scale();
+    int128 x = a.unscaled(), y = subtract ? -b.unscaled() : b.unscaled();
+    if (a.scale() == b.scale()) {
+        /* Both within 38 digits: the true sum is within 2 * 10^38, and where it passes 2^127
+         * the wrapped sum is past -(2^128 - 2 * 10^38) < -10^38, so the one check on it is
+         * exact. */
+        const int128 s = (int128)((uint128)x + (uint128)y);
+        const int e = first_error(a, b);
+        return maker::of(s, scale, e ? e : within(s, decimal_max_precision) ? 0 : UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW);
+    }
     if (int e = first_error(a, b))
         return decimal::with_error(e, scale);
-    int128 x = a.unscaled(), y = subtract ? -b.unscaled() : b.unscaled();
     /* An operand past 38 digits once aligned leaves the sum to the 256-bit form. */
     if (a.scale() != scale) {
         if (magnitude(x) > max_magnitude(decimal_max_precision - (scale - a.scale())))
@@ -839,23 +960,23 @@ UDFKIT_HD decimal operator*(const decimal &a, const decimal &b)
 {
     using namespace decimal_detail;
     int scale = a.scale() + b.scale();
-    if (int e = first_error(a, b))
-        return decimal::with_error(e, scale);
     if (scale > decimal_max_precision)
-        return decimal::with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW);
+        return decimal::with_error(a.error() ? a.error() : b.error() ? b.error() : UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW);
     uint128 x = magnitude(a.unscaled()), y = magnitude(b.unscaled());
+    const bool negative = (a.unscaled() < 0) != (b.unscaled() < 0);
+    /* One return, its scale one constant for the compiler: the error selected, not branched
+     * to (a value with an error is 0 here). */
+    int e = first_error(a, b);
     uint128 m;
-    if (!(x >> 64) && !(y >> 64)) {
-        m = x * y; /* below 2^128 */
+    if (!(u64)(x >> 64) && !(u64)(y >> 64)) {
+        m = mul_64((u64)x, (u64)y); /* the usual case, below 2^128 */
     } else {
-        u256 p = decimal_detail::mul(x, y);
-        if (!fits_128(p))
-            return decimal::with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, scale);
+        const u256 p = decimal_detail::mul(x, y);
         m = low_128(p);
+        e = e ? e : fits_128(p) ? 0 : UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW;
     }
-    if (m > max_magnitude(decimal_max_precision))
-        return decimal::with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, scale);
-    return decimal((a.sign() < 0) != (b.sign() < 0) ? -(int128)m : (int128)m, scale);
+    e = e ? e : m > max_magnitude(decimal_max_precision) ? UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW : 0;
+    return maker::of(negative ? -(int128)m : (int128)m, scale, e);
 }
 UDFKIT_HD decimal operator-(const decimal &a)
 {
@@ -952,10 +1073,17 @@ UDFKIT_HD decimal decimal::rescale(int scale, rounding mode) const
             return with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, scale);
         return decimal(value_ * (int128)pow10_128(scale - scale_), scale);
     }
-    return quotient_pow10(value_ < 0, make(m), scale_ - scale, scale, mode);
+    const int k = scale_ - scale;
+    if (k <= 19) { /* the usual case: a 128-bit quotient by a 64-bit power of ten */
+        u64 r;
+        uint128 q = divmod_pow10_128(m, k, &r);
+        q += rounds_up_64(mode, value_ < 0, q & 1, r, pow10_64(k)); /* below 10^37 + 1 */
+        return maker::checked(value_ < 0 ? -(int128)q : (int128)q, scale);
+    }
+    return quotient_pow10(value_ < 0, make(m), k, scale, mode);
 }
 
-UDFKIT_HD decimal decimal::from_double(double x, int scale, rounding mode)
+UDFKIT_HDC decimal decimal::from_double(double x, int scale, rounding mode)
 {
     using namespace decimal_detail;
     if (!valid_scale(scale))
@@ -1019,7 +1147,7 @@ UDFKIT_HD decimal decimal::parse(string_view text)
     return !r.error_ && inexact ? with_error(UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW, r.scale_) : r;
 }
 
-UDFKIT_HD decimal decimal::parse_at(string_view text, int scale, rounding mode, bool *inexact)
+UDFKIT_HDC decimal decimal::parse_at(string_view text, int scale, rounding mode, bool *inexact)
 {
     using namespace decimal_detail;
     *inexact = false;
@@ -1102,7 +1230,7 @@ UDFKIT_HD decimal decimal::parse_at(string_view text, int scale, rounding mode, 
     return decimal(negative ? -(int128)m : (int128)m, scale);
 }
 
-UDFKIT_HD int decimal::to_chars(char *buf) const
+UDFKIT_HDC int decimal::to_chars(char *buf) const
 {
     if (error_) {
         buf[0] = 'N';
@@ -1151,5 +1279,6 @@ UDFKIT_HD int decimal::to_chars(char *buf) const
 } /* namespace udfkit */
 
 #undef UDFKIT_HD
+#undef UDFKIT_HDC
 
 #endif /* UDFKIT_DECIMAL_CUH */
