@@ -88,6 +88,7 @@ enum {
     UDFKIT_NEEDS_FILTER_SCAN = 1u << 5, /* filter_scan.cu.in: the nullable filters' shared scan */
     UDFKIT_NEEDS_STRINGS = 1u << 6,     /* string_helpers.cu.in: string columns (an entry's types say so) */
     UDFKIT_NEEDS_OFFSETS = 1u << 7,     /* offsets_scan.cu.in: string results' offsets */
+    UDFKIT_NEEDS_OFFSETS_SCAN = 1u << 8, /* udfkit_<name>_offsets: the offsets scan as a launch of its own */
 };
 
 /* One of an entry's launchers where it has several (the two launches of string results). */
