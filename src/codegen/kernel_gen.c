@@ -41,7 +41,8 @@ typedef struct render_parts {
     udfkit_buf kernels;     /* CUDA C kernels */
     udfkit_buf names;       /* the name table */
     char scan_index[32];    /* the nullable filters' shared scan kernel in the name table, */
-    char select_index[32];  /* and the filters' shared init kernel */
+    char select_index[32];  /* and the filters' shared init kernel, */
+    char offsets_index[32]; /* and the string results' offsets init kernel */
     udfkit_buf markers;     /* machine-readable lines, one per launcher */
     udfkit_buf decls;       /* launcher declarations for the header */
     udfkit_buf launchers;   /* launcher definitions */
@@ -115,6 +116,7 @@ typedef struct entry_texts {
      * and C (void *), their names and arguments, the offsets scans; the write launches'
      * outputs likewise, the strings' places and the stored values. */
     udfkit_buf sizes, sizes64, sizes32, size_args, size_ptrs, c_sizes_any, scans;
+    char text_count[16]; /* how many string results */
     udfkit_buf text_outs, text_outs64, text_outs32, text_out_args, text_out_ptrs, c_text_outs_any, places, stored;
     udfkit_buf c_inputs; /* the launcher's input columns in C */
     udfkit_buf op;       /* transform_reduce: what its kernels call for op */
@@ -134,13 +136,15 @@ static void text_rows(const render_parts *r, const udfkit_kernel_entry *e, entry
     udfkit_rows_text_sizes(e, NULL, false, &t->size_args);
     udfkit_rows_text_sizes(e, NULL, true, &t->size_ptrs);
     udfkit_rows_text_sizes(e, "void", false, &t->c_sizes_any);
-    /* Each string result's offsets, scanned ("out_offsets, out2_offsets": the names, in order). */
-    for (const char *name = t->size_args.data; name && *name;) {
+    /* How many string results ("out_offsets, out2_offsets": the names, in order); the sizes
+     * kernel scans each one's offsets itself (text_sizes.cu.in). */
+    size_t count = 0;
+    for (const char *name = t->size_args.data; name && *name; count++) {
         size_t len = strcspn(name, ",");
-        udfkit_buf_printf(&t->scans, "    if (!st)\n        st = udfkit_%s_offsets(self, s, n, %.*s, !narrow);\n", r->name,
-                          (int)len, name);
         name += len + (name[len] == ',' ? 2 : 0);
     }
+    snprintf(t->text_count, sizeof t->text_count, "%zu", count);
+    (void)r;
     udfkit_rows_text_outputs(e, true, "OFF", &t->text_outs);
     udfkit_rows_text_outputs(e, true, "long long", &t->text_outs64);
     udfkit_rows_text_outputs(e, true, "int", &t->text_outs32);
@@ -682,7 +686,8 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         /* String results (the two launches). */
         {"SIZE_PARAMS", TEXT(t.sizes)}, {"SIZE_PARAMS64", TEXT(t.sizes64)}, {"SIZE_PARAMS32", TEXT(t.sizes32)},
         {"SIZE_ARGS", TEXT(t.size_args)}, {"SIZE_NAMES", TEXT(t.size_args)}, {"SIZE_POINTERS", TEXT(t.size_ptrs)},
-        {"C_SIZES_ANY", TEXT(t.c_sizes_any)}, {"SCANS", TEXT(t.scans)},
+        {"C_SIZES_ANY", TEXT(t.c_sizes_any)}, {"SCANS", TEXT(t.scans)}, {"TEXT_COUNT", t.text_count},
+        {"OFFSETS_INDEX", r->offsets_index},
         {"TEXT_OUT_PARAMS", TEXT(t.text_outs)}, {"TEXT_OUT_PARAMS64", TEXT(t.text_outs64)},
         {"TEXT_OUT_PARAMS32", TEXT(t.text_outs32)}, {"TEXT_OUT_ARGS", TEXT(t.text_out_args)},
         {"TEXT_OUT_NAMES", TEXT(t.text_out_args)}, {"TEXT_OUT_POINTERS", TEXT(t.text_out_ptrs)},
@@ -789,7 +794,7 @@ static udfkit_rc render_shared(render_parts *r, unsigned needs, bool any, const 
         rc = udfkit_template_render(udfkit_tpl_launcher_chunks, vars, nvars, common);
     if (!rc && (needs & UDFKIT_NEEDS_TILES))
         rc = udfkit_template_render(udfkit_tpl_launcher_tiles, vars, nvars, common);
-    if (!rc && (needs & UDFKIT_NEEDS_OFFSETS))
+    if (!rc && (needs & UDFKIT_NEEDS_OFFSETS_SCAN))
         rc = udfkit_template_render(udfkit_tpl_launcher_offsets, vars, nvars, common);
     if (!rc && (needs & UDFKIT_NEEDS_ARROW)) {
         rc = udfkit_template_render(udfkit_tpl_kernel_arrow_bits, vars, nvars, &r->kernels);
@@ -904,13 +909,14 @@ udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbo
     /* A filter's `_arrow` launcher over string columns scans its outputs' offsets as string
      * results do. */
     if (r.arrow_text)
-        needs |= UDFKIT_NEEDS_OFFSETS | UDFKIT_NEEDS_TILES;
+        needs |= UDFKIT_NEEDS_OFFSETS | UDFKIT_NEEDS_OFFSETS_SCAN | UDFKIT_NEEDS_TILES;
     bool filters = needs & UDFKIT_NEEDS_FILTER_SCAN, selects = needs & UDFKIT_NEEDS_SELECT,
          offsets = needs & UDFKIT_NEEDS_OFFSETS;
     char offsets_index[32];
     snprintf(r.scan_index, sizeof r.scan_index, "%zu", nkernels);
     snprintf(r.select_index, sizeof r.select_index, "%zu", nkernels + filters);
     snprintf(offsets_index, sizeof offsets_index, "%zu", nkernels + filters + selects);
+    snprintf(r.offsets_index, sizeof r.offsets_index, "%s", offsets_index);
     snprintf(r.bits_index, sizeof r.bits_index, "%zu", nkernels + filters + selects + 3 * offsets);
     snprintf(nkernels_text, sizeof nkernels_text, "%zu",
              nkernels + filters + selects + 3 * offsets + 3 * bits + 2 * (bits && r.arrow_text));

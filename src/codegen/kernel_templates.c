@@ -126,7 +126,8 @@ static const udfkit_template_row filter_text_row = {
     .name = "filter", .extra = UDFKIT_EXTRA_WORD, .words = filter_words, .shape = UDFKIT_SHAPE_PREDICATE,
     .predicate = "a predicate bool(A1..An)", .refuses_nullable = DENSE, .twin = "nullable_filter",
     .rows = UDFKIT_ROWS_FILTER_TEXT, .kernels = filter_text_kernels,
-    .helpers = UDFKIT_NEEDS_TILES | UDFKIT_NEEDS_SELECT | UDFKIT_NEEDS_BLOCKS | UDFKIT_NEEDS_OFFSETS,
+    .helpers = UDFKIT_NEEDS_TILES | UDFKIT_NEEDS_SELECT | UDFKIT_NEEDS_BLOCKS | UDFKIT_NEEDS_OFFSETS |
+               UDFKIT_NEEDS_OFFSETS_SCAN,
     .cuda = udfkit_tpl_kernel_filter, .cuda_more = udfkit_tpl_kernel_filter_text,
     .c = udfkit_tpl_launcher_filter_select, .c_more = udfkit_tpl_launcher_filter_text,
     .count = "n", .launchers = filter_text_launchers,

@@ -805,6 +805,7 @@ def _define_3(ns):
 def _define_4(ns):
     """Part 4 of define(): its names come from and go to ns."""
     (StrType, both_text, operator, overload, producer, s_cmp, s_contains, s_eq,) = (ns[k] for k in ('StrType', 'both_text', 'operator', 'overload', 'producer', 's_cmp', 's_contains', 's_eq'))
+    (TypingError, overload_method,) = (ns[k] for k in ('TypingError', 'overload_method',))
     (s_ord, s_to_float, s_to_int, types,) = (ns[k] for k in ('s_ord', 's_to_float', 's_to_int', 'types'))
 
     for op, test in ((operator.eq, "== 0"), (operator.ne, "!= 0"), (operator.lt, "< 0"), (operator.le, "<= 0"),
@@ -871,6 +872,42 @@ def _define_4(ns):
             return lambda x: s_from_uint(x)
         if isinstance(x, types.Float):
             return lambda x: s_from_double(x)
+
+    # numba-cuda's own str() (and repr()) of any object calls its __str__ (__repr__), and where
+    # the type has none makes the constant text "<object type:float64>": where numba-cuda's
+    # builtins were registered before this module's (the worker's warm-up compiles first), that
+    # str() is tried before ov_str above, and str(x) of a float was that constant (len 21,
+    # folded away when linked). A number's __str__ and __repr__ are udfkit's, so that str(x)
+    # and repr(x) are CPython's text whichever str() numba tries first.
+    def number_text(x):
+        if isinstance(x, types.Boolean):
+            return None
+        if isinstance(x, types.Integer):
+            if x.signed or x.bitwidth < 64:
+                return lambda x: s_from_int(x)
+            return lambda x: s_from_uint(x)
+        if isinstance(x, types.Float):
+            return lambda x: s_from_double(x)
+
+    for number in (types.Integer, types.Float):
+        for dunder in ("__str__", "__repr__"):
+            overload_method(number, dunder, target="cuda")(number_text)
+
+    # The same for a str: str(s) is s (numba-cuda's would be "<object type:str>"); repr(s), which
+    # CPython quotes and escapes, is refused.
+    @overload_method(StrType, "__str__", target="cuda")
+    def ov_str_str(s):
+        return lambda s: s
+
+    @overload_method(StrType, "__repr__", target="cuda")
+    def ov_str_repr(s):
+        raise TypingError("repr() of a str is not supported in udfkit's Python UDFs (str(s) is)")
+
+    @overload(repr, target="cuda")
+    def ov_repr(x):
+        if isinstance(x, StrType):
+            raise TypingError("repr() of a str is not supported in udfkit's Python UDFs (str(s) is)")
+        return number_text(x)
 
     @overload(int, target="cuda")
     def ov_int(s, base=None):

@@ -221,5 +221,25 @@ def check(include, cxx, work):
         if blocks.value and len(failures) < 20:
             failures.append(f"{blocks.value} heap blocks left after the rows of {data[:60]!r}")
             blocks.value = 0
+    # str() of the numbers at the edges (int64's ends, the float of int64's ends halved as
+    # int64 * 0.5 makes it, zeros, infinities, NaN, where repr turns scientific, subnormals).
+    edges = [0, -1, 7, -(1 << 63), (1 << 63) - 1, 10**18, -(10**18)]
+    floats = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 1e16, 1e-5, 1e-4, 1e15, 123456789012345680.0,
+              5e-324, -5e-324, 2.2250738585072014e-308, 2.225073858507201e-308, 1.7976931348623157e308,
+              float(-(1 << 63)), float((1 << 63) - 1), -(1 << 63) * 0.5, ((1 << 63) - 1) * 0.5, 0.1, 1 / 3,
+              float(1 << 53), float((1 << 53) + 1), 9007199254740993.0, 2.0**-1074 * 3]
+    for v in edges:
+        row = Row(lib)
+        same("str(int)", row.text(row.call("from_int", ctypes.c_longlong(v))), str(v).encode(), str(v).encode())
+        row.end()
+    for v in floats:
+        row = Row(lib)
+        same("str(float)", row.text(row.call("from_double", ctypes.c_double(v))), str(v).encode(),
+             repr(v).encode())
+        row.end()
+    for v in ((1 << 64) - 1, 1 << 63, 0):
+        row = Row(lib)
+        same("str(uint64)", row.text(row.call("from_uint", ctypes.c_ulonglong(v))), str(v).encode(), str(v).encode())
+        row.end()
     assert not failures, "\n".join(failures)
     return cases

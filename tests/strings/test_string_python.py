@@ -12,6 +12,9 @@ refused at its line, naming the operation.
 - under --python-frontend numba-cuda-mlir (where it imports), a str parameter is refused at
   the function's line, naming the frontend to use.
 
+- str() and repr() of floats and ints, and str() of a str, type to udfkit's str where numba-cuda's
+  own builtins were registered first (as in udfkit's compile server), whose generic str() made
+  the constant "<object type:float64>";
 - udfkit's string functions for Python UDFs on the host against CPython over the
   gpu-python-strings corpus, with every heap block freed at the end of its row
   (python_shims_host.py).
@@ -45,6 +48,46 @@ def times(s):
 def wrong(s):
     return s.upper()
 '''
+
+
+def str_after_numba_builtins():
+    """str() of numbers and of a str types to udfkit's str where numba-cuda's own builtins were
+    registered first, as in udfkit's compile server (its warm-up compiles before the request
+    defines udfkit's str): numba-cuda's generic str() then comes first, and made the constant
+    "<object type:float64>" of a float. Run in a child process of this Python (numba-cuda
+    imported there, in that order); skipped where numba-cuda does not import."""
+    code = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+try:
+    from numba import cuda, types
+    from numba.cuda import compile_all, dispatcher
+except ImportError:
+    print("skip")
+    sys.exit(0)
+class Target:
+    compute_capability = (7, 5)
+dispatcher.get_current_device = lambda: Target
+def warm(x):
+    return x * 2.0 + 1.0
+compile_all(warm, types.float32(types.float32), device=True, abi="c", abi_info={"abi_name": "warm"},
+            output="ltoir", cc=(7, 5))
+import udfkit_strings
+ns = udfkit_strings.define()
+def text(x):
+    return str(x)
+def both(x):
+    return repr(x) + str(x)
+for ty in (types.float64, types.float32, types.int64, types.int32, types.uint64, ns.str_type):
+    for fn in (text, both) if ty != ns.str_type else (text,):
+        got = cuda.jit(device=True)(fn).compile_device((ty,)).signature.return_type
+        assert got == ns.str_type, f"{fn.__name__}({ty}) is {got}, not udfkit's str"
+print("ok")
+"""
+    proc = subprocess.run([sys.executable, "-c", code, os.path.join(SOURCE, "src", "frontend")], capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, f"str() after numba-cuda's builtins:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout.strip()
 
 
 def udfkit(args, expect_ok=True):
@@ -119,6 +162,11 @@ def main():
             assert want in proc.stderr and words in proc.stderr, f"{fn}: wanted '{want}' and '{words}':\n{proc.stderr}"
             assert not os.path.exists(target), target
             print(f"ok: {fn} refused at line {line}")
+
+        if str_after_numba_builtins() == "skip":
+            print("str() after numba-cuda's builtins: skipped: numba-cuda does not import in this Python")
+        else:
+            print("ok: str() and repr() of floats, ints and a str are udfkit's after numba-cuda's builtins")
 
         cases = python_shims_host.check(os.path.join(SOURCE, "src", "runtime", "include"),
                                         os.environ.get("CXX") or "g++", work)

@@ -188,6 +188,12 @@ def p_digits(x):
     return len(str(x)) * 100 + len(str(x * 0.5))
 
 
+def p_str_float(x):
+    # str() and repr() of floats (int64 * float, float(int64) past 2^53, subnormal and infinite values) and of
+    # a str: CPython's text, whichever str() numba-cuda tries first.
+    return str(x * 0.5) + " " + repr(float(x) / 7.0) + " " + str(x * 5e-324) + " " + str(str(x * 1e300))
+
+
 def p_split(s):
     return s.split(",")[1]
 
@@ -235,7 +241,8 @@ SPECS = {
     "p_replace": "string(string)", "p_replace_cols": "string(string, string)", "p_repeat": "string(string)",
     "p_index": "string(string)", "p_slice": "string(string)", "p_slice_step": "string(string)",
     "p_int": "int64(string)", "p_float": "float64(string)", "p_str_int": "string(string)",
-    "p_from_int": "string(int64)", "p_digits": "int64(int64)", "p_split": "string(string)", "p_split_ws": "string(string)",
+    "p_from_int": "string(int64)", "p_digits": "int64(int64)",
+    "p_str_float": "string(int64)", "p_split": "string(string)", "p_split_ws": "string(string)",
     "p_rsplit": "string(string)", "p_split_len": "int64(string)", "p_removeprefix": "string(string)",
     "p_nullable": "string?(string?)", "p_nullable_len": "int64(string?)",
 }
