@@ -179,6 +179,19 @@ static bool named(const char *name, const char *prefix, const char *suffix, char
     return known(f);
 }
 
+/* A string result's sizes launch scans its sizes itself (text_sizes.cu.in): offsets[i] the
+ * sum of the sizes before row i, offsets[n] the total. */
+static void exclusive_sums(int64_t *offsets, u64 n)
+{
+    int64_t sum = 0;
+    for (u64 i = 0; i < n; i++) {
+        const int64_t size = offsets[i];
+        offsets[i] = sum;
+        sum += size;
+    }
+    offsets[n] = sum;
+}
+
 /* The string concatenation (map(cat)): sizes, then bytes, at 64-bit offsets. */
 static bool cat_row(void **args, bool masks, u64 i, const char **a, int64_t *as, const char **b, int64_t *bs)
 {
@@ -333,7 +346,7 @@ CUresult fake_kernel_run(const char *name, unsigned grid, void **args)
         return CUDA_SUCCESS;
     }
     /* map(twice_len) (string twice, int64 size), nullable_map's where inputs have nulls:
-     * sizes (n, a1, [m1,] out1_offsets), then write (n, a1, [m1,] out1_offsets, out1_chars,
+     * sizes (n, a1, [m1,] state, bytes, tiles, out1_offsets: scanned), then write (n, a1, [m1,] out1_offsets, out1_chars,
      * [out1_bits,] out2, [out2_bits, null_count]). */
     const bool tl_masked = strncmp(name, "udfkit_ak_nullable_map_twice_len_arrow_masked_", 46) == 0;
     const char *tl = tl_masked ? name + 46 : strncmp(name, "udfkit_ak_map_twice_len_", 24) == 0 ? name + 24 : NULL;
@@ -343,14 +356,14 @@ CUresult fake_kernel_run(const char *name, unsigned grid, void **args)
         const mask none = {NULL, 0}, *m = tl_masked ? (const mask *)args[2] : &none;
         const int at = tl_masked ? 3 : 2;
         if (strcmp(tl, "sizes") == 0) {
-            int64_t *offsets = ARG(at, int64_t *);
+            int64_t *offsets = ARG(at + 3, int64_t *); /* after the scan's state, bytes, tiles */
             for (u64 i = 0; i < n; i++) {
                 int64_t size = 0;
                 if (valid(m, i))
                     string_at(a, i, &size);
                 offsets[i] = 2 * size;
             }
-            offsets[n] = 0;
+            exclusive_sums(offsets, n);
             return CUDA_SUCCESS;
         }
         const int64_t *offsets = ARG(at, const int64_t *);
@@ -384,18 +397,18 @@ CUresult fake_kernel_run(const char *name, unsigned grid, void **args)
         return CUDA_SUCCESS;
     }
     /* map(cat)'s two launches (nullable_map's where inputs have nulls): each row's size into
-     * the n + 1 offsets, their exclusive sums (offsets_init, offsets_scan), then the bytes. */
+     * the n + 1 offsets scanned in the same launch, then the bytes. */
     const bool cat_masked = strncmp(name, "udfkit_ak_nullable_map_cat_arrow_masked_", 40) == 0;
     const char *cat = cat_masked ? name + 40 : strncmp(name, "udfkit_ak_map_cat_", 18) == 0 ? name + 18 : NULL;
     if (cat && strcmp(cat, "sizes") == 0) {
         const u64 n = ARG(0, u64);
-        int64_t *offsets = ARG(cat_masked ? 5 : 3, int64_t *);
+        int64_t *offsets = ARG(cat_masked ? 8 : 6, int64_t *); /* after the scan's state, bytes, tiles */
         for (u64 i = 0; i < n; i++) {
             const char *a, *b;
             int64_t as, bs;
             offsets[i] = cat_row(args, cat_masked, i, &a, &as, &b, &bs) ? as + bs : 0;
         }
-        offsets[n] = 0;
+        exclusive_sums(offsets, n);
         return CUDA_SUCCESS;
     }
     if (strcmp(name, "udfkit_ak_offsets_init") == 0)
