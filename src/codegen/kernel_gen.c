@@ -869,6 +869,26 @@ udfkit_rc udfkit_kernels_render(const char *name, const char *fatbin_symbol, con
                                        noptional_slots, false, out);
 }
 
+/* What the entries' kernels need of the shared helpers (UDFKIT_NEEDS_*), and how many kernels
+ * the entries have. */
+static unsigned entries_needs(const udfkit_kernel_entry *all, size_t nall, bool arrow_text, size_t *nkernels)
+{
+    unsigned needs = 0;
+    for (size_t i = 0; i < nall; i++) {
+        const udfkit_template_row *row = udfkit_kernel_entry_row(&all[i]);
+        needs |= row->helpers;
+        if (udfkit_signature_has(&all[i].fn->sig, UDFKIT_KIND_TEXT) ||
+            (all[i].op && udfkit_signature_has(&all[i].op->sig, UDFKIT_KIND_TEXT)))
+            needs |= UDFKIT_NEEDS_STRINGS;
+        *nkernels += kernel_count(row);
+    }
+    /* A filter's `_arrow` launcher over string columns scans its outputs' offsets as string
+     * results do. */
+    if (arrow_text)
+        needs |= UDFKIT_NEEDS_OFFSETS | UDFKIT_NEEDS_OFFSETS_SCAN | UDFKIT_NEEDS_TILES;
+    return needs;
+}
+
 udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbol, const char *header_include,
                                       const udfkit_kernel_entry *entries, size_t count, const udfkit_spec *slots,
                                       size_t nslots, size_t noptional_slots, bool arrow, udfkit_kernels_text *out)
@@ -897,19 +917,7 @@ udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbo
     /* The name table: each entry's kernels in order, then the scan all nullable filters share
      * and the init all filters share, the offsets scans, the `_arrow` launchers' bit kernels. */
     size_t nkernels = 0;
-    unsigned needs = 0;
-    for (size_t i = 0; i < nall && !rc; i++) {
-        const udfkit_template_row *row = udfkit_kernel_entry_row(&all[i]);
-        needs |= row->helpers;
-        if (udfkit_signature_has(&all[i].fn->sig, UDFKIT_KIND_TEXT) ||
-            (all[i].op && udfkit_signature_has(&all[i].op->sig, UDFKIT_KIND_TEXT)))
-            needs |= UDFKIT_NEEDS_STRINGS;
-        nkernels += kernel_count(row);
-    }
-    /* A filter's `_arrow` launcher over string columns scans its outputs' offsets as string
-     * results do. */
-    if (r.arrow_text)
-        needs |= UDFKIT_NEEDS_OFFSETS | UDFKIT_NEEDS_OFFSETS_SCAN | UDFKIT_NEEDS_TILES;
+    const unsigned needs = rc ? 0u : entries_needs(all, nall, r.arrow_text, &nkernels);
     bool filters = needs & UDFKIT_NEEDS_FILTER_SCAN, selects = needs & UDFKIT_NEEDS_SELECT,
          offsets = needs & UDFKIT_NEEDS_OFFSETS;
     char offsets_index[32];

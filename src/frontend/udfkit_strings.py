@@ -860,25 +860,9 @@ def _define_4(ns):
     s_from_uint = producer("from_uint", ("u",))
     s_from_double = producer("from_double", ("f",))
 
-    @overload(str, target="cuda")
-    def ov_str(x):
-        if isinstance(x, StrType):
-            return lambda x: x
-        if isinstance(x, types.Boolean):
-            return None
-        if isinstance(x, types.Integer):
-            if x.signed or x.bitwidth < 64:
-                return lambda x: s_from_int(x)
-            return lambda x: s_from_uint(x)
-        if isinstance(x, types.Float):
-            return lambda x: s_from_double(x)
-
-    # numba-cuda's own str() (and repr()) of any object calls its __str__ (__repr__), and where
-    # the type has none makes the constant text "<object type:float64>": where numba-cuda's
-    # builtins were registered before this module's (the worker's warm-up compiles first), that
-    # str() is tried before ov_str above, and str(x) of a float was that constant (len 21,
-    # folded away when linked). A number's __str__ and __repr__ are udfkit's, so that str(x)
-    # and repr(x) are CPython's text whichever str() numba tries first.
+    # numba-cuda's own str()/repr() call __str__/__repr__, else make "<object type:float64>", and
+    # may be tried before ov_str (its builtins registered first, as after the worker's warm-up):
+    # numbers' __str__ and __repr__ are udfkit's, so str(x) is CPython's text either way.
     def number_text(x):
         if isinstance(x, types.Boolean):
             return None
@@ -892,6 +876,12 @@ def _define_4(ns):
     for number in (types.Integer, types.Float):
         for dunder in ("__str__", "__repr__"):
             overload_method(number, dunder, target="cuda")(number_text)
+
+    @overload(str, target="cuda")
+    def ov_str(x):
+        if isinstance(x, StrType):
+            return lambda x: x
+        return number_text(x)
 
     # The same for a str: str(s) is s (numba-cuda's would be "<object type:str>"); repr(s), which
     # CPython quotes and escapes, is refused.
