@@ -18,7 +18,6 @@
 #include <nanoarrow/nanoarrow.h>
 #include <nanoarrow/nanoarrow_ipc.h>
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -517,15 +516,6 @@ int main(int argc, char **argv)
     refusals();
     check(ak_udf_error(NULL, NULL, NULL), "ak_udf_error");
     ak_unload();
-    /* The runtime keeps up to 64 temporary blocks of 64 KiB for the launchers' next calls
-     * (runtime.h, udfkit_device_alloc_async); they go with the context. Resetting it at the
-     * end leaves compute-sanitizer's leak check (tests/README.md) only memory a call lost. */
-    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    int (*reset)(int) = NULL;
-    if (cuda)
-        *(void **)&reset = dlsym(cuda, "cuDevicePrimaryCtxReset_v2");
-    if (reset)
-        check(reset(0) == 0 ? UDFKIT_OK : UDFKIT_ERROR_LAUNCH, "cuDevicePrimaryCtxReset");
     printf("%d checks passed, %d failed\n", passes, failures);
     return failures ? 1 : 0;
 }
