@@ -73,6 +73,7 @@ static struct {
     CUkernel kernel;
     int device, dependent;
     CUstream stream;
+    unsigned grid, block; /* cuLaunchKernel's x dimensions */
 } last;
 static CUstream last_copy_stream;
 
@@ -133,6 +134,13 @@ API void fake_last_launch(CUkernel *k, int *device, int *dependent, int *sm)
     *device = last.device;
     *dependent = last.dependent;
     *sm = last.kernel ? last.kernel->lib->sm : -1;
+}
+
+/* The x dimensions of the last launch through cuLaunchKernel: blocks and threads a block. */
+API void fake_last_grid(unsigned *grid, unsigned *block)
+{
+    *grid = last.grid;
+    *block = last.block;
 }
 
 API CUstream fake_last_copy_stream(void)
@@ -504,8 +512,10 @@ static CUresult launched(CUfunction f, CUstream s, int dependent)
 API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                             unsigned shared, CUstream s, void **args, void **extra)
 {
-    (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared, (void)args, (void)extra;
+    (void)gy, (void)gz, (void)by, (void)bz, (void)shared, (void)args, (void)extra;
     CUresult r = launched(f, s, 0);
+    if (r == CUDA_SUCCESS)
+        last.grid = gx, last.block = bx;
 #ifdef FAKE_CUDA_KERNELS
     if (r == CUDA_SUCCESS && ((CUkernel)f)->lib->any)
         r = fake_kernel_run(((CUkernel)f)->name, gx, args);

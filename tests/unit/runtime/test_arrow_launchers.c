@@ -354,7 +354,35 @@ static void takes_columns_at_their_offsets(void **state)
     view.release(&view);
 }
 
-int main(void)
+/* A map over strings runs a row a thread (its rows' byte loops side by side, as a hand-written
+ * kernel of a thread per row does), where a map over numbers gives each thread several rows of
+ * a tile (docs/strings.md, Speed): ak's raw launchers of map(blen) and map(mul_f64) over 2^20
+ * rows of empty strings and zeros, the grid each launch asked of the stand-in driver whose
+ * kernels run on the host (unit-map_grid: fake_cuda_kernels). */
+static void a_string_map_runs_a_row_a_thread(void **state)
+{
+    (void)state;
+    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    void (*grid_of)(unsigned *, unsigned *) = cuda ? (void (*)(unsigned *, unsigned *))dlsym(cuda, "fake_last_grid") : NULL;
+    if (!grid_of)
+        fail_msg("the fake libcuda.so.1 is not loaded (LD_LIBRARY_PATH)");
+    const size_t n = (size_t)1 << 20;
+    int32_t *offsets = test_calloc(n + 1, sizeof *offsets); /* every row empty */
+    double *values = test_calloc(n, sizeof *values);
+    int64_t *lengths = test_calloc(n, sizeof *lengths);
+    const udfkit_strings text = {UDFKIT_STRINGS_UTF8, offsets, "", NULL, 0};
+    unsigned grid = 0, block = 0;
+    assert_int_equal(ak_map_blen(NULL, n, text, lengths), UDFKIT_OK);
+    grid_of(&grid, &block);
+    assert_true(block > 0);
+    assert_int_equal((uint64_t)grid * block, (n + block - 1) / block * block);
+    assert_int_equal(ak_map_mul_f64(NULL, n, values, values, values), UDFKIT_OK);
+    grid_of(&grid, &block);
+    assert_true((uint64_t)grid * block < n / 2);
+    test_free(offsets), test_free(values), test_free(lengths);
+}
+
+int main(int argc, char **argv)
 {
     /* The runtime loads the stand-in driver; then what it saw can be read. */
     if (udfkit_synchronize() != UDFKIT_OK) {
@@ -367,5 +395,9 @@ int main(void)
         cmocka_unit_test(refuses_a_filter_without_outputs),
         cmocka_unit_test(takes_columns_at_their_offsets),
     };
+    /* `grid`: the launches' grids only, over the stand-in driver whose kernels run (unit-map_grid). */
+    const struct CMUnitTest grids[] = {cmocka_unit_test(a_string_map_runs_a_row_a_thread)};
+    if (argc > 1 && strcmp(argv[1], "grid") == 0)
+        return cmocka_run_group_tests(grids, NULL, NULL);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
