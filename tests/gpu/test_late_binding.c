@@ -15,6 +15,8 @@
 #include "late_engine_each.h"
 #include "late_hooks_engine.h"
 
+#include <udfkit/arrow.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,6 +343,154 @@ static void sort_through_a_slot(const char *what, udfkit_package *pkg, const cha
     late_calls_engine_release(inst);
 }
 
+/* An Arrow schema of one format (no children), released by the test. */
+static void schema_release(struct ArrowSchema *t)
+{
+    t->release = NULL;
+}
+
+static struct ArrowSchema schema_of(const char *format)
+{
+    struct ArrowSchema t;
+    memset(&t, 0, sizeof t);
+    t.format = format;
+    t.name = "";
+    t.flags = ARROW_FLAG_NULLABLE;
+    t.release = schema_release;
+    return t;
+}
+
+static void array_release(struct ArrowArray *a)
+{
+    a->release = NULL;
+}
+
+/* A device array of `length` rows at `offset` over device buffers (validity may be NULL). */
+static struct ArrowDeviceArray array_of(const void **buffers, const void *bits, const void *values, int64_t length,
+                                        int64_t offset, int64_t nulls)
+{
+    struct ArrowDeviceArray a;
+    memset(&a, 0, sizeof a);
+    buffers[0] = bits;
+    buffers[1] = values;
+    a.array.length = length;
+    a.array.offset = offset;
+    a.array.null_count = nulls;
+    a.array.n_buffers = 2;
+    a.array.buffers = buffers;
+    a.array.release = array_release;
+    a.device_type = ARROW_DEVICE_CUDA;
+    return a;
+}
+
+static int bit_at(const uint8_t *bits, int64_t i)
+{
+    return bits[i / 8] >> (i % 8) & 1;
+}
+
+/* late_hooks_engine's `_arrow` launchers (ARROW; docs/arrow.md) on a bound instance: map(price)
+ * over a float32 column at offset 5 with nulls (every 7th row) and one without nulls, the
+ * result's validity and values against the host; filter(keep) over the same column: the kept
+ * rows' values; map(widen) over an int32 column at offset 3 to int64; a schema of the wrong
+ * type refused naming the argument; bound without `keep`, its `_arrow` filter refused naming
+ * the slot, its output untouched. */
+static void arrow_on_slots(udfkit_package *cuda)
+{
+    enum { n = 2000, at = 5, xat = 3 };
+    float a[n + at], b[n], got[n];
+    int32_t x[n + xat];
+    int64_t wide[n];
+    uint8_t bits[(n + at + 7) / 8], got_bits[(n + 7) / 8];
+    memset(bits, 0, sizeof bits);
+    int64_t nulls = 0;
+    for (int i = 0; i < n + at; i++) {
+        a[i] = (float)(next_random() % 400) / 4.0f - 5.0f;
+        if (i < at || (i - at) % 7 != 3)
+            bits[i / 8] |= (uint8_t)(1u << (i % 8));
+        else
+            nulls++;
+    }
+    for (int i = 0; i < n; i++)
+        b[i] = (float)(next_random() % 8) / 16.0f;
+    for (int i = 0; i < n + xat; i++)
+        x[i] = (int32_t)(next_random() % 20001) - 10000;
+    void *da = device_copy(a, sizeof a), *db = device_copy(b, sizeof b), *dbits = device_copy(bits, sizeof bits),
+         *dx = device_copy(x, sizeof x);
+    for (int all = 0; all < 2 && da && db && dbits && dx; all++) {
+        const udfkit_slot_binding slots[] = {{"price", cuda, NULL}, {"keep", cuda, NULL}, {"widen", cuda, NULL}};
+        late_hooks_engine_instance *inst = NULL;
+        if (check(late_hooks_engine_bind(slots, all ? 3 : 1, &inst), "arrow: bind"))
+            break;
+        const void *ba[2], *bb[2], *bx[2];
+        struct ArrowDeviceArray in_a = array_of(ba, dbits, da, n, at, nulls), in_b = array_of(bb, NULL, db, n, 0, 0),
+                                in_x = array_of(bx, NULL, dx, n, xat, 0);
+        struct ArrowSchema f32 = schema_of("f"), i32 = schema_of("i");
+        struct ArrowDeviceArray out;
+        struct ArrowSchema out_type;
+        memset(&out, 0, sizeof out);
+        memset(&out_type, 0, sizeof out_type);
+        if (!all) {
+            udfkit_status st = late_hooks_engine_filter_keep_arrow(inst, NULL, &in_a, &f32, &out, &out_type);
+            CHECK(st == UDFKIT_ERROR_INVALID_ARGUMENT && strstr(udfkit_last_error(), "optional slot 'keep'") &&
+                      out.array.release == NULL && out_type.release == NULL,
+                  "arrow: filter(keep) without its slot gave %s: %s", udfkit_status_string(st), udfkit_last_error());
+            late_hooks_engine_release(inst);
+            continue;
+        }
+        udfkit_status st = late_hooks_engine_map_price_arrow(inst, NULL, &in_a, &i32, &in_b, &f32, &out, &out_type);
+        CHECK(st == UDFKIT_ERROR_INVALID_ARGUMENT && strstr(udfkit_last_error(), "a1") && out.array.release == NULL,
+              "arrow: map(price) over an int32 schema gave %s: %s", udfkit_status_string(st), udfkit_last_error());
+        if (!check(late_hooks_engine_map_price_arrow(inst, NULL, &in_a, &f32, &in_b, &f32, &out, &out_type),
+                   "arrow: map(price)")) {
+            CHECK(out.array.length == n && out.array.offset == 0 && strcmp(out_type.format, "f") == 0 &&
+                      out.array.n_buffers == 2 && out.array.buffers[0] != NULL,
+                  "arrow: map(price)'s result: length %lld, format %s", (long long)out.array.length, out_type.format);
+            if (out.array.length == n && out.array.buffers[0] &&
+                !check(udfkit_copy_to_host(got, out.array.buffers[1], sizeof got), "copy") &&
+                !check(udfkit_copy_to_host(got_bits, out.array.buffers[0], sizeof got_bits), "copy")) {
+                int bad = 0;
+                for (int i = 0; i < n; i++) {
+                    const int valid = bit_at(bits, at + i);
+                    bad += bit_at(got_bits, i) != valid || (valid && !close_enough(got[i], c_price(a[at + i], b[i])));
+                }
+                CHECK(bad == 0, "arrow: map(price): %d rows wrong", bad);
+            }
+            out.array.release(&out.array);
+            out_type.release(&out_type);
+        }
+        if (!check(late_hooks_engine_filter_keep_arrow(inst, NULL, &in_a, &f32, &out, &out_type), "arrow: filter(keep)")) {
+            int k = 0, bad = 0;
+            for (int i = 0; i < n; i++)
+                k += bit_at(bits, at + i) && c_keep(a[at + i]);
+            CHECK(out.array.length == k && strcmp(out_type.format, "f") == 0, "arrow: filter(keep) kept %lld rows of %d",
+                  (long long)out.array.length, k);
+            if (out.array.length == k && !check(udfkit_copy_to_host(got, out.array.buffers[1], (size_t)k * 4), "copy")) {
+                int j = 0;
+                for (int i = 0; i < n; i++)
+                    if (bit_at(bits, at + i) && c_keep(a[at + i]))
+                        bad += got[j++] != a[at + i];
+                CHECK(bad == 0, "arrow: filter(keep): %d rows wrong", bad);
+            }
+            out.array.release(&out.array);
+            out_type.release(&out_type);
+        }
+        if (!check(late_hooks_engine_map_widen_arrow(inst, NULL, &in_x, &i32, &out, &out_type), "arrow: map(widen)")) {
+            int bad = out.array.length != n || strcmp(out_type.format, "l") != 0;
+            if (!bad && !check(udfkit_copy_to_host(wide, out.array.buffers[1], sizeof wide), "copy"))
+                for (int i = 0; i < n; i++)
+                    bad += wide[i] != c_widen(x[xat + i]);
+            CHECK(bad == 0, "arrow: map(widen): %d rows wrong", bad);
+            out.array.release(&out.array);
+            out_type.release(&out_type);
+        }
+        late_hooks_engine_release(inst);
+    }
+    udfkit_device_free(da);
+    udfkit_device_free(db);
+    udfkit_device_free(dbits);
+    udfkit_device_free(dx);
+}
+
 /* late_hooks_engine: price required, keep and widen optional (OPTIONAL_SLOTS). Bound to price
  * alone, map(price) runs and matches the host; filter(keep) and map(widen) fail naming their
  * slot and launch nothing (their outputs keep the values written before). Bound to all
@@ -573,8 +723,11 @@ int main(int argc, char **argv)
     sandboxed_binds();
     udfs_call_slots(cuda);
     int minor = 0;
-    if (!check(udfkit_device_attribute(UDFKIT_DEVICE_COMPUTE_CAPABILITY_MINOR, &minor), "compute capability"))
+    if (!check(udfkit_device_attribute(UDFKIT_DEVICE_COMPUTE_CAPABILITY_MINOR, &minor), "compute capability")) {
         optional_slots(cuda, major * 10 + minor);
+        if (major * 10 + minor == 90) /* late_hooks_engine's SASS: a bind may leave a slot unbound */
+            arrow_on_slots(cuda);
+    }
     /* The package's fatbin binds as its manifest does. */
     late_engine_instance *e_fatbin = NULL;
     if (!check(late_engine_bind(to_cuda_fatbin, 5, &e_fatbin), "bind to the CUDA C package's fatbin"))
