@@ -8,18 +8,22 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* What one result array owns: its buffers' pointers (ArrowArray.buffers points here), the
- * device block holding them, the event recorded after the work, the schema's format. */
+/* What one result owns, in one host allocation that the array and its schema share (each
+ * one's release drops a reference; the last frees it): its buffers' pointers
+ * (ArrowArray.buffers points here), the device block holding them, the event recorded after
+ * the work, the schema's format. */
 struct udfkit_arrow_result {
     const void *buffers[3]; /* validity, values (a string's offsets), a string's bytes */
     void *block, *chars;
     CUevent event;
     unsigned long long ctx; /* the event's context (cuCtxGetId) */
-    char *format; /* the schema's, until the schema takes it */
+    atomic_int refs;        /* the array and the schema */
+    char format[];          /* the schema's */
 };
 
 /* Released results' events, kept for the next launches of their context (an event made and
@@ -33,14 +37,10 @@ static struct {
 static size_t event_count;
 static pthread_mutex_t event_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static udfkit_status event_take(const udfkit_driver *d, struct udfkit_arrow_result *res)
+/* An event of the current context (`ctx`, asked once a launch) for res. */
+static udfkit_status event_take(const udfkit_driver *d, unsigned long long ctx, struct udfkit_arrow_result *res)
 {
-    CUcontext ctx = NULL;
-    CUresult r = d->ctx_get_current(&ctx);
-    if (r == CUDA_SUCCESS)
-        r = d->ctx_get_id(ctx, &res->ctx);
-    if (r != CUDA_SUCCESS)
-        return udfkit_driver_fail(d, r, "cuCtxGetId");
+    res->ctx = ctx;
     pthread_mutex_lock(&event_lock);
     for (size_t i = event_count; i-- > 0;)
         if (event_cache[i].ctx == res->ctx) {
@@ -51,7 +51,7 @@ static udfkit_status event_take(const udfkit_driver *d, struct udfkit_arrow_resu
     pthread_mutex_unlock(&event_lock);
     if (res->event)
         return UDFKIT_OK;
-    r = d->event_create(&res->event, CU_EVENT_DISABLE_TIMING);
+    CUresult r = d->event_create(&res->event, CU_EVENT_DISABLE_TIMING);
     return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuEventCreate");
 }
 
@@ -120,20 +120,26 @@ static bool buffers_fit(const char *format, int64_t n_buffers)
     return n_buffers == 2;
 }
 
-static udfkit_status refuse(const udfkit_arrow_call *c, const char *arg, const char *fmt, ...)
+/* A refusal naming argument `arg` and its number (`number` 0: the name alone, "out"), which
+ * are put together only here: a launch that passes its checks formats nothing. */
+static udfkit_status refuse(const udfkit_arrow_call *c, const char *arg, size_t number, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 4, 5)))
 #endif
     ;
 
-static udfkit_status refuse(const udfkit_arrow_call *c, const char *arg, const char *fmt, ...)
+static udfkit_status refuse(const udfkit_arrow_call *c, const char *arg, size_t number, const char *fmt, ...)
 {
-    char why[320];
+    char why[320], name[32];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "%s: %s %s", c->launcher, arg, why);
+    if (number)
+        snprintf(name, sizeof name, "%s%zu", arg, number);
+    else
+        snprintf(name, sizeof name, "%s", arg);
+    return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "%s: %s %s", c->launcher, name, why);
 }
 
 static bool device_memory(ArrowDeviceType t)
@@ -145,48 +151,48 @@ static bool device_memory(ArrowDeviceType t)
 static udfkit_status check_input(const udfkit_arrow_call *c, size_t i, const udfkit_arrow_type *t,
                                  const struct ArrowDeviceArray *a, const struct ArrowSchema *schema, int64_t length)
 {
-    char arg[32], sarg[32], got[64];
-    snprintf(arg, sizeof arg, "a%zu", i + 1);
-    snprintf(sarg, sizeof sarg, "t%zu", i + 1);
+    char got[64];
+    const char *arg = "a", *sarg = "t";
+    const size_t no = i + 1;
     if (!a)
-        return refuse(c, arg, "is NULL");
+        return refuse(c, arg, no, "is NULL");
     if (!schema)
-        return refuse(c, sarg, "is NULL");
+        return refuse(c, sarg, no, "is NULL");
     if (!a->array.release)
-        return refuse(c, arg, "is released (its release callback is NULL)");
+        return refuse(c, arg, no, "is released (its release callback is NULL)");
     if (!schema->release || !schema->format)
-        return refuse(c, sarg, "is released or has no format");
+        return refuse(c, sarg, no, "is released or has no format");
     if (!format_matches(t, schema->format)) {
         describe(schema->format, got, sizeof got);
-        return refuse(c, sarg, "has type %s where the UDF takes %s ('%s'%s)", got, t->name, t->format,
+        return refuse(c, sarg, no, "has type %s where the UDF takes %s ('%s'%s)", got, t->name, t->format,
                       t->layout == UDFKIT_ARROW_STRING ? ", 'U' or 'vu'" : "");
     }
     if (schema->dictionary || a->array.dictionary)
-        return refuse(c, sarg, "is dictionary-encoded; the UDF takes %s values", t->name);
+        return refuse(c, sarg, no, "is dictionary-encoded; the UDF takes %s values", t->name);
     if (schema->n_children != 0 || a->array.n_children != 0)
-        return refuse(c, arg, "has %lld children where Arrow's '%s' has none", (long long)a->array.n_children,
+        return refuse(c, arg, no, "has %lld children where Arrow's '%s' has none", (long long)a->array.n_children,
                       schema->format);
     if (!buffers_fit(schema->format, a->array.n_buffers) || !a->array.buffers)
-        return refuse(c, arg, "has %lld buffers, which Arrow's '%s' does not have", (long long)a->array.n_buffers,
+        return refuse(c, arg, no, "has %lld buffers, which Arrow's '%s' does not have", (long long)a->array.n_buffers,
                       schema->format);
     if (!device_memory(a->device_type))
-        return refuse(c, arg, "is on device type %d; the launcher takes CUDA (2), CUDA_HOST (3) or CUDA_MANAGED (13)",
+        return refuse(c, arg, no, "is on device type %d; the launcher takes CUDA (2), CUDA_HOST (3) or CUDA_MANAGED (13)",
                       (int)a->device_type);
     if (a->array.length < 0 || a->array.offset < 0 || a->array.null_count < -1 ||
         a->array.null_count > a->array.length)
-        return refuse(c, arg, "has length %lld, offset %lld and null_count %lld, which no array has",
+        return refuse(c, arg, no, "has length %lld, offset %lld and null_count %lld, which no array has",
                       (long long)a->array.length, (long long)a->array.offset, (long long)a->array.null_count);
     if ((uint64_t)a->array.offset + (uint64_t)a->array.length > (1ull << 56))
-        return refuse(c, arg, "has offset + length past 2^56 rows");
+        return refuse(c, arg, no, "has offset + length past 2^56 rows");
     if (a->array.length != length)
-        return refuse(c, arg, "has %lld rows where a1 has %lld", (long long)a->array.length, (long long)length);
+        return refuse(c, arg, no, "has %lld rows where a1 has %lld", (long long)a->array.length, (long long)length);
     /* The values (a string's offsets or views) where there are rows; a string's characters may
      * be NULL, as Arrow lets any buffer of no bytes be (every row null or empty), and a
      * utf8_view's data buffers are read only through views longer than 12 bytes. */
     if (a->array.length > 0 && !a->array.buffers[1])
-        return refuse(c, arg, "has no buffer 1 for its %lld rows", (long long)a->array.length);
+        return refuse(c, arg, no, "has no buffer 1 for its %lld rows", (long long)a->array.length);
     if (a->array.null_count != 0 && a->array.null_count != -1 && !a->array.buffers[0])
-        return refuse(c, arg, "has %lld nulls and no validity bitmap", (long long)a->array.null_count);
+        return refuse(c, arg, no, "has %lld nulls and no validity bitmap", (long long)a->array.null_count);
     return UDFKIT_OK;
 }
 
@@ -233,6 +239,14 @@ static void block_free(const udfkit_driver *d, void *p, CUevent recorded, udfkit
         d->mem_free((CUdeviceptr)(uintptr_t)p);
 }
 
+/* One reference to r dropped: the host memory goes with the last. */
+static void result_drop(struct udfkit_arrow_result *r)
+{
+    if (atomic_fetch_sub(&r->refs, 1) == 1)
+        free(r);
+}
+
+/* r's device memory given back and its event kept; then the caller's reference dropped. */
 static void result_free(const udfkit_driver *d, struct udfkit_arrow_result *r, bool recorded, udfkit_stream s)
 {
     if (!r)
@@ -241,8 +255,7 @@ static void result_free(const udfkit_driver *d, struct udfkit_arrow_result *r, b
     block_free(d, r->chars, recorded ? r->event : NULL, s);
     if (r->event)
         event_give(d, r);
-    free(r->format);
-    free(r);
+    result_drop(r);
 }
 
 static void release_array(struct ArrowArray *array)
@@ -253,7 +266,7 @@ static void release_array(struct ArrowArray *array)
     if (udfkit_driver_enter(&d) == UDFKIT_OK)
         result_free(d, array->private_data, true, NULL);
     else
-        free(array->private_data);
+        result_drop(array->private_data);
     array->release = NULL;
 }
 
@@ -261,7 +274,7 @@ static void release_schema(struct ArrowSchema *schema)
 {
     if (!schema || !schema->release)
         return;
-    free(schema->private_data);
+    result_drop(schema->private_data);
     schema->release = NULL;
 }
 
@@ -291,13 +304,11 @@ static udfkit_status check_outputs(udfkit_arrow_call *c, struct ArrowDeviceArray
         c->results[j] = NULL;
         c->outs[j] = out[j];
         c->out_schemas[j] = out_schemas[j];
-        char arg[24], sarg[24];
-        snprintf(arg, sizeof arg, c->noutputs == 1 && !c->select ? "out" : "out%zu", j + 1);
-        snprintf(sarg, sizeof sarg, c->noutputs == 1 && !c->select ? "out_type" : "out_type%zu", j + 1);
+        const size_t no = c->noutputs == 1 && !c->select ? 0 : j + 1;
         if (!out[j])
-            return refuse(c, arg, "is NULL");
+            return refuse(c, "out", no, "is NULL");
         if (!out_schemas[j])
-            return refuse(c, sarg, "is NULL");
+            return refuse(c, "out_type", no, "is NULL");
     }
     return UDFKIT_OK;
 }
@@ -310,21 +321,23 @@ static udfkit_status check_inputs(udfkit_arrow_call *c, const udfkit_driver **d,
     udfkit_status st = UDFKIT_OK;
     for (size_t i = 0; i < c->ninputs && !st; i++)
         st = check_input(c, i, &in_types[i], in[i], in_schemas[i], length);
-    if (st || (st = udfkit_driver_enter(d)))
+    CUcontext ctx = NULL;
+    if (st || (st = udfkit_driver_enter_context(d, &ctx)))
         return st;
     c->n = (size_t)length;
+    /* The current context's device and id, asked once a launch: the pool's device, the
+     * inputs' devices checked against it, the results' events kept by the id. */
     CUdevice dev = 0;
     CUresult r = (*d)->ctx_get_device(&dev);
     if (r != CUDA_SUCCESS)
         return udfkit_driver_fail(*d, r, "cuCtxGetDevice");
+    if ((r = (*d)->ctx_get_id(ctx, &c->context)) != CUDA_SUCCESS)
+        return udfkit_driver_fail(*d, r, "cuCtxGetId");
     c->device = (int)dev;
     for (size_t i = 0; i < c->ninputs; i++)
-        if (in[i]->device_type != ARROW_DEVICE_CUDA_HOST && in[i]->device_id != (int64_t)dev) {
-            char arg[32];
-            snprintf(arg, sizeof arg, "a%zu", i + 1);
-            return refuse(c, arg, "is on device %lld; the current context's device is %d", (long long)in[i]->device_id,
-                          (int)dev);
-        }
+        if (in[i]->device_type != ARROW_DEVICE_CUDA_HOST && in[i]->device_id != (int64_t)dev)
+            return refuse(c, "a", i + 1, "is on device %lld; the current context's device is %d",
+                          (long long)in[i]->device_id, (int)dev);
     return UDFKIT_OK;
 }
 
@@ -383,11 +396,15 @@ static udfkit_status make_results(udfkit_arrow_call *c, const udfkit_driver *d, 
 {
     udfkit_status st = UDFKIT_OK;
     for (size_t j = 0; j < c->noutputs && !st; j++) {
-        struct udfkit_arrow_result *res = calloc(1, sizeof *res);
-        if (res)
-            c->results[j] = res;
-        if (!res || !(res->format = strdup(out_types[j].format)))
+        /* One host allocation: the result, its buffers' pointers and its schema's format. */
+        const size_t format = strlen(out_types[j].format) + 1;
+        struct udfkit_arrow_result *res = malloc(sizeof *res + format);
+        if (!res)
             return udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", c->launcher);
+        memset(res, 0, sizeof *res);
+        atomic_init(&res->refs, 1); /* the launch's, until udfkit_arrow_end hands it over */
+        memcpy(res->format, out_types[j].format, format);
+        c->results[j] = res;
         const bool packed = out_types[j].layout == UDFKIT_ARROW_BOOLEAN,
                    text = out_types[j].layout == UDFKIT_ARROW_STRING;
         size_t bits = c->out_nullable ? bitmap_bytes(c->n) : 0;
@@ -398,7 +415,7 @@ static udfkit_status make_results(udfkit_arrow_call *c, const udfkit_driver *d, 
         c->out_chars[j] = NULL;
         if (c->n || text) {
             CUdeviceptr p = 0;
-            if ((st = udfkit_pool_alloc_async(d, bytes, c->s, &p)))
+            if ((st = udfkit_pool_alloc_on(d, (CUdevice)c->device, bytes, c->s, &p)))
                 return st;
             res->block = (void *)(uintptr_t)p;
             c->out_bits[j] = bits ? (uint8_t *)res->block : NULL;
@@ -411,7 +428,7 @@ static udfkit_status make_results(udfkit_arrow_call *c, const udfkit_driver *d, 
         /* The launch writes a bool output's bytes; udfkit_arrow_end packs them there. */
         if (packed)
             c->out_values[j] = c->out_bools[j];
-        st = event_take(d, res);
+        st = event_take(d, c->context, res);
     }
     return st;
 }
@@ -497,7 +514,7 @@ udfkit_status udfkit_arrow_text(udfkit_arrow_call *c)
             return udfkit_runtime_fail(UDFKIT_ERROR_LAUNCH, "%s: the strings' sizes add up to %lld bytes", c->launcher,
                                        (long long)total);
         CUdeviceptr p = 0;
-        if ((st = udfkit_pool_alloc_async(d, (size_t)total, c->s, &p)))
+        if ((st = udfkit_pool_alloc_on(d, (CUdevice)c->device, (size_t)total, c->s, &p)))
             break;
         c->results[j]->chars = (void *)(uintptr_t)p;
         c->results[j]->buffers[2] = c->results[j]->chars;
@@ -548,11 +565,9 @@ udfkit_status udfkit_arrow_gather_copy(udfkit_arrow_call *c, udfkit_kernel copy)
 
 udfkit_status udfkit_arrow_end(udfkit_arrow_call *c, udfkit_status launched, udfkit_kernel pack)
 {
-    const udfkit_driver *d;
-    udfkit_status st = udfkit_driver_enter(&d);
-    if (st)
-        return st;
-    st = launched;
+    /* udfkit_arrow_begin entered the driver, and the launch keeps the context current. */
+    const udfkit_driver *d = udfkit_driver_loaded();
+    udfkit_status st = launched;
     /* A filter's length: the kept rows, once the launch has counted them. */
     uint64_t rows = c->n;
     if (!st && c->select && !(st = udfkit_copy_to_host_async(&rows, c->count, sizeof rows, c->s)))
@@ -599,12 +614,12 @@ udfkit_status udfkit_arrow_end(udfkit_arrow_call *c, udfkit_status launched, udf
         a->sync_event = &res->event;
         c->results[j] = NULL;
         memset(t, 0, sizeof *t);
+        atomic_store(&res->refs, 2); /* the array's and the schema's */
         t->format = res->format;
         t->name = "";
         t->flags = ARROW_FLAG_NULLABLE;
         t->release = release_schema;
-        t->private_data = res->format;
-        res->format = NULL;
+        t->private_data = res;
     }
     return UDFKIT_OK;
 }

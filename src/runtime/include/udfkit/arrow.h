@@ -301,6 +301,7 @@ typedef struct udfkit_arrow_call {
     bool out_nullable;
     bool select; /* a filter's: the outputs are the inputs' kept rows */
     int device;  /* the current context's device */
+    unsigned long long context; /* the current context's id (cuCtxGetId), its results' events' */
     struct ArrowDeviceArray *outs[UDFKIT_ARROW_MAX_COLUMNS];
     struct ArrowSchema *out_schemas[UDFKIT_ARROW_MAX_COLUMNS];
     struct udfkit_arrow_result *results[UDFKIT_ARROW_MAX_COLUMNS];
