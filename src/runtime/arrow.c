@@ -20,6 +20,7 @@
 struct udfkit_arrow_result {
     const void *buffers[3]; /* validity, values (a string's offsets), a string's bytes */
     void *block, *chars;
+    size_t capacity; /* the block's bytes: a size class (block_class) */
     CUevent event;
     unsigned long long ctx; /* the event's context (cuCtxGetId) */
     atomic_int refs;        /* the array and the schema */
@@ -53,6 +54,124 @@ static udfkit_status event_take(const udfkit_driver *d, unsigned long long ctx, 
         return UDFKIT_OK;
     CUresult r = d->event_create(&res->event, CU_EVENT_DISABLE_TIMING);
     return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuEventCreate");
+}
+
+static void event_give(const udfkit_driver *d, struct udfkit_arrow_result *res);
+
+/* Released results' blocks of up to BLOCK_MAX bytes, each with its result's event, kept for the
+ * next launches of their context (a stream-ordered allocation every launch would cost the host
+ * a driver call each, as the event would): a release records the event on the legacy stream
+ * after waiting there for the result's own event (so after the work the caller queued on
+ * blocking streams before releasing, as a stream-ordered free would come), and a launch that
+ * takes the block waits for that event on its stream, unless its stream is the legacy stream
+ * itself, which is past it already. At most BLOCK_CACHE blocks and BLOCK_CACHE_BYTES bytes;
+ * the others go back to the pool. */
+#define BLOCK_CACHE 128
+#define BLOCK_MAX (64u << 10)
+#define BLOCK_CACHE_BYTES (4u << 20)
+static struct {
+    unsigned long long ctx;
+    void *block;
+    size_t capacity;
+    CUevent event;
+} block_cache[BLOCK_CACHE];
+static size_t block_count, block_bytes;
+
+/* The bytes allocated for a result of `bytes`: small ones rounded up to a power of two (at
+ * least 256) so that a block released by one launch fits the next ones of a similar size. */
+static size_t block_class(size_t bytes)
+{
+    if (bytes > BLOCK_MAX)
+        return bytes;
+    size_t c = 256;
+    while (c < bytes)
+        c *= 2;
+    return c;
+}
+
+static bool is_legacy(udfkit_stream s)
+{
+    return s == NULL || (CUstream)s == CU_STREAM_LEGACY;
+}
+
+/* A kept block of `capacity` bytes of context `ctx` for res, with its event, made ready for
+ * stream s; false where none is kept (or s cannot wait for it). */
+static bool block_take(const udfkit_driver *d, unsigned long long ctx, size_t capacity, udfkit_stream s,
+                       struct udfkit_arrow_result *res)
+{
+    if (capacity > BLOCK_MAX)
+        return false;
+    pthread_mutex_lock(&event_lock);
+    for (size_t i = block_count; i-- > 0;)
+        if (block_cache[i].ctx == ctx && block_cache[i].capacity == capacity) {
+            res->block = block_cache[i].block;
+            res->event = block_cache[i].event;
+            block_bytes -= capacity;
+            memmove(&block_cache[i], &block_cache[i + 1], (block_count - i - 1) * sizeof *block_cache);
+            block_count--;
+            break;
+        }
+    pthread_mutex_unlock(&event_lock);
+    if (!res->block)
+        return false;
+    res->ctx = ctx;
+    res->capacity = capacity;
+    if (is_legacy(s) || d->stream_wait_event((CUstream)s, res->event, 0) == CUDA_SUCCESS)
+        return true;
+    /* s cannot wait: the block goes back to the pool on the legacy stream, after its event. */
+    if (d->mem_free_async((CUdeviceptr)(uintptr_t)res->block, NULL) != CUDA_SUCCESS)
+        d->mem_free((CUdeviceptr)(uintptr_t)res->block);
+    res->block = NULL;
+    return false;
+}
+
+/* Keeps a released result's block and event (its event waited for on the legacy stream
+ * already) where it is of the current context and there is room; false otherwise. */
+static bool block_keep(const udfkit_driver *d, struct udfkit_arrow_result *res)
+{
+    if (!res->block || res->capacity > BLOCK_MAX)
+        return false;
+    CUcontext ctx = NULL;
+    unsigned long long id = 0;
+    if (d->ctx_get_current(&ctx) != CUDA_SUCCESS || !ctx || d->ctx_get_id(ctx, &id) != CUDA_SUCCESS ||
+        id != res->ctx || d->event_record(res->event, NULL) != CUDA_SUCCESS)
+        return false;
+    /* Where the cache is full, this context's oldest kept blocks make room (back to the pool on
+     * the legacy stream, where their events were recorded), so that a launch of a new size is
+     * not left without. */
+    void *evicted[4];
+    CUevent evicted_events[4];
+    size_t nevicted = 0;
+    pthread_mutex_lock(&event_lock);
+    while (nevicted < 4 &&
+           (block_count == BLOCK_CACHE || block_bytes + res->capacity > BLOCK_CACHE_BYTES)) {
+        size_t i = 0;
+        while (i < block_count && block_cache[i].ctx != id)
+            i++;
+        if (i == block_count)
+            break;
+        evicted[nevicted] = block_cache[i].block;
+        evicted_events[nevicted++] = block_cache[i].event;
+        block_bytes -= block_cache[i].capacity;
+        memmove(&block_cache[i], &block_cache[i + 1], (block_count - i - 1) * sizeof *block_cache);
+        block_count--;
+    }
+    bool room = block_count < BLOCK_CACHE && block_bytes + res->capacity <= BLOCK_CACHE_BYTES;
+    if (room) {
+        block_cache[block_count].ctx = res->ctx;
+        block_cache[block_count].block = res->block;
+        block_cache[block_count].capacity = res->capacity;
+        block_cache[block_count++].event = res->event;
+        block_bytes += res->capacity;
+    }
+    pthread_mutex_unlock(&event_lock);
+    for (size_t i = 0; i < nevicted; i++) {
+        if (d->mem_free_async((CUdeviceptr)(uintptr_t)evicted[i], NULL) != CUDA_SUCCESS)
+            d->mem_free((CUdeviceptr)(uintptr_t)evicted[i]);
+        struct udfkit_arrow_result gone = {.event = evicted_events[i], .ctx = id};
+        event_give(d, &gone);
+    }
+    return room;
 }
 
 static void event_give(const udfkit_driver *d, struct udfkit_arrow_result *res)
@@ -246,14 +365,24 @@ static void result_drop(struct udfkit_arrow_result *r)
         free(r);
 }
 
-/* r's device memory given back and its event kept; then the caller's reference dropped. */
+/* r's device memory given back (a released result's small block kept with its event for the
+ * next launches) and its event kept; then the caller's reference dropped. */
 static void result_free(const udfkit_driver *d, struct udfkit_arrow_result *r, bool recorded, udfkit_stream s)
 {
     if (!r)
         return;
-    block_free(d, r->block, recorded ? r->event : NULL, s);
-    block_free(d, r->chars, recorded ? r->event : NULL, s);
-    if (r->event)
+    bool kept = false;
+    if (recorded && r->event && d->stream_wait_event(NULL, r->event, 0) == CUDA_SUCCESS) {
+        /* The legacy stream now comes after the result's work (and the caller's on blocking
+         * streams): the bytes and the block are freed, or the block kept, in its order. */
+        block_free(d, r->chars, NULL, NULL);
+        if (!(kept = block_keep(d, r)))
+            block_free(d, r->block, NULL, NULL);
+    } else {
+        block_free(d, r->block, recorded ? r->event : NULL, s);
+        block_free(d, r->chars, recorded ? r->event : NULL, s);
+    }
+    if (r->event && !kept)
         event_give(d, r);
     result_drop(r);
 }
@@ -414,10 +543,14 @@ static udfkit_status make_results(udfkit_arrow_call *c, const udfkit_driver *d, 
         c->out_offsets[j] = NULL;
         c->out_chars[j] = NULL;
         if (c->n || text) {
-            CUdeviceptr p = 0;
-            if ((st = udfkit_pool_alloc_on(d, (CUdevice)c->device, bytes, c->s, &p)))
-                return st;
-            res->block = (void *)(uintptr_t)p;
+            /* A kept block of the size class (its event with it), else the pool's. */
+            res->capacity = block_class(bytes);
+            if (!block_take(d, c->context, res->capacity, c->s, res)) {
+                CUdeviceptr p = 0;
+                if ((st = udfkit_pool_alloc_on(d, (CUdevice)c->device, res->capacity, c->s, &p)))
+                    return st;
+                res->block = (void *)(uintptr_t)p;
+            }
             c->out_bits[j] = bits ? (uint8_t *)res->block : NULL;
             c->out_values[j] = (char *)res->block + bits;
         }
@@ -428,7 +561,8 @@ static udfkit_status make_results(udfkit_arrow_call *c, const udfkit_driver *d, 
         /* The launch writes a bool output's bytes; udfkit_arrow_end packs them there. */
         if (packed)
             c->out_values[j] = c->out_bools[j];
-        st = event_take(d, c->context, res);
+        if (!res->event)
+            st = event_take(d, c->context, res);
     }
     return st;
 }
