@@ -118,9 +118,22 @@ static bool block_take(const udfkit_driver *d, unsigned long long ctx, size_t ca
     res->capacity = capacity;
     if (is_legacy(s) || d->stream_wait_event((CUstream)s, res->event, 0) == CUDA_SUCCESS)
         return true;
-    /* s cannot wait: the block goes back to the pool on the legacy stream, after its event. */
-    if (d->mem_free_async((CUdeviceptr)(uintptr_t)res->block, NULL) != CUDA_SUCCESS)
+    /* s cannot wait for it (a stream being captured, say): the block goes back to the cache,
+     * where it was, and the launch allocates from the pool as without it. */
+    pthread_mutex_lock(&event_lock);
+    bool back = block_count < BLOCK_CACHE;
+    if (back) {
+        block_cache[block_count].ctx = ctx;
+        block_cache[block_count].block = res->block;
+        block_cache[block_count].capacity = capacity;
+        block_cache[block_count++].event = res->event;
+        block_bytes += capacity;
+    }
+    pthread_mutex_unlock(&event_lock);
+    if (!back && d->mem_free_async((CUdeviceptr)(uintptr_t)res->block, NULL) != CUDA_SUCCESS)
         d->mem_free((CUdeviceptr)(uintptr_t)res->block);
+    if (back)
+        res->event = NULL; /* the cache's again */
     res->block = NULL;
     return false;
 }

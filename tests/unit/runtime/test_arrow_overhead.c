@@ -33,6 +33,9 @@ static void (*driver_calls_reset)(void);
 static void (*driver_calls_each)(void (*)(const char *, unsigned long long, void *), void *);
 static size_t (*live_blocks)(void);
 static void *(*stream_create)(void);
+static void *(*ctx_create)(int device);
+static int (*ctx_get_current)(void **);
+static int (*ctx_set_current)(void *);
 static int failures;
 
 #define CHECK(cond, ...)                                                                                               \
@@ -265,6 +268,19 @@ static void other_stream(void)
           "on a stream: %llu waits and %llu allocations where a kept block is taken", of(&a, "cuStreamWaitEvent"),
           of(&a, "cuMemAllocFromPoolAsync"));
     release(0);
+    /* Another context of the same device takes none of the first one's blocks or events. */
+    void *first = NULL;
+    ctx_get_current(&first);
+    ctx_set_current(ctx_create(0));
+    driver_calls_reset();
+    must(map_arrow(0), "map(mul_f64) in another context");
+    const tally other = take_tally();
+    CHECK(of(&other, "cuMemAllocFromPoolAsync") == 1 && of(&other, "cuEventCreate") == 1 &&
+              of(&other, "cuStreamWaitEvent") == 0,
+          "another context took a kept block or event (%llu allocations, %llu events made)",
+          of(&other, "cuMemAllocFromPoolAsync"), of(&other, "cuEventCreate"));
+    release(0);
+    ctx_set_current(first);
 }
 
 int main(int argc, char **argv)
@@ -277,7 +293,10 @@ int main(int argc, char **argv)
         !(*(void **)&driver_calls_reset = dlsym(cuda, "fake_driver_calls_reset")) ||
         !(*(void **)&driver_calls_each = dlsym(cuda, "fake_driver_calls_each")) ||
         !(*(void **)&live_blocks = dlsym(cuda, "fake_live_blocks")) ||
-        !(*(void **)&stream_create = dlsym(cuda, "fake_stream_create"))) {
+        !(*(void **)&stream_create = dlsym(cuda, "fake_stream_create")) ||
+        !(*(void **)&ctx_create = dlsym(cuda, "fake_ctx_create")) ||
+        !(*(void **)&ctx_get_current = dlsym(cuda, "cuCtxGetCurrent")) ||
+        !(*(void **)&ctx_set_current = dlsym(cuda, "cuCtxSetCurrent"))) {
         fprintf(stderr, "the stand-in libcuda.so.1 is not loaded (LD_LIBRARY_PATH)\n");
         return 1;
     }
