@@ -483,11 +483,13 @@ static udfkit_status check_inputs(udfkit_arrow_call *c, const udfkit_driver **d,
     return UDFKIT_OK;
 }
 
-/* One temporary block: a filter's kept rows and their count, utf8_view columns' data buffers
- * as device arrays of pointers, and udfkit's byte columns of Arrow's bit-packed booleans
- * (inputs unpacked into them, outputs packed from them). */
+/* One temporary block: a filter's kept rows and their count (unless it selects the values at
+ * once: `direct`), utf8_view columns' data buffers as device arrays of pointers, and udfkit's
+ * byte columns of Arrow's bit-packed booleans (inputs unpacked into them, outputs packed from
+ * them). */
 static udfkit_status place_temporary(udfkit_arrow_call *c, const udfkit_arrow_type *in_types,
-                                     const struct ArrowDeviceArray *const *in, const udfkit_arrow_type *out_types)
+                                     const struct ArrowDeviceArray *const *in, const udfkit_arrow_type *out_types,
+                                     bool direct)
 {
     size_t pointers = 0, bools = 0;
     for (size_t i = 0; i < c->ninputs; i++) {
@@ -497,14 +499,15 @@ static udfkit_status place_temporary(udfkit_arrow_call *c, const udfkit_arrow_ty
     }
     for (size_t j = 0; j < c->noutputs; j++)
         bools += out_types[j].layout == UDFKIT_ARROW_BOOLEAN;
-    const size_t column = (c->n + 255) / 256 * 256, selected = c->select ? (c->n + 1) * sizeof(uint64_t) : 0;
-    if (!c->select && !(pointers + bools && c->n))
+    const size_t column = (c->n + 255) / 256 * 256,
+                 selected = c->select && !direct ? (c->n + 1) * sizeof(uint64_t) : 0;
+    if (!selected && !(pointers + bools && c->n))
         return UDFKIT_OK;
     udfkit_status st = udfkit_device_alloc_async(selected + pointers * sizeof(void *) + bools * column, c->s,
                                                  &c->temporary);
     if (st)
         return st;
-    if (c->select) {
+    if (selected) {
         c->count = c->temporary;
         c->indices = c->count + 1;
     }
@@ -533,8 +536,10 @@ static udfkit_status place_temporary(udfkit_arrow_call *c, const udfkit_arrow_ty
 }
 
 /* The outputs: a validity bitmap where a row may be null, then the values, in one block of
- * udfkit's pool, and an event each. */
-static udfkit_status make_results(udfkit_arrow_call *c, const udfkit_driver *d, const udfkit_arrow_type *out_types)
+ * udfkit's pool, and an event each. A filter that selects the values at once (`direct`) counts
+ * the kept rows after the first output's values, in its block (allocated at 0 rows too). */
+static udfkit_status make_results(udfkit_arrow_call *c, const udfkit_driver *d, const udfkit_arrow_type *out_types,
+                                  bool direct)
 {
     udfkit_status st = UDFKIT_OK;
     for (size_t j = 0; j < c->noutputs && !st; j++) {
@@ -551,11 +556,15 @@ static udfkit_status make_results(udfkit_arrow_call *c, const udfkit_driver *d, 
                    text = out_types[j].layout == UDFKIT_ARROW_STRING;
         size_t bits = c->out_nullable ? bitmap_bytes(c->n) : 0;
         size_t bytes = bits + (packed ? bitmap_bytes(c->n) : text ? (c->n + 1) * 8 : c->n * out_types[j].size);
+        const bool counted = direct && j == 0;
+        const size_t count_at = (bytes + 7) / 8 * 8;
+        if (counted)
+            bytes = count_at + sizeof(uint64_t);
         c->out_bits[j] = NULL;
         c->out_values[j] = NULL;
         c->out_offsets[j] = NULL;
         c->out_chars[j] = NULL;
-        if (c->n || text) {
+        if (c->n || text || counted) {
             /* A kept block of the size class (its event with it), else the pool's. */
             res->capacity = block_class(bytes);
             if (!block_take(d, c->context, res->capacity, c->s, res)) {
@@ -565,7 +574,9 @@ static udfkit_status make_results(udfkit_arrow_call *c, const udfkit_driver *d, 
                 res->block = (void *)(uintptr_t)p;
             }
             c->out_bits[j] = bits ? (uint8_t *)res->block : NULL;
-            c->out_values[j] = (char *)res->block + bits;
+            c->out_values[j] = c->n || text ? (char *)res->block + bits : NULL;
+            if (counted)
+                c->count = (uint64_t *)((char *)res->block + count_at);
         }
         res->buffers[0] = c->out_bits[j];
         res->buffers[1] = c->out_values[j];
@@ -580,12 +591,14 @@ static udfkit_status make_results(udfkit_arrow_call *c, const udfkit_driver *d, 
     return st;
 }
 
-udfkit_status udfkit_arrow_begin(udfkit_arrow_call *c, const char *launcher, udfkit_stream s,
-                                 const udfkit_arrow_type *in_types, const struct ArrowDeviceArray *const *in,
-                                 const struct ArrowSchema *const *in_schemas, size_t ninputs,
-                                 const udfkit_arrow_type *out_types, struct ArrowDeviceArray *const *out,
-                                 struct ArrowSchema *const *out_schemas, size_t noutputs, bool nullable_out,
-                                 bool select)
+/* udfkit_arrow_begin, and with `values` udfkit_arrow_begin_filter's: a filter without string
+ * columns whose inputs have no nulls selects the values at once. */
+static udfkit_status begin(udfkit_arrow_call *c, const char *launcher, udfkit_stream s,
+                           const udfkit_arrow_type *in_types, const struct ArrowDeviceArray *const *in,
+                           const struct ArrowSchema *const *in_schemas, size_t ninputs,
+                           const udfkit_arrow_type *out_types, struct ArrowDeviceArray *const *out,
+                           struct ArrowSchema *const *out_schemas, size_t noutputs, bool nullable_out, bool select,
+                           bool values)
 {
     c->launcher = launcher;
     c->s = s;
@@ -615,11 +628,35 @@ udfkit_status udfkit_arrow_begin(udfkit_arrow_call *c, const char *launcher, udf
         take_input(c, i, &in_types[i], in[i], in_schemas[i]);
     }
     c->out_nullable = !select && (nullable_out || c->masked);
-    if ((st = place_temporary(c, in_types, in, out_types)) == UDFKIT_OK)
-        st = make_results(c, d, out_types);
+    bool direct = values && !c->masked;
+    for (size_t i = 0; i < ninputs; i++)
+        direct = direct && in_types[i].layout != UDFKIT_ARROW_STRING;
+    if ((st = place_temporary(c, in_types, in, out_types, direct)) == UDFKIT_OK)
+        st = make_results(c, d, out_types, direct);
     if (st)
         call_free(d, c);
     return st;
+}
+
+udfkit_status udfkit_arrow_begin(udfkit_arrow_call *c, const char *launcher, udfkit_stream s,
+                                 const udfkit_arrow_type *in_types, const struct ArrowDeviceArray *const *in,
+                                 const struct ArrowSchema *const *in_schemas, size_t ninputs,
+                                 const udfkit_arrow_type *out_types, struct ArrowDeviceArray *const *out,
+                                 struct ArrowSchema *const *out_schemas, size_t noutputs, bool nullable_out,
+                                 bool select)
+{
+    return begin(c, launcher, s, in_types, in, in_schemas, ninputs, out_types, out, out_schemas, noutputs, nullable_out,
+                 select, false);
+}
+
+udfkit_status udfkit_arrow_begin_filter(udfkit_arrow_call *c, const char *launcher, udfkit_stream s,
+                                        const udfkit_arrow_type *in_types, const struct ArrowDeviceArray *const *in,
+                                        const struct ArrowSchema *const *in_schemas, size_t ninputs,
+                                        const udfkit_arrow_type *out_types, struct ArrowDeviceArray *const *out,
+                                        struct ArrowSchema *const *out_schemas, size_t noutputs)
+{
+    return begin(c, launcher, s, in_types, in, in_schemas, ninputs, out_types, out, out_schemas, noutputs, false, true,
+                 true);
 }
 
 /* A grid-stride launch of one of the library's bit kernels over `items` items. */
@@ -673,7 +710,7 @@ udfkit_status udfkit_arrow_text(udfkit_arrow_call *c)
 udfkit_status udfkit_arrow_gather(udfkit_arrow_call *c, udfkit_kernel gather)
 {
     udfkit_status st = UDFKIT_OK;
-    for (size_t j = 0; j < c->noutputs && !st && c->n; j++) {
+    for (size_t j = 0; j < c->noutputs && !st && c->n && c->indices; j++) {
         if (c->out_types[j].layout == UDFKIT_ARROW_STRING)
             continue; /* udfkit_arrow_gather_sizes and _copy */
         const void *from = c->values[j];
