@@ -22,6 +22,7 @@ struct udfkit_arrow_result {
     void *block, *chars;
     size_t capacity; /* the block's bytes: a size class (block_class) */
     CUevent event;
+    int64_t null_count;     /* where it has a bitmap: its nulls, where the inputs tell; else -1 */
     unsigned long long ctx; /* the event's context (cuCtxGetId) */
     atomic_int refs;        /* the array and the schema */
     char format[];          /* the schema's */
@@ -539,7 +540,7 @@ static udfkit_status place_temporary(udfkit_arrow_call *c, const udfkit_arrow_ty
  * udfkit's pool, and an event each. A filter that selects the values at once (`direct`) counts
  * the kept rows after the first output's values, in its block (allocated at 0 rows too). */
 static udfkit_status make_results(udfkit_arrow_call *c, const udfkit_driver *d, const udfkit_arrow_type *out_types,
-                                  bool direct)
+                                  bool direct, int64_t nulls)
 {
     udfkit_status st = UDFKIT_OK;
     for (size_t j = 0; j < c->noutputs && !st; j++) {
@@ -550,6 +551,7 @@ static udfkit_status make_results(udfkit_arrow_call *c, const udfkit_driver *d, 
             return udfkit_runtime_fail(UDFKIT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", c->launcher);
         memset(res, 0, sizeof *res);
         atomic_init(&res->refs, 1); /* the launch's, until udfkit_arrow_end hands it over */
+        res->null_count = nulls;
         memcpy(res->format, out_types[j].format, format);
         c->results[j] = res;
         const bool packed = out_types[j].layout == UDFKIT_ARROW_BOOLEAN,
@@ -589,6 +591,25 @@ static udfkit_status make_results(udfkit_arrow_call *c, const udfkit_driver *d, 
             st = event_take(d, c->context, res);
     }
     return st;
+}
+
+/* A map's results' null count where the inputs tell it without the device: a row is null where
+ * an input is (map(f) does not call f for it, and f returns no null), so where one input is
+ * null throughout, n; where only one input has nulls, of a known count (not Arrow's -1), that
+ * count; else -1 ("not yet computed"). */
+static int64_t map_nulls(const udfkit_arrow_call *c, const struct ArrowDeviceArray *const *in)
+{
+    int64_t known = -1;
+    size_t with = 0;
+    for (size_t i = 0; i < c->ninputs; i++) {
+        if (!c->masks[i].bits)
+            continue;
+        if (in[i]->array.null_count == (int64_t)c->n)
+            return (int64_t)c->n;
+        known = in[i]->array.null_count;
+        with++;
+    }
+    return with == 1 ? known : -1;
 }
 
 /* udfkit_arrow_begin, and with `values` udfkit_arrow_begin_filter's: a filter without string
@@ -632,7 +653,7 @@ static udfkit_status begin(udfkit_arrow_call *c, const char *launcher, udfkit_st
     for (size_t i = 0; i < ninputs; i++)
         direct = direct && in_types[i].layout != UDFKIT_ARROW_STRING;
     if ((st = place_temporary(c, in_types, in, out_types, direct)) == UDFKIT_OK)
-        st = make_results(c, d, out_types, direct);
+        st = make_results(c, d, out_types, direct, select || nullable_out ? -1 : map_nulls(c, in));
     if (st)
         call_free(d, c);
     return st;
@@ -786,9 +807,10 @@ udfkit_status udfkit_arrow_end(udfkit_arrow_call *c, udfkit_status launched, udf
         struct ArrowSchema *t = c->out_schemas[j];
         memset(a, 0, sizeof *a);
         a->array.length = (int64_t)rows;
-        /* Without an input's nulls no row is null; with them, how many is known once the
-         * launch has run: Arrow's -1, "not yet computed", says so without waiting for it. */
-        a->array.null_count = c->out_nullable ? -1 : 0;
+        /* Without an input's nulls no row is null; with them, a map's inputs may tell how many
+         * (map_nulls), else it is known once the launch has run: Arrow's -1, "not yet
+         * computed", says so without waiting for it. */
+        a->array.null_count = c->out_nullable ? res->null_count : 0;
         a->array.n_buffers = res->chars ? 3 : 2;
         a->array.buffers = res->buffers;
         a->array.release = release_array;

@@ -362,7 +362,9 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_gather_copy(udfkit_arrow_call *c, 
  * output's event on s and hands each output array and schema over, with release callbacks;
  * otherwise frees them and returns that status. Without an input's nulls (and for map's UDFs,
  * which return no null) null_count is 0 and the validity buffer NULL; otherwise the count is
- * known once the launch has run, and null_count is Arrow's -1, "not yet computed". A filter's
+ * known once the launch has run, and null_count is Arrow's -1, "not yet computed", unless a
+ * map's inputs tell it (a row is null where an input is: one input null throughout, n; only
+ * one input with nulls, of a known count, that count). A filter's
  * waits for s to read how many rows were kept: Arrow's length is a host number. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_end(udfkit_arrow_call *c, udfkit_status launched, udfkit_kernel pack);
 
