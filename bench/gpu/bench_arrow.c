@@ -4,9 +4,12 @@
  * 100 calls back to back on one stream timed on the host's clock, the `_arrow` launcher (its
  * checks, the input's event waited for, the output allocated stream-ordered, an event recorded,
  * the result and schema built) against the raw launcher with outputs allocated once; the
- * results of a round are released after it, timed apart (release frees the device memory:
- * cuMemFree). The filter's `_arrow` launcher waits for its count (Arrow's length is a host
- * number): it is timed against the raw filter followed by the same wait for its count. The two
+ * results of a round are released after it, timed apart (release gives the device memory back
+ * in stream order, or keeps a small block with its event for the next launches: docs/arrow.md,
+ * Outputs). The filter's `_arrow` launcher waits for its count (Arrow's length is a host
+ * number): it is timed against the raw filter followed by the same wait for its count (its
+ * selection, a generated filter(above_half, values), writes the kept values at once: the same
+ * two launches as the raw filter's, no gather). The two
  * alternate round by round; median of the rounds after 3 warm-up rounds. The goal is at most
  * 2 us more a launch.
  * usage: udfkit_bench arrow [rounds (30)]; exits 77 without a GPU. */

@@ -112,11 +112,31 @@ static void raw_call(const udfkit_kernel_entry *e, const char *launcher, const c
     udfkit_buf_puts(out, filter ? ", c.indices, c.count)" : masks ? ", NULL)" : ")");
 }
 
-/* The launch: the raw launcher (nullable_map's), or where inputs have nulls the masked one. */
-static void launch_call(const udfkit_kernel_entry *e, const char *raw, const char *masked, const char *self, int how,
-                        udfkit_buf *out)
+/* filter(p, values)'s launcher on the call's columns: each input's kept rows' values into its
+ * output, their number into c.count. */
+static void values_call(const udfkit_kernel_entry *e, const char *values, const char *self, udfkit_buf *out)
 {
-    if (e->tpl == UDFKIT_KERNEL_NULLABLE_MAP) {
+    const size_t inputs = udfkit_rows_input_count(e);
+    udfkit_buf_printf(out, "%s(%s%ss, c.n", values, self ? self : "", self ? ", " : "");
+    for (size_t i = 0; i < inputs; i++)
+        udfkit_buf_printf(out, ", c.values[%zu]", i);
+    for (size_t j = 0; j < inputs; j++)
+        udfkit_buf_printf(out, ", c.out_values[%zu]", j);
+    udfkit_buf_puts(out, ", c.count)");
+}
+
+/* The launch: the raw launcher (nullable_map's), or where inputs have nulls the masked one; a
+ * filter's without string columns selects the values where udfkit_arrow_begin_filter left no
+ * room for row numbers (no input has nulls), else the rows through the masked one. */
+static void launch_call(const udfkit_kernel_entry *e, const char *raw, const char *masked, const char *values,
+                        const char *self, int how, udfkit_buf *out)
+{
+    if (values) {
+        udfkit_buf_puts(out, "c.indices ? ");
+        raw_call(e, masked, self, true, how, out);
+        udfkit_buf_puts(out, "\n                      : ");
+        values_call(e, values, self, out);
+    } else if (e->tpl == UDFKIT_KERNEL_NULLABLE_MAP) {
         raw_call(e, raw, self, true, how, out);
     } else if (e->tpl == UDFKIT_KERNEL_FILTER && e->word) {
         /* filter(p, indices32) and filter(p, values) write other outputs: their _arrow
@@ -131,7 +151,8 @@ static void launch_call(const udfkit_kernel_entry *e, const char *raw, const cha
 }
 
 udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, const char *raw, const char *masked,
-                              const char *bits_index, bool slotted, udfkit_buf *decls, udfkit_buf *defs)
+                              const char *values, const char *bits_index, bool slotted, udfkit_buf *decls,
+                              udfkit_buf *defs)
 {
     /* A SLOTS library's launchers, and its kernels' lookups, take the bound instance. */
     const char *self = slotted ? "inst" : NULL, *lookup = slotted ? "inst" : "NULL";
@@ -166,11 +187,11 @@ udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, con
     if (udfkit_rows_text_results(e)) {
         /* A string result in two launches: its offsets, then (once udfkit_arrow_text has read
          * their total and allocated the bytes) its bytes. */
-        launch_call(e, raw, masked, self, CALL_SIZES, &call);
+        launch_call(e, raw, masked, NULL, self, CALL_SIZES, &call);
         udfkit_buf_puts(&call, ";\n    if (!st)\n        st = udfkit_arrow_text(&c);\n    if (!st)\n        st = ");
-        launch_call(e, raw, masked, self, CALL_TEXT, &call);
+        launch_call(e, raw, masked, NULL, self, CALL_TEXT, &call);
     } else {
-        launch_call(e, raw, masked, self, CALL_VALUES, &call);
+        launch_call(e, raw, masked, values, self, CALL_VALUES, &call);
     }
     if (bools)
         udfkit_buf_printf(&bits,
@@ -180,14 +201,15 @@ udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, con
                           "    if (!st)\n        st = udfkit_%s_kernel(%s, %s + 1, &pack);\n"
                           "    if (!st)\n        st = udfkit_arrow_unpack(&c, unpack, in);\n",
                           lib, lookup, bits_index, lib, lookup, bits_index);
-    /* A filter gathers each input's kept rows after its launch; a string column's as a
-     * large_utf8 column: the kept rows' sizes, their offsets (the library's offsets scan over
-     * n + 1 entries), then the bytes, once udfkit_arrow_text has read their total. */
+    /* A filter that selected row numbers gathers each input's kept rows after its launch; a
+     * string column's as a large_utf8 column: the kept rows' sizes, their offsets (the library's
+     * offsets scan over n + 1 entries), then the bytes, once udfkit_arrow_text has read their
+     * total. */
     if (filter)
         udfkit_buf_printf(&call,
-                          ";\n    udfkit_kernel gather = NULL;\n    if (!st)\n        st = udfkit_%s_kernel(%s, %s + 2, "
-                          "&gather);\n    if (!st)\n        st = udfkit_arrow_gather(&c, gather)",
-                          lib, lookup, bits_index);
+                          ";\n    udfkit_kernel gather = NULL;\n    if (!st%s)\n        st = udfkit_%s_kernel(%s, %s + 2, "
+                          "&gather);\n    if (!st%s)\n        st = udfkit_arrow_gather(&c, gather)",
+                          values ? " && c.indices" : "", lib, lookup, bits_index, values ? " && c.indices" : "");
     if (filter && udfkit_signature_has(&e->fn->sig, UDFKIT_KIND_TEXT)) {
         udfkit_buf_printf(&call,
                           ";\n    udfkit_kernel text_sizes = NULL, text_copy = NULL;\n    if (!st)\n        st = "
@@ -208,8 +230,9 @@ udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, con
         {"PROTOTYPE", proto.data},     {"IN_TYPES", in_types.data},       {"OUT_TYPES", out_types.data},
         {"IN_ARRAYS", in_arrays.data}, {"IN_SCHEMAS", in_schemas.data},   {"OUT_ARRAYS", out_arrays.data},
         {"OUT_SCHEMAS", out_schemas.data}, {"LAUNCHER", name.data},       {"NIN", nin},
-        {"NOUT", nout},                {"NULLABLE_OUT", nullable ? "true" : "false"},
-        {"SELECT", filter ? "true" : "false"},
+        {"NOUT", nout},
+        {"BEGIN", filter ? "udfkit_arrow_begin_filter" : "udfkit_arrow_begin"},
+        {"MODE", filter ? "" : nullable ? ", true, false" : ", false, false"},
         {"BITS", bits.data ? bits.data : ""}, {"RAW_CALL", call.data},    {"PACK", bools ? "pack" : "NULL"},
     };
     udfkit_rc rc = udfkit_template_render(udfkit_tpl_launcher_arrow, vars, sizeof vars / sizeof *vars, defs);

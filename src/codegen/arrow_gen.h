@@ -23,8 +23,11 @@ bool udfkit_arrow_has_bools(const udfkit_kernel_entry *e);
 /* The entry's `_arrow` launcher: its documentation and prototype into decls, its definition
  * into defs. raw: the entry's launcher; masked: the launcher of the same UDF under
  * nullable_map (nullable_filter) that a map's (filter's) launcher runs where an input has
- * nulls; unused for nullable_map. */
+ * nulls; unused for nullable_map. values: a filter's without string columns, the launcher of
+ * the same UDF under filter(p, values) that it runs where no input has nulls (the kept rows'
+ * values written at once, no row numbers gathered); NULL otherwise. */
 udfkit_rc udfkit_arrow_render(const char *lib, const udfkit_kernel_entry *e, const char *raw, const char *masked,
-                              const char *bits_index, bool slotted, udfkit_buf *decls, udfkit_buf *defs);
+                              const char *values, const char *bits_index, bool slotted, udfkit_buf *decls,
+                              udfkit_buf *defs);
 
 #endif

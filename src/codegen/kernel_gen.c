@@ -55,6 +55,8 @@ typedef struct render_parts {
 /* The hidden nullable_map and nullable_filter entries' names: "<name>_nullable_map_<f>_arrow_masked",
  * apart from any entry's (nullable_map(f, nullify) has nullable_map(f)'s names). */
 static const udfkit_template_word arrow_masked = {"", "", "_arrow_masked", NULL, false, UDFKIT_FILTER_INDICES};
+/* The hidden filter(p, values) entries' names: "<name>_filter_<p>_arrow_values". */
+static const udfkit_template_word arrow_values = {"", "", "_arrow_values", NULL, false, UDFKIT_FILTER_VALUES};
 
 /* The launcher a map's or filter's `_arrow` launcher runs where inputs have nulls: the entry
  * nullable_map(f) or nullable_filter(p) where given, else the hidden one (into out). */
@@ -66,6 +68,31 @@ static void masked_launcher(const render_parts *r, const udfkit_kernel_entry *e,
     for (size_t j = 0; j < r->nall; j++)
         if (r->all[j].tpl == tpl && strcmp(r->all[j].c_name, e->c_name) == 0 && (!r->all[j].word || r->all[j].hidden) &&
             (!serving || serving->hidden))
+            serving = &r->all[j];
+    if (!serving)
+        return;
+    udfkit_buf_printf(out, "%s_%s_", r->name, udfkit_kernel_entry_row(serving)->name);
+    udfkit_kernel_entry_suffix(serving, out);
+}
+
+/* Whether a filter's `_arrow` launcher selects the kept rows' values with a filter(p, values)
+ * launcher where no input has nulls: a filter without string columns (udfkit_arrow_begin_filter
+ * allocates no row numbers for it then). */
+static bool selects_values(const udfkit_kernel_entry *e)
+{
+    return e->tpl == UDFKIT_KERNEL_FILTER && !udfkit_signature_has(&e->fn->sig, UDFKIT_KIND_TEXT);
+}
+
+/* The filter(p, values) launcher a filter's `_arrow` launcher runs where no input has nulls:
+ * the entry's own (filter(p, values)), another entry filter(p, values), else the hidden one. */
+static void values_launcher(const render_parts *r, const udfkit_kernel_entry *e, udfkit_buf *out)
+{
+    const udfkit_kernel_entry *serving = NULL;
+    if (e->filter_out == UDFKIT_FILTER_VALUES)
+        serving = e;
+    for (size_t j = 0; j < r->nall && !serving; j++)
+        if (r->all[j].tpl == UDFKIT_KERNEL_FILTER && r->all[j].filter_out == UDFKIT_FILTER_VALUES &&
+            strcmp(r->all[j].c_name, e->c_name) == 0)
             serving = &r->all[j];
     if (!serving)
         return;
@@ -722,13 +749,17 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     /* Beside the launcher, its `_arrow` launcher (arrow_gen.c); a map's runs the UDF's
      * nullable_map launcher where an input has nulls. */
     if (!rc && !e->hidden && r->with_arrow && udfkit_arrow_entry(e)) {
-        udfkit_buf raw = UDFKIT_BUF_INIT, masked = UDFKIT_BUF_INIT;
+        udfkit_buf raw = UDFKIT_BUF_INIT, masked = UDFKIT_BUF_INIT, values = UDFKIT_BUF_INIT;
         udfkit_buf_printf(&raw, "%s_%s_", r->name, row->name);
         udfkit_kernel_entry_suffix(e, &raw);
         masked_launcher(r, e, &masked);
-        rc = udfkit_arrow_render(r->name, e, raw.data, masked.data, r->bits_index, r->slotted, &r->decls, &r->arrow);
+        if (selects_values(e))
+            values_launcher(r, e, &values);
+        rc = udfkit_arrow_render(r->name, e, raw.data, masked.data, values.data, r->bits_index, r->slotted, &r->decls,
+                                 &r->arrow);
         udfkit_buf_free(&raw);
         udfkit_buf_free(&masked);
+        udfkit_buf_free(&values);
     }
     udfkit_buf *bufs[] = {&t.kernel,   &t.params,    &t.args,      &t.dense,         &t.no_bits,   &t.ptrs,
                           &t.ret,      &t.fn,        &t.prefix,    &t.outs,          &t.out_vals,  &t.outs_at,
@@ -809,14 +840,48 @@ static udfkit_rc render_shared(render_parts *r, unsigned needs, bool any, const 
     return rc;
 }
 
+/* A hidden entry "<tpl>(<f>)" (word: its names' suffix and what a filter writes) at the end of
+ * all. */
+static udfkit_rc add_hidden(udfkit_kernel_entry *all, size_t *nall, udfkit_kernel_template tpl, bool values,
+                            const udfkit_kernel_entry *e)
+{
+    udfkit_buf text = UDFKIT_BUF_INIT;
+    udfkit_buf_printf(&text, "%s(%s%s)", udfkit_kernel_template_name(tpl), e->c_name, values ? ", values" : "");
+    udfkit_kernel_entry *twin = &all[(*nall)++];
+    udfkit_rc rc = udfkit_kernel_entry_parse(text.data, twin);
+    if (!rc)
+        rc = udfkit_kernel_entry_bind(twin, e->fn, 1, false);
+    twin->hidden = true;
+    twin->word = values ? &arrow_values : &arrow_masked;
+    udfkit_buf_free(&text);
+    return rc;
+}
+
+/* Whether an entry of template tpl over f serves as a filter's or map's hidden one: given
+ * without a word (nullable_map(f, nullify) has other semantics), or hidden; a filter(p,
+ * values) one (`values`) given with the word or hidden. */
+static bool served(const udfkit_kernel_entry *all, size_t nall, udfkit_kernel_template tpl, bool values,
+                   const char *f)
+{
+    for (size_t j = 0; j < nall; j++) {
+        if (all[j].tpl != tpl || strcmp(all[j].c_name, f) != 0)
+            continue;
+        if (values ? all[j].filter_out == UDFKIT_FILTER_VALUES : !all[j].word || all[j].hidden)
+            return true;
+    }
+    return false;
+}
+
 /* The entries, then the hidden nullable_map and nullable_filter entries that maps' and filters'
  * `_arrow` launchers run where inputs have nulls (one per UDF, unless such an entry is given:
- * its launcher serves), into *all (entries [0, count) are copies of `entries`; the caller frees
- * the others). *bits: whether the library needs arrow_bits.cu.in's kernels. */
+ * its launcher serves), and the hidden filter(p, values) entries that filters' `_arrow`
+ * launchers without string columns run where none has (likewise), into *all (entries [0,
+ * count) are copies of `entries`; the caller frees the others). *bits: whether the library
+ * needs arrow_bits.cu.in's kernels. */
 static udfkit_rc with_hidden_entries(const udfkit_kernel_entry *entries, size_t count, bool arrow,
                                      udfkit_kernel_entry **out, size_t *nall, bool *bits, bool *strings)
 {
-    udfkit_kernel_entry *all = calloc(2 * count + 1, sizeof *all);
+    udfkit_kernel_entry *all = calloc(3 * count + 1, sizeof *all);
     *out = all;
     *nall = 0;
     if (!all)
@@ -836,20 +901,10 @@ static udfkit_rc with_hidden_entries(const udfkit_kernel_entry *entries, size_t 
             continue;
         const udfkit_kernel_template twin_tpl = e->tpl == UDFKIT_KERNEL_MAP ? UDFKIT_KERNEL_NULLABLE_MAP
                                                                              : UDFKIT_KERNEL_NULLABLE_FILTER;
-        bool served = false;
-        for (size_t j = 0; j < *nall; j++)
-            served |= all[j].tpl == twin_tpl && (!all[j].word || all[j].hidden) && strcmp(all[j].c_name, e->c_name) == 0;
-        if (served)
-            continue;
-        udfkit_buf text = UDFKIT_BUF_INIT;
-        udfkit_buf_printf(&text, "%s(%s)", udfkit_kernel_template_name(twin_tpl), e->c_name);
-        udfkit_kernel_entry *twin = &all[(*nall)++];
-        rc = udfkit_kernel_entry_parse(text.data, twin);
-        if (!rc)
-            rc = udfkit_kernel_entry_bind(twin, e->fn, 1, false);
-        twin->hidden = true;
-        twin->word = &arrow_masked;
-        udfkit_buf_free(&text);
+        if (!served(all, *nall, twin_tpl, false, e->c_name))
+            rc = add_hidden(all, nall, twin_tpl, false, e);
+        if (!rc && selects_values(e) && !served(all, *nall, UDFKIT_KERNEL_FILTER, true, e->c_name))
+            rc = add_hidden(all, nall, UDFKIT_KERNEL_FILTER, true, e);
     }
     return rc;
 }

@@ -123,7 +123,18 @@ udfkit_status udfkit_driver_fail(const udfkit_driver *d, CUresult r, const char 
     return udfkit_runtime_fail(s, "%s: %s (%s)", what, name, text);
 }
 
+const udfkit_driver *udfkit_driver_loaded(void)
+{
+    return &driver;
+}
+
 udfkit_status udfkit_driver_enter(const udfkit_driver **out)
+{
+    CUcontext current;
+    return udfkit_driver_enter_context(out, &current);
+}
+
+udfkit_status udfkit_driver_enter_context(const udfkit_driver **out, CUcontext *context)
 {
     pthread_once(&load_once, load_driver);
     if (load_status != UDFKIT_OK)
@@ -151,7 +162,9 @@ udfkit_status udfkit_driver_enter(const udfkit_driver **out)
         r = driver.ctx_set_current(primary);
         if (r != CUDA_SUCCESS)
             return udfkit_driver_fail(&driver, r, "cuCtxSetCurrent");
+        current = primary;
     }
+    *context = current;
     *out = &driver;
     return UDFKIT_OK;
 }

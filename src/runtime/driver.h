@@ -61,6 +61,10 @@ typedef struct udfkit_driver {
 /* Loads libcuda once and makes sure the calling thread has a current context (its own,
  * else the primary context of device 0). On failure sets the message. */
 udfkit_status udfkit_driver_enter(const udfkit_driver **out);
+/* The loaded driver, for code that entered it earlier in the same call (udfkit_arrow_end). */
+const udfkit_driver *udfkit_driver_loaded(void);
+/* The same, also giving the current context (what udfkit_driver_enter asked the driver for). */
+udfkit_status udfkit_driver_enter_context(const udfkit_driver **out, CUcontext *context);
 
 /* Turns a driver error into a status and a message "what: CUDA_ERROR_X (text)". */
 udfkit_status udfkit_driver_fail(const udfkit_driver *d, CUresult r, const char *what);
@@ -69,6 +73,9 @@ udfkit_status udfkit_driver_fail(const udfkit_driver *d, CUresult r, const char 
  * blocks or a stream's scratch (memory.c): memory handed over to a caller, who frees it
  * with cuMemFree (an Arrow array's release). */
 udfkit_status udfkit_pool_alloc_async(const udfkit_driver *d, size_t bytes, udfkit_stream s, CUdeviceptr *out);
+/* The same where the caller knows the current device (cuCtxGetDevice asked once a launch). */
+udfkit_status udfkit_pool_alloc_on(const udfkit_driver *d, CUdevice dev, size_t bytes, udfkit_stream s,
+                                   CUdeviceptr *out);
 
 /* This thread's message (error.c). */
 udfkit_status udfkit_runtime_fail(udfkit_status s, const char *fmt, ...)

@@ -171,12 +171,9 @@ udfkit_status udfkit_copy_to_host_async(void *dst, const void *src, size_t bytes
 static CUmemoryPool pools[64];
 static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static udfkit_status pool_of(const udfkit_driver *d, CUmemoryPool *out)
+static udfkit_status pool_on(const udfkit_driver *d, CUdevice dev, CUmemoryPool *out)
 {
-    CUdevice dev;
-    CUresult r = d->ctx_get_device(&dev);
-    if (r != CUDA_SUCCESS)
-        return udfkit_driver_fail(d, r, "cuCtxGetDevice");
+    CUresult r = CUDA_SUCCESS;
     if (dev < 0 || dev >= 64)
         return udfkit_runtime_fail(UDFKIT_ERROR_INVALID_ARGUMENT, "device ordinal %d is out of range", (int)dev);
     pthread_mutex_lock(&pools_lock);
@@ -195,6 +192,15 @@ static udfkit_status pool_of(const udfkit_driver *d, CUmemoryPool *out)
     *out = pools[dev];
     pthread_mutex_unlock(&pools_lock);
     return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "creating udfkit's memory pool");
+}
+
+static udfkit_status pool_of(const udfkit_driver *d, CUmemoryPool *out)
+{
+    CUdevice dev;
+    CUresult r = d->ctx_get_device(&dev);
+    if (r != CUDA_SUCCESS)
+        return udfkit_driver_fail(d, r, "cuCtxGetDevice");
+    return pool_on(d, dev, out);
 }
 
 /* ---- small temporary blocks kept per stream ----
@@ -394,6 +400,17 @@ udfkit_status udfkit_pool_alloc_async(const udfkit_driver *d, size_t bytes, udfk
 {
     CUmemoryPool pool = NULL;
     udfkit_status st = pool_of(d, &pool);
+    if (st)
+        return st;
+    CUresult r = d->mem_alloc_from_pool_async(out, bytes ? bytes : 1, pool, (CUstream)s);
+    return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuMemAllocFromPoolAsync");
+}
+
+udfkit_status udfkit_pool_alloc_on(const udfkit_driver *d, CUdevice dev, size_t bytes, udfkit_stream s,
+                                   CUdeviceptr *out)
+{
+    CUmemoryPool pool = NULL;
+    udfkit_status st = pool_on(d, dev, &pool);
     if (st)
         return st;
     CUresult r = d->mem_alloc_from_pool_async(out, bytes ? bytes : 1, pool, (CUstream)s);

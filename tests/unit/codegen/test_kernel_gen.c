@@ -227,19 +227,30 @@ static void renders_launchers_and_kernels(void **state)
     assert_non_null(strstr(cu, "udfkit_lib_select_init("));
     assert_int_equal(occurrences(cu, "#include <cub/agent/agent_select_if.cuh>"), 1);
     /* The filter's `_arrow` launcher selects through nullable_filter where inputs have nulls
-     * (its kernels and their shared scan), then gathers the kept rows (arrow_bits.cu.in). */
+     * (its kernels and their shared scan), then gathers the kept rows (arrow_bits.cu.in);
+     * without nulls through a hidden filter(is_even, values), which writes the kept values at
+     * once: no row numbers, no gather. */
     assert_non_null(strstr(cu, "udfkit_lib_filter_scan("));
     assert_non_null(strstr(cu, "udfkit_lib_arrow_gather("));
+    assert_non_null(strstr(c, "udfkit_arrow_begin_filter(&c, \"lib_filter_is_even_arrow\", s, "));
+    assert_non_null(strstr(c, "st = c.indices ? lib_nullable_filter_is_even_arrow_masked(s, c.n, c.values[0], c.masks[0], "
+                              "c.indices, c.count)\n                      : lib_filter_is_even_arrow_values(s, c.n, "
+                              "c.values[0], c.out_values[0], c.count);\n"));
+    assert_non_null(strstr(c, "\nstatic udfkit_status lib_filter_is_even_arrow_values(udfkit_stream s, size_t n, "
+                              "const int32_t *a1, int32_t *out1, uint64_t *count)"));
+    assert_non_null(strstr(c, "    if (!st && c.indices)\n        st = udfkit_arrow_gather(&c, gather);\n"));
+    assert_null(strstr(h, "lib_filter_is_even_arrow_values"));
     assert_non_null(strstr(h, "\nudfkit_status lib_filter_is_even_arrow(udfkit_stream s, const struct ArrowDeviceArray *a1, "
                               "const struct ArrowSchema *t1, struct ArrowDeviceArray *out1, struct ArrowSchema *out_type1);\n"));
     assert_non_null(strstr(cu, "udfkit_lib_reduce_add_partials("));
     assert_non_null(strstr(cu, "udfkit_lib_reduce_h_final("));
     /* Seven kernels of the entries, the two of nullable_map's for each map's `_arrow` launcher
-     * and of nullable_filter's for the filter's (inputs with nulls), the nullable filters' scan,
+     * and of nullable_filter's for the filter's (inputs with nulls), the hidden filter(is_even,
+     * values)'s one (inputs without), the nullable filters' scan,
      * the three of arrow_bits.cu.in, and the marker that code compiled for compute_90 or later
      * has: the launchers start a pass after the first through udfkit_launch_dependent, which asks
      * per device whether the code there has it; nothing decided once at load. */
-    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 8 + 2 * 2 + 2 + 1 + 3 + 1);
+    assert_int_equal(occurrences(cu, "extern \"C\" __global__"), 8 + 2 * 2 + 2 + 1 + 1 + 3 + 1);
     /* Those nullable_map launchers are the file's own: neither declared nor marked. */
     assert_non_null(strstr(c, "\nstatic udfkit_status lib_nullable_map_scale_arrow_masked(udfkit_stream s, size_t n, "));
     assert_null(strstr(h, "lib_nullable_map_scale"));
@@ -262,13 +273,13 @@ static void renders_launchers_and_kernels(void **state)
     assert_non_null(strstr(c, "#include \"lib.h\"\n"));
     assert_non_null(strstr(c, "extern const unsigned char lib_fatbin[];\nextern const size_t lib_fatbin_size;\n"));
     assert_non_null(strstr(c, "udfkit_runtime_check_abi(1, "));
-    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[18 + 1];"));
+    assert_non_null(strstr(c, "static udfkit_kernel udfkit_lib_kernels[19 + 1];"));
     /* The entries' kernels, the hidden nullable_maps' after them, then the shared init. */
     assert_non_null(strstr(c, "    \"udfkit_lib_reduce_h_final\",\n    \"udfkit_lib_nullable_map_scale_arrow_masked\",\n"));
     assert_non_null(strstr(c, "    \"udfkit_lib_nullable_map_h_arrow_masked_dense\",\n    \"udfkit_lib_filter_scan\",\n"
                               "    \"udfkit_lib_select_init\",\n    \"udfkit_lib_arrow_unpack\",\n"));
-    /* The filter's launcher: the shared init (index 14), then its own kernel (index 1). */
-    assert_non_null(strstr(c, "udfkit_lib_kernel(self, 14, &init_k);"));
+    /* The filter's launcher: the shared init (index 15), then its own kernel (index 1). */
+    assert_non_null(strstr(c, "udfkit_lib_kernel(self, 15, &init_k);"));
     assert_non_null(strstr(c, "udfkit_lib_kernel(self, 1, &select_k);"));
     assert_null(strstr(c, "if (total > 0x100000000ull)"));
     assert_non_null(strstr(c, "udfkit_lib_chunks("));
@@ -489,6 +500,10 @@ static void renders_the_arrow_launchers_masked_path(void **state)
     assert_int_equal(occurrences(c, "static udfkit_status lib_nullable_filter_p_arrow_masked("), 1);
     assert_non_null(strstr(h, "lib_filter_p_arrow(udfkit_stream s"));
     assert_non_null(strstr(h, "lib_filter_p_values_arrow(udfkit_stream s"));
+    /* The entry filter(p, values) serves both where no input has nulls: no hidden one. */
+    assert_null(strstr(c, "lib_filter_p_arrow_values"));
+    assert_int_equal(occurrences(c, "\n                      : lib_filter_p_values(s, c.n, c.values[0], "
+                                    "c.out_values[0], c.count);\n"), 2);
     assert_non_null(strstr(h, "lib_nullable_map_f_nullify_arrow(udfkit_stream s"));
     assert_null(strstr(h, "_arrow_masked"));
     rendered_free(&r);

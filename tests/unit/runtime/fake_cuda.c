@@ -188,16 +188,66 @@ API size_t fake_staged_copies(void)
     return n;
 }
 
+/* ---- calls of the driver, counted by entry point (what a launcher costs the host in driver
+ * calls: unit-arrow_overhead) ---- */
+
+static struct {
+    const char *name; /* the entry point's __func__ */
+    unsigned long long calls;
+} called_table[64];
+static size_t called_names;
+
+static void called(const char *name)
+{
+    size_t i = 0;
+    while (i < called_names && called_table[i].name != name)
+        i++;
+    if (i == called_names) {
+        if (called_names == sizeof called_table / sizeof *called_table)
+            return;
+        called_table[called_names++].name = name;
+    }
+    called_table[i].calls++;
+}
+#define CALLED() called(__func__)
+
+/* Calls of the entry point `name` since the last fake_driver_calls_reset, or of all of them
+ * where name is NULL. */
+API unsigned long long fake_driver_calls(const char *name)
+{
+    unsigned long long n = 0;
+    for (size_t i = 0; i < called_names; i++)
+        if (!name || strcmp(called_table[i].name, name) == 0)
+            n += called_table[i].calls;
+    return n;
+}
+
+API void fake_driver_calls_reset(void)
+{
+    for (size_t i = 0; i < called_names; i++)
+        called_table[i].calls = 0;
+}
+
+/* Each entry point called since the last reset, and how often, to `each`. */
+API void fake_driver_calls_each(void (*each)(const char *name, unsigned long long calls, void *arg), void *arg)
+{
+    for (size_t i = 0; i < called_names; i++)
+        if (called_table[i].calls)
+            each(called_table[i].name, called_table[i].calls, arg);
+}
+
 /* ---- the driver ---- */
 
 API CUresult cuInit(unsigned int flags)
 {
+    CALLED();
     (void)flags;
     return CUDA_SUCCESS;
 }
 
 API CUresult cuDriverGetVersion(int *v)
 {
+    CALLED();
     *v = 13000;
     return CUDA_SUCCESS;
 }
@@ -222,18 +272,21 @@ static const char *error_name(CUresult r)
 
 API CUresult cuGetErrorName(CUresult r, const char **s)
 {
+    CALLED();
     *s = error_name(r);
     return CUDA_SUCCESS;
 }
 
 API CUresult cuGetErrorString(CUresult r, const char **s)
 {
+    CALLED();
     *s = error_name(r);
     return CUDA_SUCCESS;
 }
 
 API CUresult cuDeviceGet(CUdevice *d, int ordinal)
 {
+    CALLED();
     if (ordinal < 0 || ordinal >= DEVICES)
         return CUDA_ERROR_INVALID_DEVICE;
     *d = ordinal;
@@ -242,12 +295,14 @@ API CUresult cuDeviceGet(CUdevice *d, int ordinal)
 
 API CUresult cuDeviceGetCount(int *n)
 {
+    CALLED();
     *n = DEVICES;
     return CUDA_SUCCESS;
 }
 
 API CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 {
+    CALLED();
     switch (a) {
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
         *v = cc_major[d];
@@ -270,6 +325,7 @@ API CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 
 API CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
 {
+    CALLED();
     struct CUctx_st *p = &contexts[d];
     if (!p->used)
         *p = (struct CUctx_st){true, true, d, next_id++, next_id++};
@@ -280,6 +336,7 @@ API CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
 
 API CUresult cuDevicePrimaryCtxGetState(CUdevice d, unsigned int *flags, int *active)
 {
+    CALLED();
     *flags = 0;
     *active = contexts[d].used && contexts[d].active;
     return CUDA_SUCCESS;
@@ -287,18 +344,21 @@ API CUresult cuDevicePrimaryCtxGetState(CUdevice d, unsigned int *flags, int *ac
 
 API CUresult cuCtxGetCurrent(CUcontext *c)
 {
+    CALLED();
     *c = current;
     return CUDA_SUCCESS;
 }
 
 API CUresult cuCtxSetCurrent(CUcontext c)
 {
+    CALLED();
     current = c;
     return CUDA_SUCCESS;
 }
 
 API CUresult cuCtxGetDevice(CUdevice *d)
 {
+    CALLED();
     if (!current)
         return CUDA_ERROR_INVALID_CONTEXT;
     *d = current->device;
@@ -307,12 +367,14 @@ API CUresult cuCtxGetDevice(CUdevice *d)
 
 API CUresult cuCtxSynchronize(void)
 {
+    CALLED();
     legacy_stream_done();
     return CUDA_SUCCESS;
 }
 
 API CUresult cuCtxGetId(CUcontext c, unsigned long long *id)
 {
+    CALLED();
     if (!c || !c->used)
         return CUDA_ERROR_INVALID_CONTEXT;
     *id = c->id;
@@ -321,6 +383,7 @@ API CUresult cuCtxGetId(CUcontext c, unsigned long long *id)
 
 API CUresult cuStreamGetId(CUstream s, unsigned long long *id)
 {
+    CALLED();
     if (!current)
         return CUDA_ERROR_INVALID_CONTEXT;
     if ((uintptr_t)s <= 2) { /* NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD (one thread here) */
@@ -335,6 +398,7 @@ API CUresult cuStreamGetId(CUstream s, unsigned long long *id)
 
 API CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *status)
 {
+    CALLED();
     (void)s;
     *status = CU_STREAM_CAPTURE_STATUS_NONE;
     return CUDA_SUCCESS;
@@ -342,6 +406,7 @@ API CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *status)
 
 API CUresult cuStreamSynchronize(CUstream s)
 {
+    CALLED();
     if (is_legacy(s))
         legacy_stream_done();
     return CUDA_SUCCESS;
@@ -406,6 +471,7 @@ static bool read_cubin_symbols(struct CUlib_st *lib, const unsigned char *elf)
 API CUresult cuLibraryLoadData(CUlibrary *out, const void *code, CUjit_option *jo, void **jv, unsigned int jn,
                                CUlibraryOption *lo, void **lv, unsigned int ln)
 {
+    CALLED();
     (void)jo, (void)jv, (void)jn, (void)lo, (void)lv, (void)ln;
     for (int i = 0; i < LIBRARIES; i++)
         if (!libraries[i].used) {
@@ -439,12 +505,14 @@ API CUresult cuLibraryLoadData(CUlibrary *out, const void *code, CUjit_option *j
 
 API CUresult cuLibraryUnload(CUlibrary lib)
 {
+    CALLED();
     lib->used = false;
     return CUDA_SUCCESS;
 }
 
 API CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary lib, const char *name)
 {
+    CALLED();
     for (unsigned i = 0; i < lib->count; i++)
         if (strcmp(lib->kernels[i].name, name) == 0) {
             *k = &lib->kernels[i];
@@ -462,12 +530,14 @@ API CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary lib, const char *name)
 
 API CUresult cuLibraryGetKernelCount(unsigned int *n, CUlibrary lib)
 {
+    CALLED();
     *n = lib->count;
     return CUDA_SUCCESS;
 }
 
 API CUresult cuLibraryEnumerateKernels(CUkernel *ks, unsigned int n, CUlibrary lib)
 {
+    CALLED();
     for (unsigned i = 0; i < n && i < lib->count; i++)
         ks[i] = &lib->kernels[i];
     return CUDA_SUCCESS;
@@ -488,6 +558,7 @@ static CUresult code_here(CUkernel k)
 
 API CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
 {
+    CALLED();
     CUresult r = code_here(k);
     if (r == CUDA_SUCCESS)
         *f = (CUfunction)k;
@@ -512,6 +583,7 @@ static CUresult launched(CUfunction f, CUstream s, int dependent)
 API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                             unsigned shared, CUstream s, void **args, void **extra)
 {
+    CALLED();
     (void)gy, (void)gz, (void)by, (void)bz, (void)shared, (void)args, (void)extra;
     CUresult r = launched(f, s, 0);
     if (r == CUDA_SUCCESS)
@@ -525,6 +597,7 @@ API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
 
 API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **args, void **extra)
 {
+    CALLED();
     (void)args, (void)extra;
     int dependent = 0;
     for (unsigned i = 0; i < config->numAttrs; i++)
@@ -540,6 +613,7 @@ API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void *
 
 API CUresult cuLibraryGetGlobal(CUdeviceptr *p, size_t *bytes, CUlibrary lib, const char *name)
 {
+    CALLED();
     if (!lib->record || strcmp(name, "udfkit_udf_error_record") != 0)
         return CUDA_ERROR_NOT_FOUND;
     *p = (CUdeviceptr)(uintptr_t)lib->record_bytes;
@@ -549,6 +623,7 @@ API CUresult cuLibraryGetGlobal(CUdeviceptr *p, size_t *bytes, CUlibrary lib, co
 
 API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int threads, size_t shared)
 {
+    CALLED();
     (void)threads, (void)shared;
     CUresult r = code_here((CUkernel)f);
     *n = 4;
@@ -571,6 +646,15 @@ static void *keep(void *m)
         live[nlive++] = m;
     pthread_mutex_unlock(&live_lock);
     return m;
+}
+
+/* Device blocks and events alive. */
+API size_t fake_live_blocks(void)
+{
+    pthread_mutex_lock(&live_lock);
+    size_t n = nlive;
+    pthread_mutex_unlock(&live_lock);
+    return n;
 }
 
 static void drop(void *m)
@@ -596,11 +680,13 @@ static CUresult host_alloc(CUdeviceptr *p, size_t bytes)
 
 API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes)
 {
+    CALLED();
     return host_alloc(p, bytes);
 }
 
 API CUresult cuMemFree_v2(CUdeviceptr p)
 {
+    CALLED();
     legacy_stream_done(); /* cuMemFree waits for the device */
     drop((void *)(uintptr_t)p);
     return CUDA_SUCCESS;
@@ -610,6 +696,7 @@ static int pool_object;
 
 API CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
 {
+    CALLED();
     (void)props;
     *pool = (CUmemoryPool)&pool_object;
     return CUDA_SUCCESS;
@@ -617,24 +704,28 @@ API CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
 
 API CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute a, void *v)
 {
+    CALLED();
     (void)pool, (void)a, (void)v;
     return CUDA_SUCCESS;
 }
 
 API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t bytes, CUmemoryPool pool, CUstream s)
 {
+    CALLED();
     (void)pool, (void)s;
     return host_alloc(p, bytes);
 }
 
 API CUresult cuMemAllocAsync(CUdeviceptr *p, size_t bytes, CUstream s)
 {
+    CALLED();
     (void)s;
     return host_alloc(p, bytes);
 }
 
 API CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s)
 {
+    CALLED();
     (void)s;
     legacy_stream_done(); /* no staged copy may land in freed memory */
     drop((void *)(uintptr_t)p);
@@ -643,6 +734,7 @@ API CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s)
 
 API CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 {
+    CALLED();
     *free_bytes = 1u << 30;
     *total = 2u << 30;
     return CUDA_SUCCESS;
@@ -651,6 +743,7 @@ API CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 /* Staged: the bytes land when the legacy stream gets past the copy. */
 API CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *h, size_t n)
 {
+    CALLED();
     legacy_stream_done(); /* a stream sync before the copy starts */
     void *copy = malloc(n ? n : 1);
     if (!copy)
@@ -670,6 +763,7 @@ API CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *h, size_t n)
 /* Returns once the copy is done, after the legacy stream's work. */
 API CUresult cuMemcpyDtoH_v2(void *h, CUdeviceptr d, size_t n)
 {
+    CALLED();
     legacy_stream_done();
     memcpy(h, (const void *)(uintptr_t)d, n);
     return CUDA_SUCCESS;
@@ -677,6 +771,7 @@ API CUresult cuMemcpyDtoH_v2(void *h, CUdeviceptr d, size_t n)
 
 API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n, CUstream s)
 {
+    CALLED();
     last_copy_stream = s;
     if (is_legacy(s))
         legacy_stream_done();
@@ -686,6 +781,7 @@ API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n, CUstre
 
 API CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, CUstream s)
 {
+    CALLED();
     last_copy_stream = s;
     if (is_legacy(s))
         legacy_stream_done();
@@ -695,6 +791,7 @@ API CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, CUstream s)
 
 API CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream s)
 {
+    CALLED();
     if (is_legacy(s))
         legacy_stream_done();
     memset((void *)(uintptr_t)d, v, n);
@@ -705,6 +802,7 @@ API CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream 
 
 API CUresult cuEventCreate(CUevent *e, unsigned int flags)
 {
+    CALLED();
     (void)flags;
     *e = (CUevent)keep(malloc(1));
     return *e ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
@@ -712,24 +810,28 @@ API CUresult cuEventCreate(CUevent *e, unsigned int flags)
 
 API CUresult cuEventRecord(CUevent e, CUstream s)
 {
+    CALLED();
     (void)e, (void)s;
     return CUDA_SUCCESS;
 }
 
 API CUresult cuEventQuery(CUevent e)
 {
+    CALLED();
     (void)e;
     return CUDA_SUCCESS;
 }
 
 API CUresult cuEventDestroy_v2(CUevent e)
 {
+    CALLED();
     drop(e);
     return CUDA_SUCCESS;
 }
 
 API CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags)
 {
+    CALLED();
     (void)s, (void)e, (void)flags;
     return CUDA_SUCCESS;
 }

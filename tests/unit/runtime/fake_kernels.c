@@ -168,6 +168,17 @@ static int inputs_of(const char *f)
                : 2;
 }
 
+/* Bytes of a predicate's input k in udfkit's columns (a bool: 1); 0 for a string or a UDF
+ * that is no filter's. */
+static size_t value_bytes(const char *f, int k)
+{
+    if (strcmp(f, "positive") == 0)
+        return 8;
+    if (strcmp(f, "both") == 0)
+        return k == 0 ? 1 : 8;
+    return 0;
+}
+
 /* Whether `name` is prefix + a known UDF + suffix; the UDF into f. */
 static bool named(const char *name, const char *prefix, const char *suffix, char *f, size_t size)
 {
@@ -270,6 +281,24 @@ CUresult fake_kernel_run(const char *name, unsigned grid, void **args)
      * rows. */
     if (strcmp(name, "udfkit_ak_select_init") == 0) {
         *ARG(3, u64 *) = 0;
+        return CUDA_SUCCESS;
+    }
+    /* filter(p, values), the `_arrow` launchers' selection where no input has nulls: each
+     * partition (a1, ..., out1, ..., count, state, bytes, tiles, offset, rows, total, kept)
+     * copies its kept rows' values of every input after those before it. */
+    if (named(name, "udfkit_ak_filter_", "_arrow_values", f, sizeof f) && value_bytes(f, 0)) {
+        const int k = inputs_of(f);
+        u64 *count = ARG(2 * k, u64 *);
+        const u64 offset = ARG(2 * k + 4, u64), rows = ARG(2 * k + 5, u64);
+        for (u64 i = offset; i < offset + rows; i++) {
+            if (!row(f, args, 0, false, i, NULL))
+                continue;
+            for (int c = 0; c < k; c++) {
+                const size_t size = value_bytes(f, c);
+                memcpy(ARG(k + c, unsigned char *) + *count * size, ARG(c, const unsigned char *) + i * size, size);
+            }
+            (*count)++;
+        }
         return CUDA_SUCCESS;
     }
     if (named(name, "udfkit_ak_filter_", "", f, sizeof f)) {

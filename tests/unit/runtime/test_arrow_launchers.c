@@ -267,6 +267,29 @@ static void takes_columns_at_their_offsets(void **state)
     assert_null(out.array.release);
     assert_null(out_type.release);
 
+    /* A map's row is null where an input is: with one input's nulls counted (bits 3..7 of 0xf5
+     * hold one 0), the result's count is that input's; with nullable_map's (nullable_out) UDF,
+     * which may make nulls, or both inputs' nulls, it stays -1; an input null throughout makes
+     * every row null. */
+    static const uint8_t text_bits[2] = {0xfb, 0xff};
+    const int64_t counts[4] = {1, 1, 1, 5}, expect[4] = {1, -1, -1, 5};
+    for (int k = 0; k < 4; k++) {
+        a.array.null_count = counts[k];
+        b1[0] = k == 3 ? (const void *)"\0\0" : bits;
+        b2[0] = k == 2 ? text_bits : NULL;
+        text.array.null_count = k == 2 ? 1 : 0;
+        assert_int_equal(udfkit_arrow_begin(&c, "plumbing", NULL, types, in, in_types, 2, types + 2, outs, out_types,
+                                            1, k == 1, false),
+                         UDFKIT_OK);
+        assert_int_equal(udfkit_arrow_end(&c, UDFKIT_OK, NULL), UDFKIT_OK);
+        assert_int_equal(out.array.null_count, expect[k]);
+        out.array.release(&out.array);
+        out_type.release(&out_type);
+    }
+    b1[0] = bits;
+    b2[0] = NULL;
+    text.array.null_count = 0;
+
     /* No nulls (null_count 0, whatever the bitmap): no bitmap and 0 nulls; a utf8_view column's
      * data buffers go to the device as an array of pointers. */
     a.array.null_count = 0;

@@ -301,6 +301,7 @@ typedef struct udfkit_arrow_call {
     bool out_nullable;
     bool select; /* a filter's: the outputs are the inputs' kept rows */
     int device;  /* the current context's device */
+    unsigned long long context; /* the current context's id (cuCtxGetId), its results' events' */
     struct ArrowDeviceArray *outs[UDFKIT_ARROW_MAX_COLUMNS];
     struct ArrowSchema *out_schemas[UDFKIT_ARROW_MAX_COLUMNS];
     struct udfkit_arrow_result *results[UDFKIT_ARROW_MAX_COLUMNS];
@@ -322,6 +323,19 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_begin(udfkit_arrow_call *c, const 
                                                     struct ArrowDeviceArray *const *out,
                                                     struct ArrowSchema *const *out_schemas, size_t noutputs,
                                                     bool nullable_out, bool select);
+/* A filter's udfkit_arrow_begin (`select`), for a launcher that selects the kept rows' values
+ * itself where it can: where no input has nulls and no column is a string, indices stay NULL
+ * and count is placed after the first output's values (in its block: no temporary block for
+ * them), for the library's filter(p, values) launcher, which writes each input's kept rows
+ * into its output at once; otherwise as udfkit_arrow_begin with `select` (the rows' numbers
+ * for the nullable_filter launcher, then udfkit_arrow_gather). */
+UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_begin_filter(udfkit_arrow_call *c, const char *launcher,
+                                                           udfkit_stream s, const udfkit_arrow_type *in_types,
+                                                           const struct ArrowDeviceArray *const *in,
+                                                           const struct ArrowSchema *const *in_schemas,
+                                                           size_t ninputs, const udfkit_arrow_type *out_types,
+                                                           struct ArrowDeviceArray *const *out,
+                                                           struct ArrowSchema *const *out_schemas, size_t noutputs);
 /* Where an input is bool: unpacks each bool input's bits (from its offset) into its byte
  * column with the library's `unpack` kernel (udfkit_<name>_arrow_unpack(bits, offset, n,
  * bytes)). */
@@ -332,7 +346,8 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_unpack(udfkit_arrow_call *c, udfki
  * the bytes (out_chars) that the second launch writes. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_text(udfkit_arrow_call *c);
 /* A filter's: each input's kept rows into its output with the library's `gather` kernel
- * (udfkit_<name>_arrow_gather(in, size, indices, count, out)). */
+ * (udfkit_<name>_arrow_gather(in, size, indices, count, out)); nothing where the launch
+ * selected the values at once (indices NULL: udfkit_arrow_begin_filter). */
 UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_gather(udfkit_arrow_call *c, udfkit_kernel gather);
 /* A filter's over string columns: each string input's kept rows as its large_utf8 output
  * (out_offsets, n + 1 entries): first their sizes, then 0 up to entry n, with the library's
@@ -347,7 +362,9 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_gather_copy(udfkit_arrow_call *c, 
  * output's event on s and hands each output array and schema over, with release callbacks;
  * otherwise frees them and returns that status. Without an input's nulls (and for map's UDFs,
  * which return no null) null_count is 0 and the validity buffer NULL; otherwise the count is
- * known once the launch has run, and null_count is Arrow's -1, "not yet computed". A filter's
+ * known once the launch has run, and null_count is Arrow's -1, "not yet computed", unless a
+ * map's inputs tell it (a row is null where an input is: one input null throughout, n; only
+ * one input with nulls, of a known count, that count). A filter's
  * waits for s to read how many rows were kept: Arrow's length is a host number. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_arrow_end(udfkit_arrow_call *c, udfkit_status launched, udfkit_kernel pack);
 
