@@ -1,9 +1,11 @@
+#define _GNU_SOURCE /* O_PATH */
 #include "frontend/include_check.h"
 
 #include "base/buf.h"
 #include "base/fs.h"
 #include "base/strset.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,22 +14,45 @@
 #include <time.h>
 #include <unistd.h>
 
-/* What an entry says of a file: its stat data. */
+/* What an entry says of a file or directory: its stat data. */
 typedef struct file_stat {
     unsigned long long size, mtime, ctime, ino, dev;
 } file_stat;
 
-/* The entries this process checked (CUDA's headers included) or stored, the most recent
- * ones, as read: a compile of the same text again checks their other files by stat alone. */
-#define REMEMBERED 64
-typedef struct remembered {
+/* A directory of an entry: the files in it are checked by fstatat relative to it (one path
+ * walk to the directory, then one name each), and, where `guards`, the places in it where the
+ * walk found nothing are checked by its own stat: a name cannot appear in (or leave) a
+ * directory without changing its mtime and ctime. */
+typedef struct manifest_dir {
+    char *path;
+    file_stat st;
+    bool guards, system; /* system: every record in it is CUDA's */
+} manifest_dir;
+
+/* A file (dir >= 0: `path` + name_at is its name in dirs[dir]) or a place found empty (dir
+ * < 0: checked alone by its path; dir >= 0: by its directory's stat). */
+typedef struct manifest_rec {
+    char *path;
+    size_t name_at;
+    long dir;
+    bool system, missing;
+    file_stat st;
+} manifest_rec;
+
+/* An entry, as stored on disk ("udfkit-includes-2", one line each) and kept in memory. */
+typedef struct manifest {
     char key[UDFKIT_CACHE_KEY_SIZE];
     char files_key[UDFKIT_CACHE_KEY_SIZE];
-    udfkit_include_set set;
-    file_stat *stats; /* per file of set */
-} remembered;
+    manifest_dir *dirs;
+    manifest_rec *files, *absent;
+    size_t ndirs, nfiles, nabsent;
+} manifest;
+
+/* The entries this process checked (CUDA's headers included) or stored, the most recent
+ * ones: a compile of the same text again checks their other files by stat alone. */
+#define REMEMBERED 64
 static pthread_mutex_t memory_lock = PTHREAD_MUTEX_INITIALIZER;
-static remembered memory[REMEMBERED];
+static manifest memory[REMEMBERED];
 static size_t nmemory, next_slot;
 
 double udfkit_include_check_now(void)
@@ -48,26 +73,17 @@ static file_stat stat_of(const struct stat *st)
                        (unsigned long long)st->st_ino, (unsigned long long)st->st_dev};
 }
 
-static bool stat_holds(const char *path, const file_stat *want)
+static bool same_stat(const struct stat *st, const file_stat *want)
 {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return false;
-    file_stat now = stat_of(&st);
+    file_stat now = stat_of(st);
     return now.size == want->size && now.mtime == want->mtime && now.ctime == want->ctime && now.ino == want->ino &&
            now.dev == want->dev;
-}
-
-static bool absent_holds(const udfkit_include_absent *a)
-{
-    struct stat st;
-    return a->missing ? stat(a->path, &st) != 0 : !udfkit_file_exists(a->path);
 }
 
 void udfkit_include_check_key(const char *source, const char *text, size_t text_size, const char *const *dirs,
                               size_t ndirs, const char *cuda_dir, char key[UDFKIT_CACHE_KEY_SIZE])
 {
-    udfkit_hasher *h = udfkit_hasher_new("udfkit-includes-1");
+    udfkit_hasher *h = udfkit_hasher_new("udfkit-includes-2");
     udfkit_hasher_add_str(h, source);
     udfkit_hasher_add(h, text, text_size);
     for (size_t i = 0; i < ndirs; i++)
@@ -79,100 +95,173 @@ void udfkit_include_check_key(const char *source, const char *text, size_t text_
     udfkit_hasher_finish(h, key);
 }
 
-static bool add_file(udfkit_include_set *s, file_stat **stats, const char *path, bool system, const file_stat *st)
+static void manifest_free(manifest *m)
 {
-    udfkit_include_file *grown = realloc(s->files, (s->nfiles + 1) * sizeof *grown);
-    if (grown)
-        s->files = grown;
-    file_stat *more = stats ? realloc(*stats, (s->nfiles + 1) * sizeof *more) : NULL;
-    if (more)
-        *stats = more;
-    char *copy = strdup(path);
-    if (!grown || (stats && !more) || !copy) {
-        free(copy);
-        return false;
-    }
-    if (stats)
-        (*stats)[s->nfiles] = *st;
-    s->files[s->nfiles++] = (udfkit_include_file){copy, system};
-    return true;
+    for (size_t i = 0; i < m->ndirs; i++)
+        free(m->dirs[i].path);
+    for (size_t i = 0; i < m->nfiles; i++)
+        free(m->files[i].path);
+    for (size_t i = 0; i < m->nabsent; i++)
+        free(m->absent[i].path);
+    free(m->dirs);
+    free(m->files);
+    free(m->absent);
+    memset(m, 0, sizeof *m);
 }
 
-static bool add_absent(udfkit_include_set *s, const char *path, bool system, bool missing)
+/* The index of the directory `path`[0, len) in m (added where new, with `st`), -1 where out
+ * of memory. */
+static long dir_index(manifest *m, const char *path, size_t len, const file_stat *st, bool system)
 {
-    udfkit_include_absent *grown = realloc(s->absent, (s->nabsent + 1) * sizeof *grown);
-    if (grown)
-        s->absent = grown;
-    char *copy = strdup(path);
-    if (!grown || !copy) {
-        free(copy);
-        return false;
-    }
-    s->absent[s->nabsent++] = (udfkit_include_absent){copy, system, missing};
-    return true;
-}
-
-static bool copy_set(const udfkit_include_set *from, const file_stat *from_stats, udfkit_include_set *to,
-                     file_stat **to_stats)
-{
-    memset(to, 0, sizeof *to);
-    bool ok = true;
-    for (size_t i = 0; ok && i < from->nfiles; i++)
-        ok = add_file(to, to_stats, from->files[i].path, from->files[i].system, from_stats ? &from_stats[i] : NULL);
-    for (size_t i = 0; ok && i < from->nabsent; i++)
-        ok = add_absent(to, from->absent[i].path, from->absent[i].system, from->absent[i].missing);
-    if (!ok) {
-        udfkit_include_set_free(to);
-        if (to_stats) {
-            free(*to_stats);
-            *to_stats = NULL;
+    for (size_t i = 0; i < m->ndirs; i++)
+        if (strlen(m->dirs[i].path) == len && memcmp(m->dirs[i].path, path, len) == 0) {
+            m->dirs[i].system = m->dirs[i].system && system;
+            return (long)i;
         }
+    char *copy = strndup(path, len);
+    if (!copy)
+        return -1;
+    m->dirs[m->ndirs] = (manifest_dir){copy, st ? *st : (file_stat){0}, false, system};
+    return (long)m->ndirs++;
+}
+
+/* Where a path's name starts: after its last '/' (the directory "/" for "/name"). */
+static size_t name_start(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
+static size_t dir_length(size_t name_at)
+{
+    return name_at > 1 ? name_at - 1 : name_at;
+}
+
+/* The record of `path` in m (its directory added where new). */
+static bool add_rec(manifest *m, bool file, const char *path, bool system, bool missing, bool by_dir,
+                    const file_stat *st, const file_stat *dir_st)
+{
+    size_t at = name_start(path);
+    long dir = -1;
+    if (by_dir && (dir = dir_index(m, at ? path : ".", at ? dir_length(at) : 1, dir_st, system)) < 0)
+        return false;
+    if (by_dir && dir_st) {
+        m->dirs[dir].st = *dir_st;
+        m->dirs[dir].guards = true;
     }
+    char *copy = strdup(path);
+    if (!copy)
+        return false;
+    manifest_rec r = {copy, by_dir ? at : 0, dir, system, missing, st ? *st : (file_stat){0}};
+    if (file)
+        m->files[m->nfiles++] = r;
+    else
+        m->absent[m->nabsent++] = r;
+    return true;
+}
+
+static bool manifest_alloc(manifest *m, size_t nfiles, size_t nabsent)
+{
+    memset(m, 0, sizeof *m);
+    m->dirs = calloc(nfiles + nabsent + 1, sizeof *m->dirs);
+    m->files = calloc(nfiles + 1, sizeof *m->files);
+    m->absent = calloc(nabsent + 1, sizeof *m->absent);
+    if (m->dirs && m->files && m->absent)
+        return true;
+    manifest_free(m);
+    return false;
+}
+
+/* The set a manifest describes, for the compile (each path copied). */
+static bool set_of(const manifest *m, udfkit_include_set *out)
+{
+    memset(out, 0, sizeof *out);
+    out->files = calloc(m->nfiles + 1, sizeof *out->files);
+    out->absent = calloc(m->nabsent + 1, sizeof *out->absent);
+    bool ok = out->files && out->absent;
+    for (size_t i = 0; ok && i < m->nfiles; i++) {
+        out->files[i] = (udfkit_include_file){strdup(m->files[i].path), m->files[i].system};
+        ok = out->files[i].path != NULL;
+        out->nfiles += ok;
+    }
+    for (size_t i = 0; ok && i < m->nabsent; i++) {
+        out->absent[i] = (udfkit_include_absent){strdup(m->absent[i].path), m->absent[i].system, m->absent[i].missing};
+        ok = out->absent[i].path != NULL;
+        out->nabsent += ok;
+    }
+    if (!ok)
+        udfkit_include_set_free(out);
     return ok;
 }
 
-/* Keeps the entry `key` in memory, in place of what it held for `key` before. */
-static void remember(const char *key, const udfkit_include_set *set, const file_stat *stats, const char *files_key)
+/* Whether everything m records still holds: each directory opened once, its files checked
+ * by fstatat from it, its places found empty by its own stat; CUDA's records left out where
+ * `skip_system` (already checked in this process). */
+static bool manifest_holds(const manifest *m, bool skip_system)
+{
+    int *fds = malloc((m->ndirs + 1) * sizeof *fds);
+    if (!fds)
+        return false;
+    bool ok = true;
+    for (size_t d = 0; d < m->ndirs; d++) {
+        fds[d] = -1;
+        const manifest_dir *dir = &m->dirs[d];
+        if (!ok || (skip_system && dir->system))
+            continue;
+        fds[d] = open(dir->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        struct stat st;
+        ok = fds[d] >= 0 && (!dir->guards || (fstat(fds[d], &st) == 0 && same_stat(&st, &dir->st)));
+    }
+    for (size_t i = 0; ok && i < m->nfiles; i++) {
+        const manifest_rec *r = &m->files[i];
+        struct stat st;
+        if (!(skip_system && r->system))
+            ok = fstatat(fds[r->dir], r->path + r->name_at, &st, 0) == 0 && same_stat(&st, &r->st);
+    }
+    for (size_t i = 0; ok && i < m->nabsent; i++) {
+        const manifest_rec *r = &m->absent[i];
+        struct stat st;
+        if (r->dir < 0 && !(skip_system && r->system))
+            ok = r->missing ? stat(r->path, &st) != 0 : !udfkit_file_exists(r->path);
+    }
+    for (size_t d = 0; d < m->ndirs; d++)
+        if (fds[d] >= 0)
+            close(fds[d]);
+    free(fds);
+    return ok;
+}
+
+/* Keeps m in memory under its key (m's contents moved there), in place of what it held for
+ * that key before. */
+static void remember(manifest *m)
 {
     pthread_mutex_lock(&memory_lock);
-    remembered *r = NULL;
+    manifest *r = NULL;
     for (size_t i = 0; i < nmemory && !r; i++)
-        if (strcmp(memory[i].key, key) == 0)
+        if (strcmp(memory[i].key, m->key) == 0)
             r = &memory[i];
     if (!r) {
         r = &memory[nmemory < REMEMBERED ? nmemory++ : next_slot];
         if (nmemory == REMEMBERED)
             next_slot = (next_slot + 1) % REMEMBERED;
     }
-    {
-        udfkit_include_set_free(&r->set);
-        free(r->stats);
-        r->stats = NULL;
-        r->key[0] = '\0';
-        if (copy_set(set, stats, &r->set, &r->stats)) {
-            memcpy(r->key, key, UDFKIT_CACHE_KEY_SIZE);
-            memcpy(r->files_key, files_key, UDFKIT_CACHE_KEY_SIZE);
-        }
-    }
+    manifest_free(r);
+    *r = *m;
+    memset(m, 0, sizeof *m);
     pthread_mutex_unlock(&memory_lock);
 }
 
-/* The entry `key` from memory, its files other than CUDA's checked by stat: 1 found and
- * holding, 0 not there, -1 there and no longer holding. */
+/* The entry `key` from memory, its records other than CUDA's checked: 1 found and holding,
+ * 0 not there, -1 there and no longer holding. */
 static int find_remembered(const char *key, udfkit_include_set *out, char files_key[UDFKIT_CACHE_KEY_SIZE])
 {
     int found = 0;
     pthread_mutex_lock(&memory_lock);
     for (size_t i = 0; i < nmemory && !found; i++) {
-        const remembered *r = &memory[i];
+        const manifest *r = &memory[i];
         if (strcmp(r->key, key) != 0)
             continue;
-        bool ok = true;
-        for (size_t f = 0; ok && f < r->set.nfiles; f++)
-            ok = r->set.files[f].system || stat_holds(r->set.files[f].path, &r->stats[f]);
-        for (size_t f = 0; ok && f < r->set.nabsent; f++)
-            ok = r->set.absent[f].system || absent_holds(&r->set.absent[f]);
-        ok = ok && copy_set(&r->set, NULL, out, NULL);
+        bool ok = manifest_holds(r, true) && set_of(r, out);
         if (ok)
             memcpy(files_key, r->files_key, UDFKIT_CACHE_KEY_SIZE);
         found = ok ? 1 : -1;
@@ -181,21 +270,78 @@ static int find_remembered(const char *key, udfkit_include_set *out, char files_
     return found;
 }
 
-/* One line of an entry, checked against the file system and added to *out. */
-static bool check_line(const char *line, udfkit_include_set *out, file_stat **stats)
+/* Reads `count` unsigned decimal numbers, each followed by one space, from *p. */
+static bool read_numbers(const char **p, unsigned long long *out, size_t count)
 {
-    file_stat want;
-    int system, missing, at = 0;
-    if (sscanf(line, "F %d %llu %llu %llu %llu %llu %n", &system, &want.size, &want.mtime, &want.ctime, &want.ino,
-               &want.dev, &at) == 6 &&
-        at > 0)
-        return stat_holds(line + at, &want) && add_file(out, stats, line + at, system != 0, &want);
-    at = 0;
-    if (sscanf(line, "A %d %d %n", &system, &missing, &at) == 2 && at > 0) {
-        udfkit_include_absent a = {(char *)(line + at), system != 0, missing != 0};
-        return absent_holds(&a) && add_absent(out, line + at, system != 0, missing != 0);
+    const char *c = *p;
+    for (size_t i = 0; i < count; i++) {
+        unsigned long long v = 0;
+        const char *first = c;
+        for (; *c >= '0' && *c <= '9'; c++)
+            v = v * 10 + (unsigned long long)(*c - '0');
+        if (c == first || *c != ' ')
+            return false;
+        c++;
+        out[i] = v;
     }
-    return false;
+    *p = c;
+    return true;
+}
+
+/* One line of an entry (without its newline) into m. */
+static bool parse_line(manifest *m, const char *line)
+{
+    unsigned long long n[8];
+    const char *c = line + 2;
+    if (line[0] == 'D' && line[1] == ' ' && read_numbers(&c, n, 7) && *c) {
+        file_stat st = {n[2], n[3], n[4], n[5], n[6]};
+        long d = dir_index(m, c, strlen(c), &st, n[1] != 0);
+        if (d < 0 || (size_t)d + 1 != m->ndirs)
+            return false;
+        m->dirs[d].guards = n[0] != 0;
+        m->dirs[d].system = n[1] != 0;
+        return true;
+    }
+    bool file = line[0] == 'F';
+    if ((!file && line[0] != 'A') || line[1] != ' ' || !read_numbers(&c, n, file ? 8 : 4) || !*c)
+        return false;
+    unsigned long long dir = n[0], name_at = file ? n[7] : n[3];
+    if (dir > m->ndirs || (file && !dir) || name_at > strlen(c) ||
+        (!file && dir && (!n[2] || !m->dirs[dir - 1].guards)))
+        return false;
+    char *copy = strdup(c);
+    if (!copy)
+        return false;
+    manifest_rec r = {copy, (size_t)name_at, (long)dir - 1, n[1] != 0, !file && n[2] != 0, {0}};
+    if (file) {
+        r.st = (file_stat){n[2], n[3], n[4], n[5], n[6]};
+        m->files[m->nfiles++] = r;
+    } else {
+        m->absent[m->nabsent++] = r;
+    }
+    return true;
+}
+
+static bool parse_manifest(const udfkit_buf *list, manifest *m)
+{
+    static const char head[] = "udfkit-includes-2\n";
+    size_t lines = 0;
+    for (size_t i = 0; i < list->size; i++)
+        lines += list->data[i] == '\n';
+    if (list->size < sizeof head - 1 || memcmp(list->data, head, sizeof head - 1) != 0 ||
+        list->data[list->size - 1] != '\n' || memchr(list->data, '\0', list->size) || !manifest_alloc(m, lines, lines))
+        return false;
+    char *text = strndup(list->data + sizeof head - 1, list->size - (sizeof head - 1));
+    bool ok = text != NULL;
+    for (char *line = text, *next; ok && line && *line; line = next) {
+        next = strchr(line, '\n');
+        *next++ = '\0';
+        ok = parse_line(m, line);
+    }
+    free(text);
+    if (!ok)
+        manifest_free(m);
+    return ok;
 }
 
 bool udfkit_include_check_find(udfkit_cache *cache, const char *key, udfkit_include_set *out,
@@ -210,69 +356,98 @@ bool udfkit_include_check_find(udfkit_cache *cache, const char *key, udfkit_incl
         return false;
     const udfkit_buf *list = udfkit_cache_entry_find(&e, "files");
     const udfkit_buf *hash = udfkit_cache_entry_find(&e, "hash");
-    bool ok = list && hash && hash->size == UDFKIT_CACHE_KEY_SIZE - 1;
-    char *text = ok ? strndup(list->data ? list->data : "", list->size) : NULL;
-    file_stat *stats = NULL;
-    ok = text != NULL;
-    for (char *line = text, *next; ok && *line; line = next) {
-        if (!(next = strchr(line, '\n'))) {
-            ok = false;
-            break;
-        }
-        *next++ = '\0';
-        ok = check_line(line, out, &stats);
-    }
-    free(text);
+    manifest m;
+    bool ok = list && list->data && hash && hash->size == UDFKIT_CACHE_KEY_SIZE - 1 && parse_manifest(list, &m);
     if (ok) {
-        memcpy(files_key, hash->data, UDFKIT_CACHE_KEY_SIZE - 1);
-        files_key[UDFKIT_CACHE_KEY_SIZE - 1] = '\0';
-        remember(key, out, stats, files_key);
-    } else {
-        udfkit_include_set_free(out);
+        ok = manifest_holds(&m, false) && set_of(&m, out);
+        memcpy(m.key, key, UDFKIT_CACHE_KEY_SIZE);
+        memcpy(m.files_key, hash->data, UDFKIT_CACHE_KEY_SIZE - 1);
+        m.files_key[UDFKIT_CACHE_KEY_SIZE - 1] = '\0';
+        if (ok) {
+            memcpy(files_key, m.files_key, UDFKIT_CACHE_KEY_SIZE);
+            remember(&m);
+        }
+        manifest_free(&m);
     }
-    free(stats);
     udfkit_cache_entry_free(&e);
     return ok;
+}
+
+/* The manifest of `set`, each file stat'd before its bytes are hashed (a change after the
+ * stat shows as a changed stat); false where it cannot be kept: a file or a directory that
+ * guards a place found empty changed within the second before the walk began (a later change
+ * within the same time stamp could not be seen), or a newline in a path. */
+static bool make_manifest(const udfkit_include_set *set, double started, udfkit_hasher *h, manifest *m)
+{
+    const unsigned long long recent = (unsigned long long)((started - 1.0) * 1e9);
+    bool keep = manifest_alloc(m, set->nfiles, set->nabsent);
+    for (size_t i = 0; i < set->nfiles; i++) {
+        const udfkit_include_file *f = &set->files[i];
+        struct stat st;
+        if (stat(f->path, &st) != 0 || strchr(f->path, '\n') || ns_of(st.st_mtim) >= recent ||
+            ns_of(st.st_ctim) >= recent)
+            keep = false;
+        else if (keep)
+            keep = add_rec(m, true, f->path, f->system, false, true, &(file_stat){0}, NULL) &&
+                   (m->files[m->nfiles - 1].st = stat_of(&st), true);
+        udfkit_hasher_add_file(h, f->path);
+    }
+    for (size_t i = 0; keep && i < set->nabsent; i++) {
+        const udfkit_include_absent *a = &set->absent[i];
+        size_t at = name_start(a->path);
+        char *dir = a->missing && at ? strndup(a->path, dir_length(at)) : NULL;
+        struct stat st;
+        bool by_dir = dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+        free(dir);
+        if (strchr(a->path, '\n') || (by_dir && (ns_of(st.st_mtim) >= recent || ns_of(st.st_ctim) >= recent)))
+            keep = false;
+        else
+            keep = add_rec(m, false, a->path, a->system, a->missing, by_dir, NULL, by_dir ? &(file_stat){0} : NULL) &&
+                   (!by_dir || (m->dirs[m->absent[m->nabsent - 1].dir].st = stat_of(&st), true));
+    }
+    if (!keep)
+        manifest_free(m);
+    return keep;
+}
+
+static void write_manifest(const manifest *m, udfkit_buf *out)
+{
+    udfkit_buf_puts(out, "udfkit-includes-2\n");
+    for (size_t i = 0; i < m->ndirs; i++) {
+        const manifest_dir *d = &m->dirs[i];
+        udfkit_buf_printf(out, "D %d %d %llu %llu %llu %llu %llu %s\n", d->guards, d->system, d->st.size, d->st.mtime,
+                          d->st.ctime, d->st.ino, d->st.dev, d->path);
+    }
+    for (size_t i = 0; i < m->nfiles; i++) {
+        const manifest_rec *r = &m->files[i];
+        udfkit_buf_printf(out, "F %ld %d %llu %llu %llu %llu %llu %zu %s\n", r->dir + 1, r->system, r->st.size,
+                          r->st.mtime, r->st.ctime, r->st.ino, r->st.dev, r->name_at, r->path);
+    }
+    for (size_t i = 0; i < m->nabsent; i++) {
+        const manifest_rec *r = &m->absent[i];
+        udfkit_buf_printf(out, "A %ld %d %d %zu %s\n", r->dir + 1, r->system, r->missing, r->name_at, r->path);
+    }
 }
 
 void udfkit_include_check_store(udfkit_cache *cache, const char *key, const udfkit_include_set *set, double started,
                                 char files_key[UDFKIT_CACHE_KEY_SIZE])
 {
-    /* Each file's stat before its bytes: a change after the stat shows as a changed stat. */
     udfkit_hasher *h = udfkit_hasher_new("udfkit-include-files-1");
-    udfkit_buf list = UDFKIT_BUF_INIT;
-    const unsigned long long recent = (unsigned long long)((started - 1.0) * 1e9);
-    file_stat *stats = calloc(set->nfiles + 1, sizeof *stats);
-    bool keep = cache != NULL && key != NULL && stats != NULL;
-    for (size_t i = 0; i < set->nfiles; i++) {
-        const udfkit_include_file *f = &set->files[i];
-        struct stat st;
-        if (stat(f->path, &st) != 0 || strchr(f->path, '\n') || ns_of(st.st_mtim) >= recent ||
-            ns_of(st.st_ctim) >= recent) {
-            keep = false;
-        } else if (keep) {
-            stats[i] = stat_of(&st);
-            udfkit_buf_printf(&list, "F %d %llu %llu %llu %llu %llu %s\n", f->system ? 1 : 0, stats[i].size,
-                              stats[i].mtime, stats[i].ctime, stats[i].ino, stats[i].dev, f->path);
-        }
-        udfkit_hasher_add_file(h, f->path);
-    }
+    manifest m;
+    bool keep = make_manifest(set, started, h, &m) && cache && key;
     udfkit_hasher_finish(h, files_key);
-    for (size_t i = 0; keep && i < set->nabsent; i++) {
-        const udfkit_include_absent *a = &set->absent[i];
-        if (strchr(a->path, '\n'))
-            keep = false;
-        else
-            udfkit_buf_printf(&list, "A %d %d %s\n", a->system ? 1 : 0, a->missing ? 1 : 0, a->path);
-    }
     if (keep) {
+        udfkit_buf list = UDFKIT_BUF_INIT;
+        write_manifest(&m, &list);
         udfkit_cache_entry e = {0};
         udfkit_cache_entry_add(&e, "files", list.data ? list.data : "", list.size);
         udfkit_cache_entry_add(&e, "hash", files_key, UDFKIT_CACHE_KEY_SIZE - 1);
         udfkit_cache_put(cache, key, &e);
         udfkit_cache_entry_free(&e);
-        remember(key, set, stats, files_key);
+        udfkit_buf_free(&list);
+        memcpy(m.key, key, UDFKIT_CACHE_KEY_SIZE);
+        memcpy(m.files_key, files_key, UDFKIT_CACHE_KEY_SIZE);
+        remember(&m);
     }
-    free(stats);
-    udfkit_buf_free(&list);
+    manifest_free(&m);
 }
