@@ -27,10 +27,12 @@ typedef struct manifest_dir {
     char *path;
     file_stat st;
     bool guards, system; /* system: every record in it is CUDA's */
+    long parent;         /* the directory it is opened from (its name there: path + rel_at), or -1 */
+    size_t rel_at;
 } manifest_dir;
 
-/* A file (dir >= 0: `path` + name_at is its name in dirs[dir]) or a place found empty (dir
- * < 0: checked alone by its path; dir >= 0: by its directory's stat). */
+/* A file (dir >= 0: `path` + name_at is its name in dirs[dir]; dir < 0: checked alone by its
+ * path) or a place found empty (dir < 0: checked alone; dir >= 0: by its directory's stat). */
 typedef struct manifest_rec {
     char *path;
     size_t name_at;
@@ -121,7 +123,7 @@ static long dir_index(manifest *m, const char *path, size_t len, const file_stat
     char *copy = strndup(path, len);
     if (!copy)
         return -1;
-    m->dirs[m->ndirs] = (manifest_dir){copy, st ? *st : (file_stat){0}, false, system};
+    m->dirs[m->ndirs] = (manifest_dir){copy, st ? *st : (file_stat){0}, false, system, -1, 0};
     return (long)m->ndirs++;
 }
 
@@ -143,7 +145,8 @@ static bool add_rec(manifest *m, bool file, const char *path, bool system, bool 
 {
     size_t at = name_start(path);
     long dir = -1;
-    if (by_dir && (dir = dir_index(m, at ? path : ".", at ? dir_length(at) : 1, dir_st, system)) < 0)
+    by_dir = by_dir && at > 0;
+    if (by_dir && (dir = dir_index(m, path, dir_length(at), dir_st, system)) < 0)
         return false;
     if (by_dir && dir_st) {
         m->dirs[dir].st = *dir_st;
@@ -208,7 +211,10 @@ static bool manifest_holds(const manifest *m, bool skip_system)
         const manifest_dir *dir = &m->dirs[d];
         if (!ok || (skip_system && dir->system))
             continue;
-        fds[d] = open(dir->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        /* From the directory above where that is open: a walk of one name or a few. */
+        fds[d] = dir->parent >= 0 && fds[dir->parent] >= 0
+                     ? openat(fds[dir->parent], dir->path + dir->rel_at, O_PATH | O_DIRECTORY | O_CLOEXEC)
+                     : open(dir->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         struct stat st;
         ok = fds[d] >= 0 && (!dir->guards || (fstat(fds[d], &st) == 0 && same_stat(&st, &dir->st)));
     }
@@ -216,7 +222,8 @@ static bool manifest_holds(const manifest *m, bool skip_system)
         const manifest_rec *r = &m->files[i];
         struct stat st;
         if (!(skip_system && r->system))
-            ok = fstatat(fds[r->dir], r->path + r->name_at, &st, 0) == 0 && same_stat(&st, &r->st);
+            ok = (r->dir >= 0 ? fstatat(fds[r->dir], r->path + r->name_at, &st, 0) : stat(r->path, &st)) == 0 &&
+                 same_stat(&st, &r->st);
     }
     for (size_t i = 0; ok && i < m->nabsent; i++) {
         const manifest_rec *r = &m->absent[i];
@@ -288,38 +295,53 @@ static bool read_numbers(const char **p, unsigned long long *out, size_t count)
     return true;
 }
 
-/* One line of an entry (without its newline) into m. */
+/* `name` in the directory `dir` (NULL: `name` is the whole path); *name_at: where the name
+ * starts in it. */
+static char *joined(const char *dir, const char *name, size_t *name_at)
+{
+    size_t dl = dir ? strlen(dir) : 0, nl = strlen(name);
+    bool slash = dir && dl && dir[dl - 1] != '/';
+    char *p = malloc(dl + slash + nl + 1);
+    if (!p)
+        return NULL;
+    if (dir)
+        memcpy(p, dir, dl);
+    if (slash)
+        p[dl] = '/';
+    memcpy(p + dl + slash, name, nl + 1);
+    *name_at = dir ? dl + slash : 0;
+    return p;
+}
+
+/* One line of an entry (without its newline) into m: a directory (by its name in an earlier
+ * one, or its path), a file or a place found empty (by its name in a directory, or its path). */
 static bool parse_line(manifest *m, const char *line)
 {
     unsigned long long n[8];
     const char *c = line + 2;
-    if (line[0] == 'D' && line[1] == ' ' && read_numbers(&c, n, 7) && *c) {
-        file_stat st = {n[2], n[3], n[4], n[5], n[6]};
-        long d = dir_index(m, c, strlen(c), &st, n[1] != 0);
-        if (d < 0 || (size_t)d + 1 != m->ndirs)
-            return false;
-        m->dirs[d].guards = n[0] != 0;
-        m->dirs[d].system = n[1] != 0;
+    char kind = line[0];
+    size_t count = kind == 'D' ? 8 : kind == 'F' ? 7 : kind == 'A' ? 3 : 0;
+    if (!count || line[1] != ' ' || !read_numbers(&c, n, count) || !*c || n[0] > m->ndirs)
+        return false;
+    const char *in = n[0] ? m->dirs[n[0] - 1].path : NULL;
+    size_t name_at;
+    char *path = joined(in, c, &name_at);
+    if (!path)
+        return false;
+    if (kind == 'D') {
+        m->dirs[m->ndirs++] = (manifest_dir){path, {n[3], n[4], n[5], n[6], n[7]}, n[1] != 0, n[2] != 0,
+                                             (long)n[0] - 1, name_at};
         return true;
     }
-    bool file = line[0] == 'F';
-    if ((!file && line[0] != 'A') || line[1] != ' ' || !read_numbers(&c, n, file ? 8 : 4) || !*c)
-        return false;
-    unsigned long long dir = n[0], name_at = file ? n[7] : n[3];
-    if (dir > m->ndirs || (file && !dir) || name_at > strlen(c) ||
-        (!file && dir && (!n[2] || !m->dirs[dir - 1].guards)))
-        return false;
-    char *copy = strdup(c);
-    if (!copy)
-        return false;
-    manifest_rec r = {copy, (size_t)name_at, (long)dir - 1, n[1] != 0, !file && n[2] != 0, {0}};
-    if (file) {
+    manifest_rec r = {path, name_at, (long)n[0] - 1, n[1] != 0, kind == 'A' && n[2] != 0, {0}};
+    if (kind == 'F') {
         r.st = (file_stat){n[2], n[3], n[4], n[5], n[6]};
         m->files[m->nfiles++] = r;
-    } else {
-        m->absent[m->nabsent++] = r;
+        return true;
     }
-    return true;
+    m->absent[m->nabsent++] = r;
+    /* A place checked by its directory's stat: where nothing was, in a directory that guards. */
+    return !n[0] || (r.missing && m->dirs[n[0] - 1].guards);
 }
 
 static bool parse_manifest(const udfkit_buf *list, manifest *m)
@@ -410,22 +432,71 @@ static bool make_manifest(const udfkit_include_set *set, double started, udfkit_
     return keep;
 }
 
+static int by_path(const void *a, const void *b, void *dirs)
+{
+    const manifest_dir *d = dirs;
+    return strcmp(d[*(const size_t *)a].path, d[*(const size_t *)b].path);
+}
+
+/* Orders m's directories by path, so that each comes after those above it, and gives each
+ * the nearest of those (parent, rel_at). */
+static bool order_dirs(manifest *m)
+{
+    size_t *order = malloc((m->ndirs + 1) * sizeof *order), *where = malloc((m->ndirs + 1) * sizeof *where);
+    manifest_dir *dirs = malloc((m->ndirs + 1) * sizeof *dirs);
+    bool ok = order && where && dirs;
+    for (size_t i = 0; ok && i < m->ndirs; i++)
+        order[i] = i;
+    if (ok)
+        qsort_r(order, m->ndirs, sizeof *order, by_path, m->dirs);
+    for (size_t i = 0; ok && i < m->ndirs; i++) {
+        dirs[i] = m->dirs[order[i]];
+        where[order[i]] = i;
+        dirs[i].parent = -1;
+        size_t len = strlen(dirs[i].path);
+        for (size_t j = i; j-- > 0 && dirs[i].parent < 0;) {
+            size_t pl = strlen(dirs[j].path);
+            if (pl < len && memcmp(dirs[j].path, dirs[i].path, pl) == 0 &&
+                (dirs[i].path[pl] == '/' || dirs[j].path[pl - 1] == '/')) {
+                dirs[i].parent = (long)j;
+                dirs[i].rel_at = dirs[i].path[pl] == '/' ? pl + 1 : pl;
+            }
+        }
+    }
+    for (size_t i = 0; ok && i < m->nfiles; i++)
+        m->files[i].dir = m->files[i].dir < 0 ? -1 : (long)where[m->files[i].dir];
+    for (size_t i = 0; ok && i < m->nabsent; i++)
+        m->absent[i].dir = m->absent[i].dir < 0 ? -1 : (long)where[m->absent[i].dir];
+    if (ok) {
+        free(m->dirs);
+        m->dirs = dirs;
+        dirs = NULL;
+    }
+    free(order);
+    free(where);
+    free(dirs);
+    return ok;
+}
+
+/* One line each: D <parent+1> <guards> <system> <size> <mtime> <ctime> <ino> <dev> <name in
+ * parent, or path>; F <dir+1> <system> <size> <mtime> <ctime> <ino> <dev> <name in dir, or
+ * path>; A <dir+1> <system> <missing> <name in dir, or path>. */
 static void write_manifest(const manifest *m, udfkit_buf *out)
 {
     udfkit_buf_puts(out, "udfkit-includes-2\n");
     for (size_t i = 0; i < m->ndirs; i++) {
         const manifest_dir *d = &m->dirs[i];
-        udfkit_buf_printf(out, "D %d %d %llu %llu %llu %llu %llu %s\n", d->guards, d->system, d->st.size, d->st.mtime,
-                          d->st.ctime, d->st.ino, d->st.dev, d->path);
+        udfkit_buf_printf(out, "D %ld %d %d %llu %llu %llu %llu %llu %s\n", d->parent + 1, d->guards, d->system,
+                          d->st.size, d->st.mtime, d->st.ctime, d->st.ino, d->st.dev, d->path + d->rel_at);
     }
     for (size_t i = 0; i < m->nfiles; i++) {
         const manifest_rec *r = &m->files[i];
-        udfkit_buf_printf(out, "F %ld %d %llu %llu %llu %llu %llu %zu %s\n", r->dir + 1, r->system, r->st.size,
-                          r->st.mtime, r->st.ctime, r->st.ino, r->st.dev, r->name_at, r->path);
+        udfkit_buf_printf(out, "F %ld %d %llu %llu %llu %llu %llu %s\n", r->dir + 1, r->system, r->st.size,
+                          r->st.mtime, r->st.ctime, r->st.ino, r->st.dev, r->path + r->name_at);
     }
     for (size_t i = 0; i < m->nabsent; i++) {
         const manifest_rec *r = &m->absent[i];
-        udfkit_buf_printf(out, "A %ld %d %d %zu %s\n", r->dir + 1, r->system, r->missing, r->name_at, r->path);
+        udfkit_buf_printf(out, "A %ld %d %d %s\n", r->dir + 1, r->system, r->missing, r->path + r->name_at);
     }
 }
 
@@ -434,7 +505,7 @@ void udfkit_include_check_store(udfkit_cache *cache, const char *key, const udfk
 {
     udfkit_hasher *h = udfkit_hasher_new("udfkit-include-files-1");
     manifest m;
-    bool keep = make_manifest(set, started, h, &m) && cache && key;
+    bool keep = make_manifest(set, started, h, &m) && cache && key && order_dirs(&m);
     udfkit_hasher_finish(h, files_key);
     if (keep) {
         udfkit_buf list = UDFKIT_BUF_INIT;
