@@ -163,10 +163,10 @@ static bool add_rec(manifest *m, bool file, const char *path, bool system, bool 
     return true;
 }
 
-static bool manifest_alloc(manifest *m, size_t nfiles, size_t nabsent)
+static bool manifest_alloc(manifest *m, size_t ndirs, size_t nfiles, size_t nabsent)
 {
     memset(m, 0, sizeof *m);
-    m->dirs = calloc(nfiles + nabsent + 1, sizeof *m->dirs);
+    m->dirs = calloc(ndirs + 1, sizeof *m->dirs);
     m->files = calloc(nfiles + 1, sizeof *m->files);
     m->absent = calloc(nabsent + 1, sizeof *m->absent);
     if (m->dirs && m->files && m->absent)
@@ -297,9 +297,9 @@ static bool read_numbers(const char **p, unsigned long long *out, size_t count)
 
 /* `name` in the directory `dir` (NULL: `name` is the whole path); *name_at: where the name
  * starts in it. */
-static char *joined(const char *dir, const char *name, size_t *name_at)
+static char *joined(const char *dir, const char *name, size_t nl, size_t *name_at)
 {
-    size_t dl = dir ? strlen(dir) : 0, nl = strlen(name);
+    size_t dl = dir ? strlen(dir) : 0;
     bool slash = dir && dl && dir[dl - 1] != '/';
     char *p = malloc(dl + slash + nl + 1);
     if (!p)
@@ -308,24 +308,25 @@ static char *joined(const char *dir, const char *name, size_t *name_at)
         memcpy(p, dir, dl);
     if (slash)
         p[dl] = '/';
-    memcpy(p + dl + slash, name, nl + 1);
+    memcpy(p + dl + slash, name, nl);
+    p[dl + slash + nl] = '\0';
     *name_at = dir ? dl + slash : 0;
     return p;
 }
 
 /* One line of an entry (without its newline) into m: a directory (by its name in an earlier
  * one, or its path), a file or a place found empty (by its name in a directory, or its path). */
-static bool parse_line(manifest *m, const char *line)
+static bool parse_line(manifest *m, const char *line, const char *end)
 {
     unsigned long long n[8];
     const char *c = line + 2;
     char kind = line[0];
     size_t count = kind == 'D' ? 8 : kind == 'F' ? 7 : kind == 'A' ? 3 : 0;
-    if (!count || line[1] != ' ' || !read_numbers(&c, n, count) || !*c || n[0] > m->ndirs)
+    if (!count || line[1] != ' ' || !read_numbers(&c, n, count) || c >= end || n[0] > m->ndirs)
         return false;
     const char *in = n[0] ? m->dirs[n[0] - 1].path : NULL;
     size_t name_at;
-    char *path = joined(in, c, &name_at);
+    char *path = joined(in, c, (size_t)(end - c), &name_at);
     if (!path)
         return false;
     if (kind == 'D') {
@@ -344,23 +345,25 @@ static bool parse_line(manifest *m, const char *line)
     return !n[0] || (r.missing && m->dirs[n[0] - 1].guards);
 }
 
+/* An entry's text, its lines parsed where they lie (read_numbers stops at each line's end). */
 static bool parse_manifest(const udfkit_buf *list, manifest *m)
 {
     static const char head[] = "udfkit-includes-2\n";
-    size_t lines = 0;
-    for (size_t i = 0; i < list->size; i++)
-        lines += list->data[i] == '\n';
-    if (list->size < sizeof head - 1 || memcmp(list->data, head, sizeof head - 1) != 0 ||
-        list->data[list->size - 1] != '\n' || memchr(list->data, '\0', list->size) || !manifest_alloc(m, lines, lines))
+    const char *text = list->data, *end = text + list->size;
+    if (list->size < sizeof head - 1 || memcmp(text, head, sizeof head - 1) != 0 || end[-1] != '\n' ||
+        memchr(text, '\0', list->size))
         return false;
-    char *text = strndup(list->data + sizeof head - 1, list->size - (sizeof head - 1));
-    bool ok = text != NULL;
-    for (char *line = text, *next; ok && line && *line; line = next) {
-        next = strchr(line, '\n');
-        *next++ = '\0';
-        ok = parse_line(m, line);
+    size_t count[3] = {0};
+    for (const char *line = text + sizeof head - 1; line < end; line = strchr(line, '\n') + 1)
+        if (*line == 'D' || *line == 'F' || *line == 'A')
+            count[*line == 'D' ? 0 : *line == 'F' ? 1 : 2]++;
+    if (!manifest_alloc(m, count[0], count[1], count[2]))
+        return false;
+    bool ok = true;
+    for (const char *line = text + sizeof head - 1, *next; ok && line < end; line = next + 1) {
+        next = memchr(line, '\n', (size_t)(end - line));
+        ok = parse_line(m, line, next); /* the counts above leave room for each line */
     }
-    free(text);
     if (!ok)
         manifest_free(m);
     return ok;
@@ -402,7 +405,7 @@ bool udfkit_include_check_find(udfkit_cache *cache, const char *key, udfkit_incl
 static bool make_manifest(const udfkit_include_set *set, double started, udfkit_hasher *h, manifest *m)
 {
     const unsigned long long recent = (unsigned long long)((started - 1.0) * 1e9);
-    bool keep = manifest_alloc(m, set->nfiles, set->nabsent);
+    bool keep = manifest_alloc(m, set->nfiles + set->nabsent, set->nfiles, set->nabsent);
     for (size_t i = 0; i < set->nfiles; i++) {
         const udfkit_include_file *f = &set->files[i];
         struct stat st;
