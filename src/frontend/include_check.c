@@ -175,22 +175,17 @@ static bool manifest_alloc(manifest *m, size_t ndirs, size_t nfiles, size_t nabs
     return false;
 }
 
-/* The set a manifest describes, for the compile (each path copied). */
+/* The files a manifest lists, for the compile (each path copied); the places found empty
+ * are the entry's to check, of no use to the compile, and left out. */
 static bool set_of(const manifest *m, udfkit_include_set *out)
 {
     memset(out, 0, sizeof *out);
     out->files = calloc(m->nfiles + 1, sizeof *out->files);
-    out->absent = calloc(m->nabsent + 1, sizeof *out->absent);
-    bool ok = out->files && out->absent;
+    bool ok = out->files != NULL;
     for (size_t i = 0; ok && i < m->nfiles; i++) {
         out->files[i] = (udfkit_include_file){strdup(m->files[i].path), m->files[i].system};
         ok = out->files[i].path != NULL;
         out->nfiles += ok;
-    }
-    for (size_t i = 0; ok && i < m->nabsent; i++) {
-        out->absent[i] = (udfkit_include_absent){strdup(m->absent[i].path), m->absent[i].system, m->absent[i].missing};
-        ok = out->absent[i].path != NULL;
-        out->nabsent += ok;
     }
     if (!ok)
         udfkit_include_set_free(out);

@@ -33,8 +33,9 @@
 void udfkit_include_check_key(const char *source, const char *text, size_t text_size, const char *const *dirs,
                               size_t ndirs, const char *cuda_dir, char key[UDFKIT_CACHE_KEY_SIZE]);
 
-/* Where `cache` holds an entry for `key` that still holds: true, with the files (and places
- * looked at in vain) into *out and the hash of the files' bytes into files_key. */
+/* Where `cache` holds an entry for `key` that still holds: true, with the files into *out
+ * (the places looked at in vain left out: checking them is the entry's business) and the
+ * hash of the files' bytes into files_key. */
 bool udfkit_include_check_find(udfkit_cache *cache, const char *key, udfkit_include_set *out,
                                char files_key[UDFKIT_CACHE_KEY_SIZE]);
 
