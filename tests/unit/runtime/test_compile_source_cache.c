@@ -5,7 +5,7 @@
  * include path and a header removed each give what a compile without the cache gives: in one
  * process (the entry kept in memory), and in new processes (each compile in a child of its
  * own, which reads the entry from disk), for the user's headers and for CUDA's (a CUDA
- * include directory of the test's: UDFKIT_CUDA_INCLUDE_DIR). */
+ * include directory of the test's: UDFKIT_CUDA_INCLUDE_DIR), CUDA's removed too. */
 #define _GNU_SOURCE
 #include "package.h"
 
@@ -247,6 +247,8 @@ static void new_processes_follow_changes(void **state)
     expect_child(text, true, again);
     assert_string_equal(again, first);
     /* ... and in a directory that did not exist: sub/ made in the CUDA include directory. */
+    char unshadowed[512];
+    memcpy(unshadowed, first, sizeof first);
     snprintf(path, sizeof path, "%s/sub", cuda);
     assert_int_equal(mkdir(path, 0700), 0);
     snprintf(path, sizeof path, "%s/sub/more.h", cuda);
@@ -256,6 +258,10 @@ static void new_processes_follow_changes(void **state)
     memcpy(first, got, sizeof got);
     expect_child(text, true, again);
     assert_string_equal(again, first);
+    /* That CUDA header removed: the one under cccl/ found again. */
+    unlink(path);
+    expect_child(text, false, got);
+    assert_string_equal(got, unshadowed);
     /* The user's header shadowed earlier on the -I path, then both removed. */
     snprintf(path, sizeof path, "%s/scale2.h", dir_a);
     write_file(path, "#define SCALE2 5.0f\n");
