@@ -404,12 +404,12 @@ static bool make_manifest(const udfkit_include_set *set, double started, udfkit_
     for (size_t i = 0; i < set->nfiles; i++) {
         const udfkit_include_file *f = &set->files[i];
         struct stat st;
-        if (stat(f->path, &st) != 0 || strchr(f->path, '\n') || ns_of(st.st_mtim) >= recent ||
-            ns_of(st.st_ctim) >= recent)
+        const bool there = stat(f->path, &st) == 0;
+        const file_stat fs = there ? stat_of(&st) : (file_stat){0};
+        if (!there || strchr(f->path, '\n') || fs.mtime >= recent || fs.ctime >= recent)
             keep = false;
         else if (keep)
-            keep = add_rec(m, true, f->path, f->system, false, true, &(file_stat){0}, NULL) &&
-                   (m->files[m->nfiles - 1].st = stat_of(&st), true);
+            keep = add_rec(m, true, f->path, f->system, false, true, &fs, NULL);
         udfkit_hasher_add_file(h, f->path);
     }
     for (size_t i = 0; keep && i < set->nabsent; i++) {
@@ -419,11 +419,11 @@ static bool make_manifest(const udfkit_include_set *set, double started, udfkit_
         struct stat st;
         bool by_dir = dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
         free(dir);
-        if (strchr(a->path, '\n') || (by_dir && (ns_of(st.st_mtim) >= recent || ns_of(st.st_ctim) >= recent)))
+        const file_stat dir_st = by_dir ? stat_of(&st) : (file_stat){0};
+        if (strchr(a->path, '\n') || (by_dir && (dir_st.mtime >= recent || dir_st.ctime >= recent)))
             keep = false;
         else
-            keep = add_rec(m, false, a->path, a->system, a->missing, by_dir, NULL, by_dir ? &(file_stat){0} : NULL) &&
-                   (!by_dir || (m->dirs[m->absent[m->nabsent - 1].dir].st = stat_of(&st), true));
+            keep = add_rec(m, false, a->path, a->system, a->missing, by_dir, NULL, by_dir ? &dir_st : NULL);
     }
     if (!keep)
         manifest_free(m);
