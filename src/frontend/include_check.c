@@ -272,15 +272,26 @@ static int find_remembered(const char *key, udfkit_include_set *out, char files_
     return found;
 }
 
-/* Reads `count` unsigned decimal numbers, each followed by one space, from *p. */
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Reads `count` numbers, each followed by one space, from *p: unsigned hexadecimal (at most
+ * 16 digits), or "=" for the number before it (a ctime equal to its mtime). */
 static bool read_numbers(const char **p, unsigned long long *out, size_t count)
 {
     const char *c = *p;
     for (size_t i = 0; i < count; i++) {
         unsigned long long v = 0;
         const char *first = c;
-        for (; *c >= '0' && *c <= '9'; c++)
-            v = v * 10 + (unsigned long long)(*c - '0');
+        if (*c == '=' && i > 0) {
+            v = out[i - 1];
+            c++;
+        } else {
+            for (int digit; c - first < 16 && (digit = hex_digit(*c)) >= 0; c++)
+                v = v << 4 | (unsigned long long)digit;
+        }
         if (c == first || *c != ' ')
             return false;
         c++;
@@ -288,6 +299,16 @@ static bool read_numbers(const char **p, unsigned long long *out, size_t count)
     }
     *p = c;
     return true;
+}
+
+/* A stat as an entry writes it: size, mtime, ctime ("=" where it is the mtime), inode and
+ * device, in hexadecimal. */
+static void write_stat(udfkit_buf *out, const file_stat *st)
+{
+    if (st->ctime == st->mtime)
+        udfkit_buf_printf(out, "%llx %llx = %llx %llx ", st->size, st->mtime, st->ino, st->dev);
+    else
+        udfkit_buf_printf(out, "%llx %llx %llx %llx %llx ", st->size, st->mtime, st->ctime, st->ino, st->dev);
 }
 
 /* `name` in the directory `dir` (NULL: `name` is the whole path); *name_at: where the name
@@ -476,25 +497,27 @@ static bool order_dirs(manifest *m)
     return ok;
 }
 
-/* One line each: D <parent+1> <guards> <system> <size> <mtime> <ctime> <ino> <dev> <name in
- * parent, or path>; F <dir+1> <system> <size> <mtime> <ctime> <ino> <dev> <name in dir, or
- * path>; A <dir+1> <system> <missing> <name in dir, or path>. */
+/* One line each, the numbers in hexadecimal: D <parent+1> <guards> <system> <stat> <name in
+ * parent, or path>; F <dir+1> <system> <stat> <name in dir, or path>; A <dir+1> <system>
+ * <missing> <name in dir, or path> (<stat>: write_stat). */
 static void write_manifest(const manifest *m, udfkit_buf *out)
 {
     udfkit_buf_puts(out, "udfkit-includes-2\n");
     for (size_t i = 0; i < m->ndirs; i++) {
         const manifest_dir *d = &m->dirs[i];
-        udfkit_buf_printf(out, "D %ld %d %d %llu %llu %llu %llu %llu %s\n", d->parent + 1, d->guards, d->system,
-                          d->st.size, d->st.mtime, d->st.ctime, d->st.ino, d->st.dev, d->path + d->rel_at);
+        udfkit_buf_printf(out, "D %lx %d %d ", (unsigned long)(d->parent + 1), d->guards, d->system);
+        write_stat(out, &d->st);
+        udfkit_buf_printf(out, "%s\n", d->path + d->rel_at);
     }
     for (size_t i = 0; i < m->nfiles; i++) {
         const manifest_rec *r = &m->files[i];
-        udfkit_buf_printf(out, "F %ld %d %llu %llu %llu %llu %llu %s\n", r->dir + 1, r->system, r->st.size,
-                          r->st.mtime, r->st.ctime, r->st.ino, r->st.dev, r->path + r->name_at);
+        udfkit_buf_printf(out, "F %lx %d ", (unsigned long)(r->dir + 1), r->system);
+        write_stat(out, &r->st);
+        udfkit_buf_printf(out, "%s\n", r->path + r->name_at);
     }
     for (size_t i = 0; i < m->nabsent; i++) {
         const manifest_rec *r = &m->absent[i];
-        udfkit_buf_printf(out, "A %ld %d %d %s\n", r->dir + 1, r->system, r->missing, r->path + r->name_at);
+        udfkit_buf_printf(out, "A %lx %d %d %s\n", (unsigned long)(r->dir + 1), r->system, r->missing, r->path + r->name_at);
     }
 }
 
