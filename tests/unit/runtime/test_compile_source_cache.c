@@ -7,10 +7,12 @@
  * own, which reads the entry from disk), for the user's headers and for CUDA's (a CUDA
  * include directory of the test's: UDFKIT_CUDA_INCLUDE_DIR), CUDA's removed too. */
 #define _GNU_SOURCE
+#include "cache/cache.h"
 #include "package.h"
 
 #include <udfkit/runtime.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <setjmp.h>
@@ -275,6 +277,104 @@ static void new_processes_follow_changes(void **state)
     unsetenv("UDFKIT_CUDA_INCLUDE_DIR");
 }
 
+/* The key of the one entry of the cache's section "includes" (a cache of its own). */
+static void only_entry_key(const char *cache_dir, char key[UDFKIT_CACHE_KEY_SIZE])
+{
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s/includes", cache_dir);
+    DIR *top = opendir(dir);
+    assert_non_null(top);
+    size_t found = 0;
+    for (struct dirent *d; (d = readdir(top));) {
+        char sub[4700];
+        if (d->d_name[0] == '.' || snprintf(sub, sizeof sub, "%s/%s", dir, d->d_name) >= (int)sizeof sub)
+            continue;
+        DIR *in = opendir(sub);
+        for (struct dirent *f; in && (f = readdir(in));) {
+            const char *dot = strstr(f->d_name, ".entry");
+            if (dot && (size_t)(dot - f->d_name) == UDFKIT_CACHE_KEY_SIZE - 1 && found++ == 0)
+                snprintf(key, UDFKIT_CACHE_KEY_SIZE, "%.*s", (int)(UDFKIT_CACHE_KEY_SIZE - 1), f->d_name);
+        }
+        if (in)
+            closedir(in);
+    }
+    closedir(top);
+    assert_int_equal(found, 1);
+}
+
+/* Puts `files` in place of the entry's list, keeping its hash. */
+static void put_list(const char *key, const char *files, size_t size, const udfkit_buf *hash)
+{
+    udfkit_cache *c = udfkit_cache_open_section("includes");
+    assert_non_null(c);
+    udfkit_cache_entry e = {0};
+    udfkit_cache_entry_add(&e, "files", files, size);
+    udfkit_cache_entry_add(&e, "hash", hash->data, hash->size);
+    udfkit_cache_put(c, key, &e);
+    udfkit_cache_entry_free(&e);
+    udfkit_cache_close(c);
+}
+
+/* An entry of the includes whose list is damaged (planted by another process, or written by
+ * another version) is not used: each new process's compile gives what a compile without the
+ * cache gives, and the list put back is used again. */
+static void damaged_entries_are_not_used(void **state)
+{
+    (void)state;
+    static const char text[] = "#include \"scale3.h\"\n"
+                               "__device__ float k(float x) { return x * SCALE3; }\n";
+    char own[4300], path[4300], key[UDFKIT_CACHE_KEY_SIZE], first[512], got[512];
+    snprintf(own, sizeof own, "%s/cache-damaged", work);
+    setenv("UDFKIT_CACHE_DIR", own, 1);
+    snprintf(path, sizeof path, "%s/scale3.h", dir_b);
+    write_later(path, "#define SCALE3 3.0f\n");
+    expect_child(text, false, first);
+    expect_child(text, true, got);
+    only_entry_key(own, key);
+    udfkit_cache *c = udfkit_cache_open_section("includes");
+    udfkit_cache_entry e = {0};
+    assert_true(c && udfkit_cache_get(c, key, &e));
+    udfkit_cache_close(c);
+    const udfkit_buf *list = udfkit_cache_entry_find(&e, "files"), *hash = udfkit_cache_entry_find(&e, "hash");
+    assert_true(list && hash && list->size > 0);
+    char *good = strndup(list->data, list->size);
+    assert_non_null(good);
+    char *file_line = strstr(good, "\nF ");
+    assert_non_null(file_line);
+    const size_t at = (size_t)(file_line - good) + 1;
+    /* Each damage: the text from `good` with [at + from, at + to) replaced by `with`. */
+    static const struct {
+        size_t from, to;
+        const char *with;
+    } damages[] = {
+        {2, 3, "ff"},                 /* a file in a directory not listed */
+        {0, 1, "Q"},                  /* a line of no known kind */
+        {2, 3, "0 1 12345678901234567"}, /* a number of 17 hexadecimal digits (and a stray one) */
+        {0, 2, "A 0 0 1 /\nF "},      /* a place said to be empty, where a directory is */
+        {0, 2, "A 1 0 0 x\nF "},      /* a place not empty said to be checked by its directory */
+    };
+    for (size_t i = 0; i < sizeof damages / sizeof *damages; i++) {
+        udfkit_buf bad = UDFKIT_BUF_INIT;
+        udfkit_buf_append(&bad, good, at + damages[i].from);
+        udfkit_buf_puts(&bad, damages[i].with);
+        udfkit_buf_puts(&bad, good + at + damages[i].to);
+        put_list(key, bad.data, bad.size, hash);
+        udfkit_buf_free(&bad);
+        expect_child(text, false, got);
+        assert_string_equal(got, first);
+        put_list(key, good, strlen(good), hash);
+    }
+    /* Cut short, the last line without its end. */
+    put_list(key, good, strlen(good) - 1, hash);
+    expect_child(text, false, got);
+    put_list(key, good, strlen(good), hash);
+    expect_child(text, true, got);
+    assert_string_equal(got, first);
+    free(good);
+    udfkit_cache_entry_free(&e);
+    setenv("UDFKIT_CACHE_DIR", cache, 1);
+}
+
 static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
     (void)st;
@@ -294,7 +394,8 @@ int main(void)
         return 1;
     setenv("UDFKIT_CACHE_DIR", cache, 1);
     const struct CMUnitTest tests[] = {cmocka_unit_test(follows_header_changes),
-                                       cmocka_unit_test(new_processes_follow_changes)};
+                                       cmocka_unit_test(new_processes_follow_changes),
+                                       cmocka_unit_test(damaged_entries_are_not_used)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     nftw(work, remove_one, 16, FTW_PHYS | FTW_DEPTH);
     return rc;
