@@ -3,7 +3,6 @@
 
 #include "base/buf.h"
 #include "base/fs.h"
-#include "base/strset.h"
 
 #include <fcntl.h>
 #include <pthread.h>
