@@ -5,14 +5,21 @@
  *
  * An entry, in the cache's section "includes", is keyed by the source's name and text, the
  * -I directories, the CUDA include directory and the working directory (what decides where
- * each include is found). It holds each file read (path, size, mtime and ctime in ns, inode,
- * device, whether it is CUDA's) with the hash of all their bytes, and each place the walk
- * looked in vain (include_check: udfkit_include_absent). It is used only where every file
- * still stats the same and nothing has appeared where the walk found nothing; a file
- * modified within the second before it was recorded keeps its entry from being stored (a
- * later change in the same time stamp could not be seen). CUDA's headers, like the NVRTC
- * the process loaded, are checked on an entry's first use in a process, not again in that
- * process. `udfkit cache clear` removes the entries with the results. */
+ * each include is found). It holds, one line each ("udfkit-includes-2"), the directories
+ * of the files read (each by its name in the one above it), each file read (its name in its
+ * directory, size, mtime and ctime in ns, inode, device, whether it is CUDA's) with the hash
+ * of all their bytes, and each place the walk looked in vain (udfkit_include_absent). It is
+ * used only where every file still stats the same and nothing has appeared where the walk
+ * found nothing. The check opens each directory once, from the one above it, and stats each
+ * file by its name there (fstatat): in a new process the path walks, not the calls, cost.
+ * A place found empty whose directory exists is checked by that directory's stat (mtime,
+ * ctime, inode, device): a name cannot appear in a directory, or leave it, without changing
+ * its mtime and ctime; any other such place is checked alone. A file or such a directory
+ * modified within the second before the walk began keeps the entry from being stored (a
+ * later change in the same time stamp could not be seen). CUDA's headers are checked file
+ * by file like the user's (no signature of the toolkit stays right when one of its headers
+ * is edited in place: that changes no directory), on an entry's first use in a process, not
+ * again in that process. `udfkit cache clear` removes the entries with the results. */
 #ifndef UDFKIT_INCLUDE_CHECK_H
 #define UDFKIT_INCLUDE_CHECK_H
 
@@ -26,8 +33,9 @@
 void udfkit_include_check_key(const char *source, const char *text, size_t text_size, const char *const *dirs,
                               size_t ndirs, const char *cuda_dir, char key[UDFKIT_CACHE_KEY_SIZE]);
 
-/* Where `cache` holds an entry for `key` that still holds: true, with the files (and places
- * looked at in vain) into *out and the hash of the files' bytes into files_key. */
+/* Where `cache` holds an entry for `key` that still holds: true, with the files into *out
+ * (the places looked at in vain left out: checking them is the entry's business) and the
+ * hash of the files' bytes into files_key. */
 bool udfkit_include_check_find(udfkit_cache *cache, const char *key, udfkit_include_set *out,
                                char files_key[UDFKIT_CACHE_KEY_SIZE]);
 
