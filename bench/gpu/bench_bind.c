@@ -31,15 +31,6 @@ static const char small_udf[] = "__device__ float scaled(float x) { return 3.0f 
 static const char *const small_spec[] = {"scaled:float32(float32)"};
 
 /* The context first: what the timed calls must not pay. */
-static void make_context(void)
-{
-    void *p = NULL;
-    udfkit_status s = udfkit_device_alloc(16, &p);
-    bench_skip_without_gpu(s);
-    bench_check_udfkit(s, "udfkit_device_alloc (context creation)");
-    udfkit_device_free(p);
-}
-
 /* map(price) of the instance over CHECK_ROWS rows: price(x) = 2x + 1 whichever package. */
 static void check_instance(bindlib_instance *inst)
 {
@@ -61,21 +52,14 @@ static void check_instance(bindlib_instance *inst)
     udfkit_device_free(dout);
 }
 
-static udfkit_package *open_package(const char *path)
-{
-    udfkit_package *pkg = NULL;
-    bench_check_udfkit(udfkit_package_open(path, &pkg), path);
-    return pkg;
-}
-
 /* In a process of its own: one timed step, its time in ms on stdout. */
 static int child(const char *what, char **paths)
 {
-    make_context();
+    bench_make_context();
     double ms = 0;
     if (strcmp(what, "bind") == 0 || strcmp(what, "bind-renamed") == 0) {
         const int renamed = strcmp(what, "bind-renamed") == 0;
-        udfkit_package *pkg = open_package(renamed ? paths[2] : paths[1]);
+        udfkit_package *pkg = bench_open_package(renamed ? paths[2] : paths[1]);
         const udfkit_slot_binding b[] = {{"price", pkg, renamed ? "affine2" : NULL},
                                          {"combine", pkg, renamed ? "plus" : NULL}};
         bindlib_instance *inst = NULL;
@@ -146,8 +130,8 @@ static char *new_cache(void)
 /* In this process: binding again and again, the instance released each time. */
 static void repeated(const char *package_path)
 {
-    make_context();
-    udfkit_package *pkg = open_package(package_path);
+    bench_make_context();
+    udfkit_package *pkg = bench_open_package(package_path);
     const udfkit_slot_binding b[] = {{"price", pkg, NULL}, {"combine", pkg, NULL}};
     bindlib_instance *kept = NULL, *inst = NULL;
     bench_check_udfkit(bindlib_bind(b, 2, &kept), "bindlib_bind");

@@ -26,15 +26,6 @@
 #define ROWS (1u << 20)
 #define REPEATS 2000
 
-static void make_context(void)
-{
-    void *p = NULL;
-    udfkit_status s = udfkit_device_alloc(16, &p);
-    bench_skip_without_gpu(s);
-    bench_check_udfkit(s, "udfkit_device_alloc (context creation)");
-    udfkit_device_free(p);
-}
-
 static void *device(size_t bytes)
 {
     void *p = NULL;
@@ -157,18 +148,11 @@ static void first_launches(eng41_instance *inst, const char *label)
     free(bits);
 }
 
-static udfkit_package *open_package(const char *path)
-{
-    udfkit_package *pkg = NULL;
-    bench_check_udfkit(udfkit_package_open(path, &pkg), path);
-    return pkg;
-}
-
 /* In a process of its own: the bind (its ms on stdout), then the first launches (stderr). */
 static int child(const char *what, const char *package)
 {
-    make_context();
-    udfkit_package *pkg = open_package(package);
+    bench_make_context();
+    udfkit_package *pkg = bench_open_package(package);
     const udfkit_slot_binding b[] = {{"price", pkg, NULL}, {"keep", pkg, NULL}};
     eng41_instance *inst = NULL;
     const double start = bench_now_ms();
@@ -202,8 +186,8 @@ static void new_cache(void)
 
 static void repeated(const char *package)
 {
-    make_context();
-    udfkit_package *pkg = open_package(package);
+    bench_make_context();
+    udfkit_package *pkg = bench_open_package(package);
     const udfkit_slot_binding b[] = {{"price", pkg, NULL}, {"keep", pkg, NULL}};
     eng41_instance *inst = NULL;
     bench_check_udfkit(eng41_bind(b, 2, &inst), "eng41_bind");

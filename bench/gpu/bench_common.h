@@ -80,6 +80,24 @@ static inline void bench_skip_without_gpu(udfkit_status s)
     }
 }
 
+/* Makes the device's context current (a small allocation), skipping the benchmark without a GPU. */
+static inline void bench_make_context(void)
+{
+    void *p = NULL;
+    udfkit_status s = udfkit_device_alloc(16, &p);
+    bench_skip_without_gpu(s);
+    bench_check_udfkit(s, "udfkit_device_alloc (context creation)");
+    udfkit_device_free(p);
+}
+
+/* The package at path (a manifest or a package fatbin), or the program stops naming it. */
+static inline udfkit_package *bench_open_package(const char *path)
+{
+    udfkit_package *pkg = NULL;
+    bench_check_udfkit(udfkit_package_open(path, &pkg), path);
+    return pkg;
+}
+
 /* The whole file, with a NUL after its `*size` bytes (PTX is text); exits on failure. */
 static inline void *bench_read_file(const char *path, size_t *size)
 {

@@ -69,8 +69,8 @@ static void note_absent(walker *w, const char *dir, const char *name, bool syste
         return;
     }
     char *p = udfkit_path_join(dir, name);
-    size_t start = strlen(dir);
-    for (size_t i = start + 1; p[i]; i++) {
+    const size_t start = strlen(dir), len = strlen(p);
+    for (size_t i = start + 1; i < len; i++) {
         if (p[i] != '/')
             continue;
         p[i] = '\0';

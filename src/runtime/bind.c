@@ -852,8 +852,12 @@ udfkit_status udfkit_library_bind_link(const udfkit_image *image, const udfkit_s
         s = read_engine(image, &plan, &engine);
     if (!s)
         s = link_bound(engine, &plan, arch, "a link for tests", &out);
-    *cubin_size = out.size;
-    *cubin = udfkit_buf_detach(&out);
+    *cubin_size = s ? 0 : out.size;
+    *cubin = NULL;
+    if (s)
+        udfkit_buf_free(&out);
+    else
+        *cubin = udfkit_buf_detach(&out);
     udfkit_package_close(engine);
     plan_free(&plan);
     return s;
@@ -886,6 +890,7 @@ udfkit_status udfkit_library_slot_bound(udfkit_library *lib, const char *slot, i
     for (size_t k = 0; k < lib->nslots; k++) {
         if (strcmp(lib->slot_names[k], slot) == 0) {
             *bound = lib->slot_bound[k];
+            udfkit_buf_free(&names);
             return UDFKIT_OK;
         }
         udfkit_buf_printf(&names, "%s%s", k ? ", " : "", lib->slot_names[k]);

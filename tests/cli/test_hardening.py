@@ -313,7 +313,14 @@ def test_fifo_artifact_and_link_cycle_do_not_hang(work):
 
 def good_fatbin(work):
     write(os.path.join(work, "g.cu"), GOOD)
-    ok("compile", "g.cu", "-f", "f:float32(float32)", "--arch", "80;90", "-o", "m.json", cwd=work)
+    # The set-up compile (two architectures, compiled by threads of their own) under the asan
+    # preset: LeakSanitizer's tracer crashed at its exit in two runs ("Tracer caught signal 11",
+    # the sanitizer's known intermittent failure), which is not what this test is about; the
+    # compile's leaks are checked by every other compile of the tests.
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS", ""), "detect_leaks=0"]))
+    r = udfkit("compile", "g.cu", "-f", "f:float32(float32)", "--arch", "80;90", "-o", "m.json", cwd=work, env=env)
+    assert r.rc == 0, r
     ok("link", "m.json", "--arch", "80;90", "-o", "good.fatbin", cwd=work)
     ok("link", "m.json", "--arch", "80-real", "--emit", "cubin", "-o", "good.cubin", cwd=work)
     return bytearray(read(os.path.join(work, "good.fatbin")))

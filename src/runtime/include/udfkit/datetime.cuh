@@ -160,8 +160,10 @@ UDFKIT_HD civil_date civil_from_days(long long days)
      * from March 1 of the year -5880000, where each division by a constant is a multiply
      * of 32 bits (of 64 it is several). */
     const long long shift = 719468 + 14700LL * 146097; /* days from 5880000-03-01 BC */
-    if ((unsigned long long)(days + shift) <= 0xffffffffull) {
-        const unsigned z = (unsigned)(days + shift);
+    /* In unsigned arithmetic: days + shift overflows a long long for days near its end. */
+    const unsigned long long from_era = (unsigned long long)days + (unsigned long long)shift;
+    if (from_era <= 0xffffffffull) {
+        const unsigned z = (unsigned)from_era;
         const unsigned era = z / 146097;
         const unsigned doe = z - era * 146097;
         const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
