@@ -28,9 +28,10 @@
 #include "declib.h"
 #include "decm4.h"
 #include "decm4w1.h"
-#include "decr16.h"
 #include "decr8.h"
-#include "decr8w1.h"
+#include "decs2.h"
+#include "decs2m4.h"
+#include "decs2m4w1.h"
 #include "decw1.h"
 
 #include <algorithm>
@@ -272,13 +273,15 @@ int bench_decimals_main(int argc, char **argv)
         udfkit_status (*udf_error)(udfkit_stream, uint64_t *, int *);
     } sum_variants[] = {
         {"udfkit reduce(add_d) [runs 8]", decr8_load, decr8_unload, decr8_reduce_add_d, decr8_udf_error},
-        {"udfkit reduce(add_d) [runs 16]", decr16_load, decr16_unload, decr16_reduce_add_d, decr16_udf_error},
+        {"udfkit reduce(add_d) [stripes 2]", decs2_load, decs2_unload, decs2_reduce_add_d, decs2_udf_error},
+        {"udfkit reduce(add_d) [stripes 2, 4 blocks]", decs2m4_load, decs2m4_unload, decs2m4_reduce_add_d,
+         decs2m4_udf_error},
         {"udfkit reduce(add_d) [4 blocks]", decm4_load, decm4_unload, decm4_reduce_add_d, decm4_udf_error},
         {"udfkit reduce(add_d) [1 wave]", decw1_load, decw1_unload, decw1_reduce_add_d, decw1_udf_error},
         {"udfkit reduce(add_d) [4 blocks, 1 wave]", decm4w1_load, decm4w1_unload, decm4w1_reduce_add_d,
          decm4w1_udf_error},
-        {"udfkit reduce(add_d) [runs 8, 1 wave]", decr8w1_load, decr8w1_unload, decr8w1_reduce_add_d,
-         decr8w1_udf_error},
+        {"udfkit reduce(add_d) [stripes 2, 4 blocks, 1 wave]", decs2m4w1_load, decs2m4w1_unload,
+         decs2m4w1_reduce_add_d, decs2m4w1_udf_error},
     };
     for (const auto &sv : sum_variants)
         bench_check_udfkit(sv.load(), sv.name);
@@ -340,7 +343,7 @@ int bench_decimals_main(int argc, char **argv)
     const udfkit_decimal128 zero = {0, 0};
 
     std::vector<bench_variant> v;
-    enum { S4_U, S4_T, S4_G, S2_U, S2_T, S2_G, SUM_U, SUM_H, YMD_U, YMD_T, YMD_G, SUM_V, COUNT = SUM_V + 6 };
+    enum { S4_U, S4_T, S4_G, S2_U, S2_T, S2_G, SUM_U, SUM_H, YMD_U, YMD_T, YMD_G, SUM_V, COUNT = SUM_V + 7 };
     static_assert(sizeof sum_variants / sizeof sum_variants[0] == COUNT - SUM_V, "the variants' count");
 #define UDFKIT(call) bench_check_udfkit(call, #call)
 #define LAUNCHED BENCH_CUDA(cudaGetLastError())

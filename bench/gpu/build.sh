@@ -135,19 +135,22 @@ run "$udfkit" kernels "$work/gen/decimal_udfs.json" --kernel "map(mul_s4)" --ker
   --kernel "reduce(add_d)" --kernel "map(ymd)" --name declib \
   --cuda "$work/gen/declib_kernels.cu" --c "$work/gen/declib.c" --header "$work/gen/declib.h"
 # The variants of reduce(add_d) bench_decimals times beside declib's (templates/kernels/
-# reduce_helpers.cu.in, reduce.cu.in, launcher_reduce.c.in), name=R:W:M: a library each of
+# reduce_helpers.cu.in, reduce.cu.in, launcher_reduce.c.in), name=R:W:M:G: a library each of
 # reduce(add_d) alone, its kernels source starting with `#define UDFKIT_RUNS16 R` (a lane's run
-# of at most R rows, then the warp's reduction; 0: one run over the warp's part) and
+# of at most R rows, then the warp's reduction; 0: one run over the warp's part),
 # `#define UDFKIT_REDUCE16_MIN_BLOCKS M` (blocks a multiprocessor must hold: registers capped
-# to fit), its launcher compiled with -DUDFKIT_REDUCE16_WAVES=W (the first pass's blocks, in
-# waves of the blocks the device holds at once). declib has the defaults, 0:5:3.
-decimal_variants=("decr8=8:5:3" "decr16=16:5:3" "decm4=0:5:4" "decw1=0:1:3" "decm4w1=0:1:4" "decr8w1=8:1:3")
+# to fit) and `#define UDFKIT_STRIPES16 G` (stripes of G rounds of 256 consecutive rows
+# first; 0: none), its launcher compiled with -DUDFKIT_REDUCE16_WAVES=W (the first pass's
+# blocks, in waves of the blocks the device holds at once). declib has the defaults, 0:5:3:0.
+decimal_variants=("decr8=8:5:3:0" "decs2=0:5:3:2" "decs2m4=0:5:4:2" "decm4=0:5:4:0" "decw1=0:1:3:0"
+                  "decm4w1=0:1:4:0" "decs2m4w1=0:1:4:2")
 for var in "${decimal_variants[@]}"; do
   lib=${var%%=*} spec=${var#*=}
-  IFS=: read -r runs waves min_blocks <<<"$spec"
+  IFS=: read -r runs waves min_blocks stripes <<<"$spec"
   run "$udfkit" kernels "$work/gen/decimal_udfs.json" --kernel "reduce(add_d)" --name "$lib" \
     --cuda "$work/gen/${lib}_kernels.cu" --c "$work/gen/$lib.c" --header "$work/gen/$lib.h"
-  sed -i "1i #define UDFKIT_RUNS16 $runs\\n#define UDFKIT_REDUCE16_MIN_BLOCKS $min_blocks" "$work/gen/${lib}_kernels.cu"
+  sed -i "1i #define UDFKIT_RUNS16 $runs\\n#define UDFKIT_REDUCE16_MIN_BLOCKS $min_blocks\\n#define UDFKIT_STRIPES16 $stripes" \
+    "$work/gen/${lib}_kernels.cu"
 done
 
 # bindlib: an engine of 22 kernels (16 from KERNELS entries, 6 of bind_extra.cu) calling two
@@ -276,7 +279,7 @@ for lib in strlib declib; do
 done
 for var in "${decimal_variants[@]}"; do
   lib=${var%%=*} spec=${var#*=}
-  IFS=: read -r runs waves min_blocks <<<"$spec"
+  IFS=: read -r runs waves min_blocks stripes <<<"$spec"
   run "$cc" "${cflags[@]}" -DUDFKIT_REDUCE16_WAVES="$waves" -c "$work/gen/$lib.c" -o "$work/obj/$lib.o"
   run "$cc" "${cflags[@]}" -c "$work/gen/${lib}_fatbin.c" -o "$work/obj/${lib}_fatbin.o"
 done
