@@ -15,8 +15,9 @@
  *   against Hinnant's civil_from_days written by hand in int arithmetic.
  * reduce(add_d) is timed also in variants of the template's 16-byte path (bench/gpu/build.sh's
  * decimal_variants: libraries of reduce(add_d) alone, their kernels and launchers built with
- * other UDFKIT_RUNS16 and UDFKIT_REDUCE16_WAVES), each checked as the others are; the ratios
- * of the variants are printed beside, the worst ratio is declib's.
+ * other UDFKIT_RUNS16, UDFKIT_STRIPES16, UDFKIT_REDUCE16_MIN_BLOCKS and UDFKIT_REDUCE16_WAVES),
+ * each checked as the others are; the ratios of the variants are printed beside, the worst
+ * ratio is declib's.
  * A row that fails its check is recorded (the lowest row) on both sides; none does here.
  * Data: unscaled values sign * (uniform below 10^k), k uniform in 1..17 (decimal(18,2): the
  * products reach 34 digits), a half-way case (a product ending in 50) in every 16th row; days
