@@ -30,7 +30,7 @@
 #include "decm4.h"
 #include "decm4w1.h"
 #include "decr8.h"
-#include "decs2.h"
+#include "decs0.h"
 #include "decs2m4.h"
 #include "decs2m4w1.h"
 #include "decw1.h"
@@ -274,7 +274,7 @@ int bench_decimals_main(int argc, char **argv)
         udfkit_status (*udf_error)(udfkit_stream, uint64_t *, int *);
     } sum_variants[] = {
         {"udfkit reduce(add_d) [runs 8]", decr8_load, decr8_unload, decr8_reduce_add_d, decr8_udf_error},
-        {"udfkit reduce(add_d) [stripes 2]", decs2_load, decs2_unload, decs2_reduce_add_d, decs2_udf_error},
+        {"udfkit reduce(add_d) [no stripes]", decs0_load, decs0_unload, decs0_reduce_add_d, decs0_udf_error},
         {"udfkit reduce(add_d) [stripes 2, 4 blocks]", decs2m4_load, decs2m4_unload, decs2m4_reduce_add_d,
          decs2m4_udf_error},
         {"udfkit reduce(add_d) [4 blocks]", decm4_load, decm4_unload, decm4_reduce_add_d, decm4_udf_error},

@@ -141,8 +141,10 @@ run "$udfkit" kernels "$work/gen/decimal_udfs.json" --kernel "map(mul_s4)" --ker
 # `#define UDFKIT_REDUCE16_MIN_BLOCKS M` (blocks a multiprocessor must hold: registers capped
 # to fit) and `#define UDFKIT_STRIPES16 G` (stripes of G rounds of 256 consecutive rows
 # first; 0: none), its launcher compiled with -DUDFKIT_REDUCE16_WAVES=W (the first pass's
-# blocks, in waves of the blocks the device holds at once). declib has the defaults, 0:5:3:0.
-decimal_variants=("decr8=8:5:3:0" "decs2=0:5:3:2" "decs2m4=0:5:4:2" "decm4=0:5:4:0" "decw1=0:1:3:0"
+# blocks, in waves of the blocks the device holds at once). declib has the defaults, 0:5:3:2
+# (stripes of 2 since the H100 run of bench/results/decimals-sass.txt, section 6); decs0 the
+# earlier defaults, 0:5:3:0.
+decimal_variants=("decr8=8:5:3:0" "decs0=0:5:3:0" "decs2m4=0:5:4:2" "decm4=0:5:4:0" "decw1=0:1:3:0"
                   "decm4w1=0:1:4:0" "decs2m4w1=0:1:4:2")
 for var in "${decimal_variants[@]}"; do
   lib=${var%%=*} spec=${var#*=}
