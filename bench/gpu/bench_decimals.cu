@@ -13,6 +13,11 @@
  *   stream-ordered in every call as its launchers do);
  * - map(ymd): year, month and day of a date32 (three int32 outputs), udfkit::civil_from_days
  *   against Hinnant's civil_from_days written by hand in int arithmetic.
+ * reduce(add_d) is timed also in variants of the template's 16-byte path (bench/gpu/build.sh's
+ * decimal_variants: libraries of reduce(add_d) alone, their kernels and launchers built with
+ * other UDFKIT_RUNS16, UDFKIT_STRIPES16, UDFKIT_REDUCE16_MIN_BLOCKS and UDFKIT_REDUCE16_WAVES),
+ * each checked as the others are; the ratios of the variants are printed beside, the worst
+ * ratio is declib's.
  * A row that fails its check is recorded (the lowest row) on both sides; none does here.
  * Data: unscaled values sign * (uniform below 10^k), k uniform in 1..17 (decimal(18,2): the
  * products reach 34 digits), a half-way case (a product ending in 50) in every 16th row; days
@@ -22,6 +27,13 @@
  * usage: udfkit_bench decimals [log2 rows (26)] [repetitions (30)]; exits 77 without a GPU. */
 #include "bench_cuda.cuh"
 #include "declib.h"
+#include "decm4.h"
+#include "decm4w1.h"
+#include "decr8.h"
+#include "decs0.h"
+#include "decs2m4.h"
+#include "decs2m4w1.h"
+#include "decw1.h"
 
 #include <algorithm>
 #include <cstring>
@@ -252,6 +264,28 @@ int bench_decimals_main(int argc, char **argv)
     const unsigned wave = (unsigned)sms * (unsigned)(threads_per_sm / HAND_BLOCK),
                    per_row = (unsigned)((n + HAND_BLOCK - 1) / HAND_BLOCK);
     bench_check_udfkit(declib_load(), "declib_load");
+    /* The variants of reduce(add_d) (bench/gpu/build.sh's decimal_variants). */
+    const struct {
+        const char *name;
+        udfkit_status (*load)(void);
+        void (*unload)(void);
+        udfkit_status (*reduce)(udfkit_stream, size_t, const udfkit_decimal128 *, udfkit_decimal128,
+                                udfkit_decimal128 *);
+        udfkit_status (*udf_error)(udfkit_stream, uint64_t *, int *);
+    } sum_variants[] = {
+        {"udfkit reduce(add_d) [runs 8]", decr8_load, decr8_unload, decr8_reduce_add_d, decr8_udf_error},
+        {"udfkit reduce(add_d) [no stripes]", decs0_load, decs0_unload, decs0_reduce_add_d, decs0_udf_error},
+        {"udfkit reduce(add_d) [stripes 2, 4 blocks]", decs2m4_load, decs2m4_unload, decs2m4_reduce_add_d,
+         decs2m4_udf_error},
+        {"udfkit reduce(add_d) [4 blocks]", decm4_load, decm4_unload, decm4_reduce_add_d, decm4_udf_error},
+        {"udfkit reduce(add_d) [1 wave]", decw1_load, decw1_unload, decw1_reduce_add_d, decw1_udf_error},
+        {"udfkit reduce(add_d) [4 blocks, 1 wave]", decm4w1_load, decm4w1_unload, decm4w1_reduce_add_d,
+         decm4w1_udf_error},
+        {"udfkit reduce(add_d) [stripes 2, 4 blocks, 1 wave]", decs2m4w1_load, decs2m4w1_unload,
+         decs2m4w1_reduce_add_d, decs2m4w1_udf_error},
+    };
+    for (const auto &sv : sum_variants)
+        bench_check_udfkit(sv.load(), sv.name);
 
     /* The columns, and the host's answers. */
     std::vector<udfkit_decimal128> a(n), b(n), want_s4(n), want_s2(n);
@@ -310,7 +344,8 @@ int bench_decimals_main(int argc, char **argv)
     const udfkit_decimal128 zero = {0, 0};
 
     std::vector<bench_variant> v;
-    enum { S4_U, S4_T, S4_G, S2_U, S2_T, S2_G, SUM_U, SUM_H, YMD_U, YMD_T, YMD_G, COUNT };
+    enum { S4_U, S4_T, S4_G, S2_U, S2_T, S2_G, SUM_U, SUM_H, YMD_U, YMD_T, YMD_G, SUM_V, COUNT = SUM_V + 7 };
+    static_assert(sizeof sum_variants / sizeof sum_variants[0] == COUNT - SUM_V, "the variants' count");
 #define UDFKIT(call) bench_check_udfkit(call, #call)
 #define LAUNCHED BENCH_CUDA(cudaGetLastError())
     v.push_back({"udfkit map(mul_s4)", [&](cudaStream_t st) { UDFKIT(declib_map_mul_s4((udfkit_stream)st, n, d_a, d_b, out_u)); }});
@@ -349,6 +384,11 @@ int bench_decimals_main(int argc, char **argv)
                      ymd_grid_stride<<<wave, HAND_BLOCK, 0, st>>>(n, d_days, ymd_h, ymd_h + n, ymd_h + 2 * n);
                      LAUNCHED;
                  }});
+    /* The variants of reduce(add_d), after the rest (SUM_R8 ...). */
+    for (const auto &sv : sum_variants) {
+        const auto reduce = sv.reduce;
+        v.push_back({sv.name, [&, reduce](cudaStream_t st) { UDFKIT(reduce((udfkit_stream)st, n, d_a, zero, sums)); }});
+    }
     bench_time_interleaved(v, s, warmup, reps);
 
     /* Each variant again into cleared results, checked against the host. The results are
@@ -368,15 +408,17 @@ int bench_decimals_main(int argc, char **argv)
         BENCH_CUDA(cudaMemsetAsync(ymd_h, 0, 3 * n * sizeof(int), s));
         v[i].launch(s);
         BENCH_CUDA(cudaStreamSynchronize(s));
-        const bool udfkit = i == S4_U || i == S2_U || i == SUM_U || i == YMD_U;
+        const bool udfkit = i == S4_U || i == S2_U || i == SUM_U || i == YMD_U || i >= SUM_V;
         if (i <= S2_G)
             check_equal(v[i].name, udfkit ? out_u : out_h, i < S2_U ? want_s4 : want_s2);
-        else if (i <= SUM_H)
+        else if (i <= SUM_H || i >= SUM_V)
             check_equal(v[i].name, sums + (i == SUM_H), want_sum_v);
         else
             check_equal(v[i].name, udfkit ? ymd_u : ymd_h, want_ymd);
     }
     bench_check_udfkit(declib_udf_error((udfkit_stream)s, NULL, NULL), "declib_udf_error (no row may fail)");
+    for (const auto &sv : sum_variants)
+        bench_check_udfkit(sv.udf_error((udfkit_stream)s, NULL, NULL), sv.name);
     check_no_error("the hand-written kernels", errors);
 
     double ms[COUNT];
@@ -409,10 +451,15 @@ int bench_decimals_main(int argc, char **argv)
                bench_target(ratio, 0.95));
     }
     printf("decimals_vs_nvcc_worst: %.3f ratio (target >= 0.95: %s)\n", worst, bench_target(worst, 0.95));
+    for (int i = SUM_V; i < COUNT; i++)
+        printf("decimal128_sum_variant_vs_nvcc: %.3f ratio (%s, against %s; declib's: %.3f)\n", ms[SUM_H] / ms[i],
+               v[i].name, v[SUM_H].name, ms[SUM_H] / ms[SUM_U]);
 
     BENCH_CUDA(cudaStreamDestroy(s));
     cudaFree(d_a), cudaFree(d_b), cudaFree(out_u), cudaFree(out_h), cudaFree(sums), cudaFree(partials);
     cudaFree(d_days), cudaFree(ymd_u), cudaFree(ymd_h), cudaFree(errors);
+    for (const auto &sv : sum_variants)
+        sv.unload();
     declib_unload();
     return 0;
 }

@@ -134,6 +134,26 @@ run "$udfkit" compile "$here/decimal_udfs.cu" --function "${decimal_functions[@]
 run "$udfkit" kernels "$work/gen/decimal_udfs.json" --kernel "map(mul_s4)" --kernel "map(mul_s2)" \
   --kernel "reduce(add_d)" --kernel "map(ymd)" --name declib \
   --cuda "$work/gen/declib_kernels.cu" --c "$work/gen/declib.c" --header "$work/gen/declib.h"
+# The variants of reduce(add_d) bench_decimals times beside declib's (templates/kernels/
+# reduce_helpers.cu.in, reduce.cu.in, launcher_reduce.c.in), name=R:W:M:G: a library each of
+# reduce(add_d) alone, its kernels source starting with `#define UDFKIT_RUNS16 R` (a lane's run
+# of at most R rows, then the warp's reduction; 0: one run over the warp's part),
+# `#define UDFKIT_REDUCE16_MIN_BLOCKS M` (blocks a multiprocessor must hold: registers capped
+# to fit) and `#define UDFKIT_STRIPES16 G` (stripes of G rounds of 256 consecutive rows
+# first; 0: none), its launcher compiled with -DUDFKIT_REDUCE16_WAVES=W (the first pass's
+# blocks, in waves of the blocks the device holds at once). declib has the defaults, 0:5:3:2
+# (stripes of 2 since the H100 run of bench/results/decimals-sass.txt, section 6); decs0 the
+# earlier defaults, 0:5:3:0.
+decimal_variants=("decr8=8:5:3:0" "decs0=0:5:3:0" "decs2m4=0:5:4:2" "decm4=0:5:4:0" "decw1=0:1:3:0"
+                  "decm4w1=0:1:4:0" "decs2m4w1=0:1:4:2")
+for var in "${decimal_variants[@]}"; do
+  lib=${var%%=*} spec=${var#*=}
+  IFS=: read -r runs waves min_blocks stripes <<<"$spec"
+  run "$udfkit" kernels "$work/gen/decimal_udfs.json" --kernel "reduce(add_d)" --name "$lib" \
+    --cuda "$work/gen/${lib}_kernels.cu" --c "$work/gen/$lib.c" --header "$work/gen/$lib.h"
+  sed -i "1i #define UDFKIT_RUNS16 $runs\\n#define UDFKIT_REDUCE16_MIN_BLOCKS $min_blocks\\n#define UDFKIT_STRIPES16 $stripes" \
+    "$work/gen/${lib}_kernels.cu"
+done
 
 # bindlib: an engine of 22 kernels (16 from KERNELS entries, 6 of bind_extra.cu) calling two
 # slots, packed as LTO-IR for compute_90 with SASS for sm_90 of its kernels that call no slot
@@ -211,7 +231,7 @@ run "$udfkit" compile "$work/gen/sortlib_kernels.cu" --arch "$archs" -o "$work/g
 run "$udfkit" link "$work/gen/sortlib_kernels.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/sortlib.fatbin"
 run "$udfkit" embed "$work/gen/sortlib.fatbin" --symbol sortlib_fatbin -o "$work/gen/sortlib_fatbin.c"
 
-for lib in strlib=string_udfs declib=decimal_udfs; do
+for lib in strlib=string_udfs declib=decimal_udfs "${decimal_variants[@]/%=*/=decimal_udfs}"; do
   run "$udfkit" compile "$work/gen/${lib%%=*}_kernels.cu" --arch "$archs" -o "$work/gen/${lib%%=*}_kernels.json"
   run "$udfkit" link "$work/gen/${lib%%=*}_kernels.json" "$work/gen/${lib#*=}.json" --arch "$archs" \
     -o "$work/gen/${lib%%=*}.fatbin"
@@ -257,6 +277,12 @@ run "$cc" "${cflags[@]}" -c "$work/gen/opslib_fatbin.c" -o "$work/obj/opslib_fat
 run "$cc" "${cflags[@]}" -c "$work/gen/sortlib_fatbin.c" -o "$work/obj/sortlib_fatbin.o"
 for lib in strlib declib; do
   run "$cc" "${cflags[@]}" -c "$work/gen/$lib.c" -o "$work/obj/$lib.o"
+  run "$cc" "${cflags[@]}" -c "$work/gen/${lib}_fatbin.c" -o "$work/obj/${lib}_fatbin.o"
+done
+for var in "${decimal_variants[@]}"; do
+  lib=${var%%=*} spec=${var#*=}
+  IFS=: read -r runs waves min_blocks stripes <<<"$spec"
+  run "$cc" "${cflags[@]}" -DUDFKIT_REDUCE16_WAVES="$waves" -c "$work/gen/$lib.c" -o "$work/obj/$lib.o"
   run "$cc" "${cflags[@]}" -c "$work/gen/${lib}_fatbin.c" -o "$work/obj/${lib}_fatbin.o"
 done
 run "$cc" "${cflags[@]}" -c "$work/gen/bindlib.c" -o "$work/obj/bindlib.o"

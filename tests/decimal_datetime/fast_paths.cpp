@@ -7,6 +7,8 @@
 // - sums of one scale (one check on the wrapped 128-bit sum) and products of two values below
 //   2^64 (a 64 x 64-bit product) against __int128 sums and products with their limits checked
 //   by division;
+// - operands past 38 digits (the whole 128-bit range): the error, and a failed value read as 0
+//   (a failed value keeps whatever it was made of, so that sums need not select it away);
 // - civil_from_days (32-bit arithmetic within about 5.8 million years of 1970, 64-bit beyond)
 //   against a calendar walked a day at a time across both ends of the 32-bit range and over
 //   years -250 .. 10250, and days_from_civil back.
@@ -173,6 +175,52 @@ static void check_sum_and_product()
     }
 }
 
+/* Values past 38 digits, as a decimal128 input may hold (the whole 128-bit range, its ends
+ * and the limits +-10^38): the constructor's error, a failed value's readers (unscaled(),
+ * sign(), abi(), to_double() give 0 whatever the value it keeps), and sums, differences and
+ * products with such an operand or with a result past 38 digits (the error, and 0 read). */
+static void expect_failed(const char *what, const decimal &d, i128 a, i128 b)
+{
+    const udfkit_decimal128 abi = d.abi();
+    if (d.error() != UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW || d.unscaled() != 0 || d.sign() != 0 || abi.lo || abi.hi ||
+        d.to_double() != 0.0 || d.fits(38))
+        fail(what, a, b, d.error(), 0, d.unscaled());
+    checks++;
+}
+
+static void check_past_38_digits()
+{
+    const i128 top = (i128)(~(u128)0 >> 1), ends[] = {top, -top - 1, pow10(38), -pow10(38), max38, -max38, 0, 1, -1};
+    const int nends = (int)(sizeof ends / sizeof ends[0]);
+    for (int i = 0; i < 200000; i++) {
+        const unsigned long long r = next_random();
+        const i128 wide = (i128)((u128)next_random() << 64 | next_random());
+        const i128 x = r % 8 == 0 ? ends[(r >> 8) % nends] : r % 8 < 4 ? wide : random_value();
+        const i128 y = (r >> 16) % 8 == 0 ? ends[(r >> 24) % nends] : (r >> 16) % 8 < 4 ? wide >> (r >> 32) % 128 : random_value();
+        const int scale = (int)((r >> 40) % 39);
+        const bool xo = x > max38 || x < -max38, yo = y > max38 || y < -max38;
+        const decimal dx(x, scale), dy(y, scale);
+        if (xo)
+            expect_failed("past 38 digits", dx, x, 0);
+        else if (!dx.ok() || dx.unscaled() != x || dx.sign() != (x > 0) - (x < 0))
+            fail("within 38 digits", x, 0, scale, x, dx.unscaled());
+        for (int subtract = 0; subtract < 2; subtract++) {
+            const decimal s = subtract ? dx - dy : dx + dy;
+            /* Both within 38 digits: the exact result, unless past 2^127 (then past 38 digits). */
+            i128 exact = 0;
+            const bool wraps = !xo && !yo &&
+                               (subtract ? __builtin_sub_overflow(x, y, &exact) : __builtin_add_overflow(x, y, &exact));
+            if (xo || yo || wraps || exact > max38 || exact < -max38)
+                expect_failed(subtract ? "difference past 38 digits" : "sum past 38 digits", s, x, y);
+            else if (!s.ok() || s.unscaled() != exact)
+                fail(subtract ? "difference" : "sum", x, y, scale, exact, s.unscaled());
+            checks++;
+        }
+        if (xo || yo)
+            expect_failed("product past 38 digits", dx * dy, x, y);
+    }
+}
+
 static void check_days()
 {
     using namespace udfkit;
@@ -208,6 +256,7 @@ int main()
     check_rescale();
     check_divmod_pow10();
     check_sum_and_product();
+    check_past_38_digits();
     check_days();
     printf("%llu checks\n", checks);
     return 0;

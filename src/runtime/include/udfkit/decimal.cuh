@@ -101,11 +101,16 @@ UDFKIT_HD uint128 max_magnitude(int precision) { return pow10_128(precision) - 1
 
 UDFKIT_HD uint128 magnitude(int128 v) { return v < 0 ? (uint128)0 - (uint128)v : (uint128)v; }
 
-/* Whether |v| <= 10^precision - 1: two signed comparisons, no negation (the hot paths' check). */
+/* Whether |v| <= 10^precision - 1 (the hot paths' check): v + limit, wrapped, is at most
+ * 2 * limit exactly then (below 0 it wraps past 2^127 + limit > 2 * limit). The comparison is
+ * written in 64-bit halves, and with & and |, so that it compiles to a chain of 64-bit
+ * compares (a 128-bit one becomes selects of partial compares: 14 instructions where this is
+ * 9 on sm_90). */
 UDFKIT_HD bool within(int128 v, int precision)
 {
-    const int128 limit = (int128)max_magnitude(precision);
-    return v <= limit && v >= -limit;
+    const uint128 limit = max_magnitude(precision), t = (uint128)v + limit, b = 2 * limit;
+    const u64 th = (u64)(t >> 64), bh = (u64)(b >> 64);
+    return (th < bh) | ((th == bh) & ((u64)t <= (u64)b));
 }
 
 /* The whole product of two 64-bit words. */
@@ -645,9 +650,10 @@ class decimal {
     UDFKIT_HD decimal(int128 unscaled, int scale = 0)
     {
         init(unscaled, scale);
-        /* Selected, not branched to: the scale stays one constant for the compiler. */
+        /* Selected, not branched to: the scale stays one constant for the compiler. The
+         * value itself is kept (unscaled() reads 0 for it): an operation whose result carries
+         * the error anyway need not select it away first. */
         const bool over = !error_ && !decimal_detail::within(unscaled, decimal_max_precision);
-        value_ = over ? 0 : value_;
         error_ = over ? UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW : error_;
     }
     /* A decimal128 argument of scale S as the C ABI passes it (aN_lo, aN_hi), or as a
@@ -691,14 +697,18 @@ class decimal {
         return r;
     }
 
-    UDFKIT_HD int128 unscaled() const { return value_; }
+    UDFKIT_HD int128 unscaled() const { return error_ ? 0 : value_; }
     UDFKIT_HD int scale() const { return scale_; }
     /* 0, or the row error code of the first operation that failed on the way to this value
      * (whose unscaled value is then 0). */
     UDFKIT_HD int error() const { return error_; }
     UDFKIT_HD bool ok() const { return error_ == 0; }
     /* -1, 0 or 1. */
-    UDFKIT_HD int sign() const { return (value_ > 0) - (value_ < 0); }
+    UDFKIT_HD int sign() const
+    {
+        const int128 v = unscaled();
+        return (v > 0) - (v < 0);
+    }
     /* Whether the value is exact and has at most `precision` digits (1 <= precision <= 38). */
     UDFKIT_HD bool fits(int precision) const
     {
@@ -719,6 +729,12 @@ class decimal {
         int128 v;
         int e = stored(&v, precision, scale, decimal_max_precision, mode);
         if (!e) {
+#if defined(__CUDA_ARCH__)
+            /* True of every value without an error (at most 38 digits): said, so that an
+             * operation on what is stored here (the running value of a reduce) knows its
+             * digit check's answer and drops it. */
+            __builtin_assume(decimal_detail::within(v, decimal_max_precision));
+#endif
             out->lo = (unsigned long long)(uint128)v;
             out->hi = (long long)(v >> 64);
         }
@@ -752,8 +768,9 @@ class decimal {
     UDFKIT_HD udfkit_decimal128 abi() const
     {
         udfkit_decimal128 r;
-        r.lo = (unsigned long long)(uint128)value_;
-        r.hi = (long long)(value_ >> 64);
+        const int128 v = unscaled();
+        r.lo = (unsigned long long)(uint128)v;
+        r.hi = (long long)(v >> 64);
         return r;
     }
 
@@ -793,6 +810,8 @@ class decimal {
 
   private:
     friend struct decimal_detail::maker;
+    /* The unscaled value: at most 38 digits where error_ is 0; where it is not, whatever the
+     * failed operation left (unscaled(), sign(), abi() and the conversions read 0). */
     int128 value_;
     int scale_;
     int error_;
@@ -827,9 +846,10 @@ class decimal {
     /* The correctly rounded binary float of `mantissa` bits, as a double (exactly). */
     UDFKIT_HD double binary(int mantissa, int min_exponent) const
     {
-        if (value_ == 0)
+        const int128 value = unscaled();
+        if (value == 0)
             return 0.0;
-        uint128 m = decimal_detail::magnitude(value_);
+        uint128 m = decimal_detail::magnitude(value);
         double v;
         if (mantissa == 53 && m < ((uint128)1 << 53) && scale_ <= 22) {
             /* Both exact doubles, so one IEEE division rounds correctly (Clinger's fast path). */
@@ -842,7 +862,7 @@ class decimal {
             unsigned long long sig = decimal_detail::to_binary(m, scale_, mantissa, min_exponent, &exp);
             v = decimal_detail::scale_binary(sig, exp);
         }
-        return value_ < 0 ? -v : v;
+        return value < 0 ? -v : v;
     }
 };
 
@@ -858,15 +878,18 @@ struct maker {
         return r;
     }
     /* The same, or a value that carries `error` where it is not 0, in one path (no branch
-     * for a compiler to merge the scales of again). */
+     * for a compiler to merge the scales of again; the value is kept either way, so that
+     * nothing is selected). */
     UDFKIT_HD static decimal of(int128 unscaled, int scale, int error)
     {
         decimal r;
-        r.value_ = error ? 0 : unscaled;
+        r.value_ = unscaled;
         r.scale_ = scale;
         r.error_ = error;
         return r;
     }
+    /* The unscaled value as held: unscaled() where d has no error, else anything. */
+    UDFKIT_HD static int128 raw(const decimal &d) { return d.value_; }
 };
 
 /* A value of at most 38 digits from a magnitude n / d rounded by `mode`, or one that carries
@@ -911,14 +934,20 @@ UDFKIT_HDC decimal rounded_sum(const decimal &a, const decimal &b, bool subtract
 UDFKIT_HD decimal exact_sum(const decimal &a, const decimal &b, bool subtract)
 {
     int scale = a.scale() > b.scale() ? a.scale() : b.scale();
-    int128 x = a.unscaled(), y = subtract ? -b.unscaled() : b.unscaled();
+    /* The values as held: where either has an error the result carries it, whatever they
+     * are (so no select makes them 0 first), and the paths below return before they use
+     * them. */
+    const uint128 yb = (uint128)maker::raw(b);
+    int128 x = maker::raw(a), y = (int128)(subtract ? (uint128)0 - yb : yb);
     if (a.scale() == b.scale()) {
         /* Both within 38 digits: the true sum is within 2 * 10^38, and where it passes 2^127
          * the wrapped sum is past -(2^128 - 2 * 10^38) < -10^38, so the one check on it is
-         * exact. */
+         * exact. It is made whatever the operands' errors (a sum that a later operation
+         * checks again, as the running value of a reduce, then finds it done). */
         const int128 s = (int128)((uint128)x + (uint128)y);
+        const int over = within(s, decimal_max_precision) ? 0 : UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW;
         const int e = first_error(a, b);
-        return maker::of(s, scale, e ? e : within(s, decimal_max_precision) ? 0 : UDFKIT_ROW_ERROR_DECIMAL_OVERFLOW);
+        return maker::of(s, scale, e ? e : over);
     }
     if (int e = first_error(a, b))
         return decimal::with_error(e, scale);
