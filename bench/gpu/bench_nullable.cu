@@ -124,7 +124,16 @@ int bench_nullable_main(int argc, char **argv)
     std::vector<float> h_in(n), h_out(n);
     std::vector<unsigned char> h_bits(nbytes), h_out_bits(nbytes);
     unsigned long long nulls = 0, want_nulls = 0, got_count = 0, cub_got = 0;
+    /* Each checked run writes into results cleared first on s, in its order: a cudaMemset on
+     * the legacy stream does not wait for the kernels of the non-blocking s (nor they for it),
+     * and could clear rows a kernel had written, or leave the timed runs' values to be
+     * checked. The reads wait for s. */
+    BENCH_CUDA(cudaStreamSynchronize(s));
+    BENCH_CUDA(cudaMemsetAsync(out, 0, bytes, s));
+    BENCH_CUDA(cudaMemsetAsync(out_bits, 0, nbytes, s));
+    BENCH_CUDA(cudaMemsetAsync(null_count, 0xff, 8, s));
     v[0].launch(s);
+    BENCH_CUDA(cudaStreamSynchronize(s));
     bench_check_udfkit(nulllib_udf_error((udfkit_stream)s, NULL, NULL), "nulllib_udf_error");
     BENCH_CUDA(cudaMemcpy(h_in.data(), in, bytes, cudaMemcpyDeviceToHost));
     BENCH_CUDA(cudaMemcpy(h_out.data(), out, bytes, cudaMemcpyDeviceToHost));
@@ -141,7 +150,9 @@ int bench_nullable_main(int argc, char **argv)
         exit(1);
     }
     /* The run without bitmaps (the launcher's dense kernel): every row valid, no nulls. */
-    BENCH_CUDA(cudaMemset(out_bits, 0, nbytes));
+    BENCH_CUDA(cudaMemsetAsync(out, 0, bytes, s));
+    BENCH_CUDA(cudaMemsetAsync(out_bits, 0, nbytes, s));
+    BENCH_CUDA(cudaMemsetAsync(null_count, 0xff, 8, s));
     v[2].launch(s);
     BENCH_CUDA(cudaStreamSynchronize(s));
     BENCH_CUDA(cudaMemcpy(h_out.data(), out, bytes, cudaMemcpyDeviceToHost));
@@ -154,6 +165,8 @@ int bench_nullable_main(int argc, char **argv)
                 nulls);
         exit(1);
     }
+    BENCH_CUDA(cudaMemsetAsync(count, 0xff, 8, s));
+    BENCH_CUDA(cudaMemsetAsync(cub_count, 0xff, 8, s));
     v[5].launch(s);
     v[6].launch(s);
     BENCH_CUDA(cudaStreamSynchronize(s));
