@@ -310,6 +310,251 @@ static void decimals(size_t n)
     free(durs);
 }
 
+/* Rows of runs of equal keys: each row a new key with probability 1/4. */
+static void runs_of(size_t n, int64_t *keys, int64_t step)
+{
+    for (size_t i = 0; i < n; i++)
+        keys[i] = i && next_random() % 4 ? keys[i - 1] : ((int64_t)(next_random() % 50000) - 25000) * step;
+}
+
+/* decimal32(9,2) and decimal64(18,2) (int32 and int64 at the C ABI), date64, timestamp[ns] and
+ * duration[ms] in map, reduce, inclusive_scan, sort, nullable_reduce, segmented_reduce,
+ * transform_reduce and as reduce_by_key's keys and values; decimal128(38,2)? through a UDF's
+ * T? pair in nullable_map and nullable_filter (bool?), a plain predicate over a nullable
+ * decimal128 column in nullable_filter, and filter(indices32) over decimal128. */
+static void more_types(size_t n)
+{
+    int64_t *a64 = calloc(n + 1, 8), *t = calloc(n + 1, 8), *d = calloc(n + 1, 8), *k64 = calloc(n + 1, 8);
+    int32_t *b32 = calloc(n + 1, 4), *k32 = calloc(n + 1, 4);
+    i128 *h = calloc(n + 1, sizeof *h);
+    udfkit_decimal128 *hd = calloc(n + 1, sizeof *hd);
+    for (size_t i = 0; i < n; i++) {
+        a64[i] = (int64_t)(next_random() % 2000001) - 1000000;
+        b32[i] = (int32_t)(next_random() % 2001) - 1000;
+        t[i] = (int64_t)(next_random() % 8000000000000000000ull) - 4000000000000000000ll;
+        d[i] = (int64_t)(next_random() % 2000000000000ull) - 1000000000000ll;
+        h[i] = i % 11 == 0 ? 0 : random_decimal();
+        hd[i] = dec(h[i]);
+    }
+    runs_of(n, k64, 86400000); /* date64: whole days in milliseconds */
+    for (size_t i = 0; i < n; i++)
+        k32[i] = i && next_random() % 4 ? k32[i - 1] : (int32_t)(next_random() % 200001) - 100000;
+    int64_t *da = device_copy(a64, n * 8), *dt = device_copy(t, n * 8), *dd = device_copy(d, n * 8),
+            *dk = device_copy(k64, n * 8), *o64 = device_copy(NULL, n * 8), *uk64 = device_copy(NULL, n * 8),
+            *one64 = device_copy(NULL, 8);
+    int32_t *db = device_copy(b32, n * 4), *dk32 = device_copy(k32, n * 4), *o32 = device_copy(NULL, n * 4),
+            *uk32 = device_copy(NULL, n * 4), *one32 = device_copy(NULL, 4);
+    uint64_t *order = device_copy(NULL, n * 8), *count = device_copy(NULL, 8), *idx = device_copy(NULL, n * 8);
+    /* map(dec64_mul): decimal64(18,2) * decimal32(9,2) exactly at scale 4. */
+    if (!check(dk_map_dec64_mul(NULL, n, da, db, o64), "dk_map_dec64_mul")) {
+        int64_t *r = host_copy(o64, n * 8);
+        bool ok = true;
+        for (size_t i = 0; i < n; i++)
+            ok &= r[i] == a64[i] * b32[i];
+        expect(ok, "map(dec64_mul): decimal64(18,2) x decimal32(9,2)");
+        free(r);
+    }
+    /* transform_reduce(dec64_mul, dec64_sum) */
+    int64_t dot = 11;
+    for (size_t i = 0; i < n; i++)
+        dot += a64[i] * b32[i];
+    if (!check(dk_transform_reduce_dec64_mul_dec64_sum(NULL, n, da, db, 11, one64), "dk_transform_reduce_dec64_mul")) {
+        int64_t *r = host_copy(one64, 8);
+        expect(*r == dot, "transform_reduce(dec64_mul, dec64_sum)");
+        free(r);
+    }
+    /* reduce, inclusive_scan and sort over decimal32(9,2) */
+    int32_t sum = 5;
+    for (size_t i = 0; i < n; i++)
+        sum += b32[i];
+    if (!check(dk_reduce_dec32_add(NULL, n, db, 5, one32), "dk_reduce_dec32_add")) {
+        int32_t *r = host_copy(one32, 4);
+        expect(*r == sum, "reduce(dec32_add)");
+        free(r);
+    }
+    if (!check(dk_inclusive_scan_dec32_add(NULL, n, db, o32), "dk_inclusive_scan_dec32_add")) {
+        int32_t *r = host_copy(o32, n * 4), acc = 0;
+        bool ok = true;
+        for (size_t i = 0; i < n; i++)
+            ok &= r[i] == (acc += b32[i]);
+        expect(ok, "inclusive_scan(dec32_add)");
+        free(r);
+    }
+    if (!check(dk_sort_dec32_less(NULL, n, db, o32, order), "dk_sort_dec32_less")) {
+        int32_t *r = host_copy(o32, n * 4);
+        uint64_t *o = host_copy(order, n * 8);
+        bool ok = true;
+        for (size_t i = 0; i < n; i++) {
+            ok &= o[i] < n && r[i] == b32[o[i]];
+            if (i)
+                ok &= r[i - 1] < r[i] || (r[i - 1] == r[i] && o[i - 1] < o[i]);
+        }
+        expect(ok, "sort(dec32_less): ascending, stable");
+        free(r);
+        free(o);
+    }
+    /* nullable_reduce(dec32_add): every 3rd row null */
+    size_t nbytes = (n + 7) / 8;
+    uint8_t *bits = calloc(nbytes + 1, 1);
+    for (size_t i = 0; i < n; i++)
+        if (i % 3)
+            bits[i / 8] |= (uint8_t)(1u << (i % 8));
+    uint8_t *dbits = device_copy(bits, nbytes), *obits = device_copy(NULL, nbytes);
+    udfkit_mask m = {dbits, 0};
+    uint64_t *valid = device_copy(NULL, 8);
+    if (!check(dk_nullable_reduce_dec32_add(NULL, n, db, m, 0, one32, valid), "dk_nullable_reduce_dec32_add")) {
+        int32_t *r = host_copy(one32, 4), acc = 0;
+        uint64_t *vc = host_copy(valid, 8), want = 0;
+        for (size_t i = 0; i < n; i++)
+            if (i % 3) {
+                acc += b32[i];
+                want++;
+            }
+        expect(*r == acc && *vc == want, "nullable_reduce(dec32_add)");
+        free(r);
+        free(vc);
+    }
+    /* reduce_by_key(dec32_add, date64) and reduce_by_key(date64_max, decimal32(9,2)) */
+    uint64_t *runs = device_copy(NULL, 8);
+    if (!check(dk_reduce_by_key_dec32_add_by_date64(NULL, n, dk, db, uk64, o32, runs), "reduce_by_key by date64")) {
+        int64_t *uk = host_copy(uk64, n * 8);
+        int32_t *r = host_copy(o32, n * 4);
+        uint64_t *rr = host_copy(runs, 8), k = 0;
+        bool ok = true;
+        for (size_t i = 0; i < n;) {
+            size_t j = i;
+            int32_t acc = b32[i];
+            while (++j < n && k64[j] == k64[i])
+                acc += b32[j];
+            ok &= k < *rr && uk[k] == k64[i] && r[k] == acc;
+            k++;
+            i = j;
+        }
+        expect(ok && k == *rr, "reduce_by_key(dec32_add, date64)");
+        free(uk);
+        free(r);
+        free(rr);
+    }
+    if (!check(dk_reduce_by_key_date64_max_by_decimal32(NULL, n, dk32, dt, uk32, o64, runs), "reduce_by_key by decimal32")) {
+        int32_t *uk = host_copy(uk32, n * 4);
+        int64_t *r = host_copy(o64, n * 8);
+        uint64_t *rr = host_copy(runs, 8), k = 0;
+        bool ok = true;
+        for (size_t i = 0; i < n;) {
+            size_t j = i;
+            int64_t best = t[i];
+            while (++j < n && k32[j] == k32[i])
+                best = t[j] > best ? t[j] : best;
+            ok &= k < *rr && uk[k] == k32[i] && r[k] == best;
+            k++;
+            i = j;
+        }
+        expect(ok && k == *rr, "reduce_by_key(date64_max, decimal32(9,2))");
+        free(uk);
+        free(r);
+        free(rr);
+    }
+    /* sort(date64_less), map(ns_add), segmented_reduce(ms_sum) */
+    if (!check(dk_sort_date64_less(NULL, n, dt, o64, order), "dk_sort_date64_less")) {
+        int64_t *r = host_copy(o64, n * 8);
+        uint64_t *o = host_copy(order, n * 8);
+        bool ok = true;
+        for (size_t i = 0; i < n; i++)
+            ok &= o[i] < n && r[i] == t[o[i]] && (!i || r[i - 1] < r[i] || (r[i - 1] == r[i] && o[i - 1] < o[i]));
+        expect(ok, "sort(date64_less)");
+        free(r);
+        free(o);
+    }
+    if (!check(dk_map_ns_add(NULL, n, dt, dd, o64), "dk_map_ns_add")) {
+        int64_t *r = host_copy(o64, n * 8);
+        bool ok = true;
+        for (size_t i = 0; i < n; i++)
+            ok &= r[i] == t[i] + d[i];
+        expect(ok, "map(ns_add): timestamp[ns] + duration[ns]");
+        free(r);
+    }
+    uint64_t *offs = calloc(n + 2, sizeof *offs);
+    size_t segments = 0;
+    for (uint64_t at = 0; at < n; segments++) {
+        offs[segments] = at;
+        at += next_random() % 9 + 1;
+        offs[segments + 1] = at = at > n ? n : at;
+    }
+    uint64_t *doffs = device_copy(offs, (segments + 1) * 8);
+    if (!check(dk_segmented_reduce_ms_sum(NULL, segments, doffs, dd, -1, o64), "dk_segmented_reduce_ms_sum")) {
+        int64_t *r = host_copy(o64, segments * 8);
+        bool ok = true;
+        for (size_t s = 0; s < segments; s++) {
+            int64_t acc = -1;
+            for (uint64_t i = offs[s]; i < offs[s + 1]; i++)
+                acc += d[i];
+            ok &= r[s] == acc;
+        }
+        expect(ok, "segmented_reduce(ms_sum): duration[ms]");
+        free(r);
+    }
+    /* decimal128(38,2)?: nullable_map(dec_maybe_neg), nullable_filter(dec_maybe_positive),
+     * nullable_filter(dec_positive), filter(dec_positive, indices32) */
+    udfkit_decimal128 *din = device_copy(hd, n * 16), *dout = device_copy(NULL, n * 16);
+    uint64_t *nulls = device_copy(NULL, 8);
+    if (!check(dk_nullable_map_dec_maybe_neg(NULL, n, din, m, dout, obits, nulls), "dk_nullable_map_dec_maybe_neg")) {
+        udfkit_decimal128 *r = host_copy(dout, n * 16);
+        uint8_t *b = host_copy(obits, nbytes);
+        uint64_t *nn = host_copy(nulls, 8), want = 0;
+        bool ok = true;
+        for (size_t i = 0; i < n; i++) {
+            bool v = i % 3 != 0 && h[i] != 0;
+            want += !v;
+            ok &= (((b[i / 8] >> (i % 8)) & 1) != 0) == v && (!v || same(r[i], -h[i]));
+        }
+        expect(ok && *nn == want, "nullable_map(dec_maybe_neg): decimal128? values, bits, nulls");
+        free(r);
+        free(b);
+        free(nn);
+    }
+    for (int which = 0; which < 2; which++) {
+        udfkit_status st = which ? dk_nullable_filter_dec_positive(NULL, n, din, m, idx, count)
+                                 : dk_nullable_filter_dec_maybe_positive(NULL, n, din, m, idx, count);
+        if (check(st, which ? "dk_nullable_filter_dec_positive" : "dk_nullable_filter_dec_maybe_positive"))
+            continue;
+        uint64_t *r = host_copy(idx, n * 8), *c = host_copy(count, 8), k = 0;
+        bool ok = true;
+        for (size_t i = 0; i < n; i++)
+            if (i % 3 && h[i] > 0 && (which || (uint64_t)h[i] % 7 != 0))
+                ok &= k < *c && r[k++] == i;
+        expect(ok && k == *c, which ? "nullable_filter(dec_positive) over decimal128 with nulls"
+                                    : "nullable_filter(dec_maybe_positive): bool?(decimal128?)");
+        free(r);
+        free(c);
+    }
+    uint32_t *idx32 = device_copy(NULL, n * 4);
+    if (!check(dk_filter_dec_positive_indices32(NULL, n, din, idx32, count), "dk_filter_dec_positive_indices32")) {
+        uint32_t *r = host_copy(idx32, n * 4);
+        uint64_t *c = host_copy(count, 8), k = 0;
+        bool ok = true;
+        for (size_t i = 0; i < n; i++)
+            if (h[i] > 0)
+                ok &= k < *c && r[k++] == i;
+        expect(ok && k == *c, "filter(dec_positive, indices32)");
+        free(r);
+        free(c);
+    }
+    void *all[] = {da, dt, dd, dk, o64, uk64, one64, db, dk32, o32, uk32, one32, order, count, idx, dbits, obits, valid,
+                   runs, doffs, din, dout, nulls, idx32};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        udfkit_device_free(all[i]);
+    free(a64);
+    free(t);
+    free(d);
+    free(k64);
+    free(b32);
+    free(k32);
+    free(h);
+    free(hd);
+    free(bits);
+    free(offs);
+}
+
 int main(void)
 {
     udfkit_status st = dk_load();
@@ -323,6 +568,7 @@ int main(void)
     for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
         snprintf(current, sizeof current, "n=%zu", sizes[z]);
         decimals(sizes[z]);
+        more_types(sizes[z]);
     }
     check(udfkit_synchronize(), "udfkit_synchronize");
     printf("%d passed, %d failed\n", passes, failures);

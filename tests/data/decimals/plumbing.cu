@@ -48,3 +48,44 @@ __device__ bool ts_less(long long a, long long b)
 {
     return a < b;
 }
+
+/* decimal32 and decimal64 (int and long long), date64, timestamp[ns] and duration[ms]
+ * (long long); spec names bind some of these to the definitions above. */
+__device__ long long dec64_mul(long long a, int b)
+{
+    return a * b;
+}
+
+__device__ int dec32_add(int a, int b)
+{
+    return a + b;
+}
+
+__device__ bool dec32_less(int a, int b)
+{
+    return a < b;
+}
+
+__device__ long long time_max(long long a, long long b)
+{
+    return a > b ? a : b;
+}
+
+__device__ long long time_sum(long long a, long long b)
+{
+    return a + b;
+}
+
+/* decimal128(38,2)?(decimal128(38,2)?): -a, null where a is null or zero. */
+extern "C" __device__ bool dec_maybe_neg(udfkit_decimal128 *out, unsigned long long a_lo, long long a_hi, bool a_valid)
+{
+    dec_neg(out, a_lo, a_hi);
+    return a_valid && (a_lo != 0 || a_hi != 0);
+}
+
+/* bool?(decimal128(38,2)?): a > 0, null where a is null or a multiple of 7. */
+extern "C" __device__ bool dec_maybe_positive(bool *out, unsigned long long a_lo, long long a_hi, bool a_valid)
+{
+    *out = dec_positive(a_lo, a_hi);
+    return a_valid && a_lo % 7 != 0;
+}
