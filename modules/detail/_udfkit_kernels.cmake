@@ -1,6 +1,10 @@
 # KERNELS entries: "map(f)", or, unquoted, the two arguments "map" "(f)" that CMake makes
-# of map(f); reassembled here.
+# of map(f); reassembled here, up to the parenthesis that closes the entry (a type with
+# parameters may stand second: "reduce_by_key(add, decimal128(38,2))", timestamp[us]).
 include_guard(GLOBAL)
+
+# The second argument of an entry: an identifier, a type with its unit or precision and scale.
+set(_UDFKIT_ENTRY_SECOND "[A-Za-z_][A-Za-z0-9_]*(\\[[A-Za-z]+\\]|\\([0-9]+,[0-9]+\\))?")
 
 function(_udfkit_kernel_entries fn target out_var)
   set(_entries)
@@ -13,8 +17,12 @@ function(_udfkit_kernel_entries fn target out_var)
       set(_pending "${_word}")
     endif()
     string(REPLACE " " "" _pending "${_pending}")
-    if(_pending MATCHES "\\)$")
-      if(NOT _pending MATCHES "^([A-Za-z_][A-Za-z0-9_]*)\\(([A-Za-z_][A-Za-z0-9_]*)(,[A-Za-z_][A-Za-z0-9_]*)?\\)$")
+    string(REGEX REPLACE "[^(]" "" _opens "${_pending}")
+    string(REGEX REPLACE "[^)]" "" _closes "${_pending}")
+    string(LENGTH "${_opens}" _opens)
+    string(LENGTH "${_closes}" _closes)
+    if(_pending MATCHES "\\)$" AND _opens EQUAL _closes)
+      if(NOT _pending MATCHES "^([A-Za-z_][A-Za-z0-9_]*)\\(([A-Za-z_][A-Za-z0-9_]*)(,${_UDFKIT_ENTRY_SECOND})?\\)$")
         message(FATAL_ERROR "${fn}: KERNELS entry '${_pending}' of target '${target}' is not of the form "
                             "template(function) or template(function, second), e.g. map(scale) or "
                             "reduce_by_key(add, int32)")
@@ -53,9 +61,11 @@ endfunction()
 # The launcher's name after "<target>_" for a normalized KERNELS entry (no blanks):
 # <template>_<f>; reduce_by_key(op,K): reduce_by_key_<op>_by_<K>; transform_reduce(f,op):
 # transform_reduce_<f>_<op>; filter(p,indices32) and filter(p,values): filter_<p>_<option>
-# (as `udfkit kernels` names them).
+# (as `udfkit kernels` names them). K is named by its kind: reduce_by_key(op,timestamp[us]) is
+# reduce_by_key_<op>_by_timestamp, reduce_by_key(op,decimal128(38,2)) _by_decimal128.
 function(_udfkit_kernel_launcher entry out_var)
-  string(REGEX MATCH "^([A-Za-z_0-9]+)\\(([A-Za-z_0-9]+)(,([A-Za-z_0-9]+))?\\)$" _parts "${entry}")
+  string(REGEX MATCH "^([A-Za-z_0-9]+)\\(([A-Za-z_0-9]+)(,([A-Za-z_0-9]+)(\\[[A-Za-z]+\\]|\\([0-9]+,[0-9]+\\))?)?\\)$"
+         _parts "${entry}")
   set(_template "${CMAKE_MATCH_1}")
   set(_option "${CMAKE_MATCH_4}")
   set(_launcher "${CMAKE_MATCH_1}_${CMAKE_MATCH_2}")
