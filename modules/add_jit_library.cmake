@@ -42,7 +42,8 @@ them into a fatbin and builds a C library with the fatbin inside and a header be
   columns with validity bitmaps ``nullable_map(f)`` (``nullable_map(f, nullify)``: rows the
   UDF fails become nulls), ``nullable_filter(p)``, ``nullable_reduce(op)``; grouped and
   ordered (docs/grouped.md) ``inclusive_scan(op)``, ``exclusive_scan(op)``,
-  ``reduce_by_key(op, K)`` (``K`` the keys' integer type), ``transform_reduce(f, op)``,
+  ``reduce_by_key(op, K)`` (``K`` the keys' type: an integer, a date, time or decimal such as
+  ``date32``, ``timestamp[us]``, ``decimal128(38,2)``), ``transform_reduce(f, op)``,
   ``segmented_reduce(op)``, ``sort(less)``; quoted or not.
   Each gets a launcher in the header (see the README and docs/nullable.md); signatures are
   checked at configure time where the UDF's signature is declared, at build time where it
