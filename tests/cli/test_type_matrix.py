@@ -5,11 +5,12 @@ C ABI pairs) in map, filter (indices, values, indices32), reduce, transform_redu
 segmented_reduce, reduce_by_key (the type as values and as keys), sort, nullable_map (T and
 T?, nullify), nullable_filter (bool and bool? over T?) and nullable_reduce: every launcher's
 prototype in the header with the type's C ABI type where the template's T stands, the
-launchers compiled by gcc (-Werror), the kernels compiled by NVRTC and linked with the UDFs for
-sm_80 and sm_90. The same types as slots of a late-bound library (--slot): the launchers, the
-slots' prototypes, and the engine's kernels linked offline with UDFs that define the slots, as
-a bind links them. And Python UDFs (numba-cuda) over every type in the same templates, linked.
-gpu-decimals runs such kernels on a GPU."""
+launchers compiled by gcc (-Werror), the kernels of every type compiled by NVRTC, and those of
+one type per storage (int32, int64, 16 bytes: all a kernel sees) linked with the UDFs for sm_80
+in one library, every kernel found in the image. The same types as slots of a late-bound
+library (--slot): the launchers, the slots' prototypes, and the engine's device code, which is
+byte for byte that of the library over the UDFs (compiled and linked as above). And Python UDFs (numba-cuda) over every type in the same templates, compiled, and an
+int64 type's linked. gpu-decimals runs such kernels on a GPU."""
 import json
 import os
 import re
@@ -21,7 +22,6 @@ from harness import UDFKIT, Skip, frontend_missing, main, ok, run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUNTIME_INCLUDE = os.path.join(ROOT, "src", "runtime", "include")
-ARCHS = "80-real;90-real"
 
 # (tag, spec type, C ABI type, CUDA C implementation suffix)
 TYPES = [("d32", "date32", "int32_t", "32"), ("d64", "date64", "int64_t", "64")]
@@ -120,7 +120,7 @@ def prototypes(lib, tag, t, c, inst=""):
         f"{c} *out, uint8_t *out_bits, uint64_t *null_count);",
         f"udfkit_status {lib}_nullable_map_nop_{tag}({s}, const {c} *a1, udfkit_mask m1, {c} *out, uint8_t *out_bits, "
         f"uint64_t *null_count);",
-        f"udfkit_status {lib}_nullable_map_neg_{tag}({s}, const {c} *a1, udfkit_mask m1, {c} *out, uint8_t *out_bits, "
+        f"udfkit_status {lib}_nullable_map_neg_{tag}_nullify({s}, const {c} *a1, udfkit_mask m1, {c} *out, uint8_t *out_bits, "
         f"uint64_t *null_count);",
         f"udfkit_status {lib}_nullable_filter_pos_{tag}({s}, const {c} *a1, udfkit_mask m1, uint64_t *indices, "
         f"uint64_t *count);",
@@ -170,26 +170,41 @@ def test_cuda_c_every_template(work):
     check_header(os.path.join(work, "tm.h"), [p for tag, t, c, _ in TYPES for p in prototypes("tm", tag, t, c)])
     build_launchers(work, work, os.path.join(work, "tm.c"))
     ok("compile", "tm.cu", "--arch", "80", "-o", "tm.json", cwd=work)
-    link_each_storage(work, "u.json", ARCHS)
+    link_storages(work, "u.json", "ls")
 
 
-def link_each_storage(work, udfs, archs, tags=("du_s", "dec32", "dec128")):
-    """The templates' kernels of one type of each storage (int32, int64, 16 bytes), linked
-    with the UDFs: one library of every type is too big to link in a test's time, and kernels
-    see only the storage (the other types' kernels are compiled above)."""
-    for tag, t, _, _ in (x for x in TYPES if x[0] in tags):
-        lib = f"l_{tag}"
-        ok("kernels", udfs, *[a for k in kernels(tag, t) for a in ("--kernel", k)], "--name", lib, "--cuda",
-           f"{lib}.cu", "--c", f"{lib}.c", "--header", f"{lib}.h", cwd=work)
-        ok("compile", f"{lib}.cu", "--arch", "80", "-o", f"{lib}.json", cwd=work)
-        link(work, f"{lib}.json", udfs, "--arch", archs, "-o", f"{lib}.fatbin")
-        assert os.path.getsize(os.path.join(work, f"{lib}.fatbin")) > 0
+# One type of each storage (int32, int64, 16 bytes): kernels see only the storage, so the
+# kernels of these types linked with the UDFs stand for every type's (all of them are
+# compiled). One library of every type's kernels took minutes to link.
+LINKED = ("du_s", "dec32", "dec128")
+
+
+def link_storages(work, udfs, lib, tags=LINKED):
+    """The templates' kernels of the types tags, in one library, linked with the UDFs for
+    sm_80; every kernel of the library found in the image."""
+    chosen = [x for x in TYPES if x[0] in tags]
+    ok("kernels", udfs, *[a for tag, t, _, _ in chosen for k in kernels(tag, t) for a in ("--kernel", k)], "--name", lib,
+       "--cuda", f"{lib}.cu", "--c", f"{lib}.c", "--header", f"{lib}.h", cwd=work)
+    launchers = re.findall(r"^udfkit_status (\w+)\(", open(os.path.join(work, f"{lib}.h")).read(), re.M)
+    for tag, t, _, _ in chosen:
+        assert f"{lib}_sort_less_{tag}" in launchers and f"{lib}_nullable_reduce_op_{tag}" in launchers, (tag, launchers)
+    ok("compile", f"{lib}.cu", "--arch", "80", "-o", f"{lib}.json", cwd=work)
+    link(work, f"{lib}.json", udfs, "--arch", "80-real", "-o", f"{lib}.fatbin")
+    # Every kernel of the library is in the linked image, as SASS for sm_80.
+    source = open(os.path.join(work, f"{lib}.cu")).read()
+    wanted = sorted(set(re.findall(rf"__global__ void __launch_bounds__\(\w+\)\s+(udfkit_{lib}_\w+)\(", source)))
+    assert len(wanted) >= 10 * len(chosen), (lib, wanted)
+    image = json.loads(ok("inspect", f"{lib}.fatbin", "--json", cwd=work).out)
+    entries = image["entries"]
+    assert [e["kind"] + ":" + e["arch"] for e in entries] == ["sass:sm_80"], entries
+    absent = [k for k in wanted if k not in entries[0]["kernels"]]
+    assert not absent, f"{len(absent)} of {len(wanted)} kernels of {lib}.cu not in {lib}.fatbin, the first: {absent[:3]}"
 
 
 def test_slots_of_every_type(work):
     """A late-bound engine whose slots are of every type: the launchers take the instance, the
-    slots are listed with their signatures, and the engine's LTO-IR links with UDFs that define
-    the slots (what <engine>_bind does on the device)."""
+    slots are listed with their signatures, and the engine's kernels are those of a library over
+    UDFs that define the slots (what <engine>_bind links on the device)."""
     all_specs = udf_library(work)
     slots = [s.split("=", 1)[0] + ":" + s.split(":", 1)[1] for s in all_specs if not s.startswith("count=")]
     entries = [k for tag, t, _, _ in TYPES for k in kernels(tag, t)]
@@ -209,8 +224,15 @@ def test_slots_of_every_type(work):
         assert f'{{"op_{tag}", "{t}({t}, {t})"}}' in launchers, (tag, launchers)
         assert f'{{"nop_{tag}", "{t}?({t}?)"}}' in launchers, (tag, launchers)
     build_launchers(work, work, os.path.join(work, "eng.c"))
-    ok("compile", "eng.cu", "--arch", "80", "-o", "eng.json", cwd=work)
-    link(work, "eng.json", "u.json", "--arch", "80-real", "-o", "eng.fatbin")
+    # The engine's device code is, byte for byte, that of a library of the same kernels over
+    # the UDFs themselves (the slots are the functions a kernel calls, resolved when the bind
+    # links the engine with a package): test_cuda_c_every_template compiles that code for
+    # every type and links it, with these UDFs, for one type of each storage, as the bind
+    # would (one link of every type's kernels took minutes; this one would repeat it).
+    ok("kernels", "u.json", *[a for k in entries for a in ("--kernel", k)], "--name", "eng", "--cuda", "twin.cu",
+       "--c", "twin.c", "--header", "twin.h", cwd=work)
+    engine, twin = (open(os.path.join(work, f)).read() for f in ("eng.cu", "twin.cu"))
+    assert engine == twin, "the engine's kernels differ from those of a library over the UDFs"
 
 
 PYTHON = '''import numpy as np
@@ -300,7 +322,7 @@ def test_python_every_template(work):
     ok("compile", "pm.cu", "--arch", "80", "-o", "pm.json", cwd=work)
     # Linked: duration[s]'s. Python decimal UDFs in templates take minutes of CPU each to link
     # (their arithmetic inlined into every kernel); gpu-decimals' library dk links and runs them.
-    link_each_storage(work, "u.json", "80-real", ("du_s",))
+    link_storages(work, "u.json", "lp", ("du_s",))
 
 
 def test_cmake_kernels_entries(work):
