@@ -6,8 +6,9 @@
  * decimal128? through T? pairs; decimal32, decimal64, date32, date64, timestamp[us|ns|ms] and
  * duration in map, reduce, scans, sort, segmented_reduce, transform_reduce and as keys and
  * values; Python decimal, datetime64 and T? UDFs in the same templates; over 0, 1, 7, 1000 and
- * 2^20 + 7 rows; every result against the same exact integer operations on the host
- * (__int128), and no row failed.
+ * 2^20 + 7 rows; a reduce over decimal128 with an op that is not commutative (dec_then) over
+ * up to 2^24 + 7 rows, the rows combined in order; every result against the same exact integer
+ * operations on the host (__int128), and no row failed.
  * usage: test_decimals; exit 77 (skipped) without a GPU. */
 #include "dk.h"
 #include "gpu_test.h"
