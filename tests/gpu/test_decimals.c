@@ -1,10 +1,14 @@
 /* Decimals, dates and times through the launchers `udfkit kernels` generates (library dk, built
- * at build time from tests/data/decimals/plumbing.cu): decimal128 (16-byte values, two C
- * parameters, a result through udfkit_decimal128 *out) in map, reduce, both scans,
- * segmented_reduce, sort, filter(p, values), nullable_map, nullable_reduce, transform_reduce and
- * as reduce_by_key's keys and values; date32 and timestamp[us] in map, reduce, sort and as
- * keys; over 0, 1, 7, 1000 and 2^20 + 7 rows; every result against the same integer operations
- * on the host (__int128).
+ * at build time from the CUDA C and Python UDFs of tests/data/decimals/plumbing.{cu,py}):
+ * decimal128 (16-byte values, two C parameters, a result through udfkit_decimal128 *out) in
+ * map, reduce, both scans, segmented_reduce, sort, filter (values, indices32), nullable_map,
+ * nullable_filter, nullable_reduce, transform_reduce and as reduce_by_key's keys and values,
+ * decimal128? through T? pairs; decimal32, decimal64, date32, date64, timestamp[us|ns|ms] and
+ * duration in map, reduce, scans, sort, segmented_reduce, transform_reduce and as keys and
+ * values; Python decimal, datetime64 and T? UDFs in the same templates; over 0, 1, 7, 1000 and
+ * 2^20 + 7 rows; a reduce over decimal128 with an op that is not commutative (dec_then) over
+ * up to 2^24 + 7 rows, the rows combined in order; every result against the same exact integer
+ * operations on the host (__int128), and no row failed.
  * usage: test_decimals; exit 77 (skipped) without a GPU. */
 #include "dk.h"
 #include "gpu_test.h"
@@ -583,6 +587,7 @@ static void more_types(size_t n)
         free(r);
         free(c);
     }
+    expect(dk_udf_error(NULL, NULL, NULL) == UDFKIT_OK, "no row failed");
     void *all[] = {da, dt, dd, dk, o64, uk64, one64, db, dk32, o32, uk32, one32, order, count, idx, dbits, obits, valid,
                    runs, doffs, din, dout, nulls, idx32};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
@@ -599,6 +604,186 @@ static void more_types(size_t n)
     free(offs);
 }
 
+/* Python UDFs (tests/data/decimals/plumbing.py, numba-cuda) in the same templates: decimal
+ * arithmetic of udfkit.Decimal (exact products and sums, checked against the host's exact
+ * integers), datetime64 + timedelta64, date64 order, decimal128? and decimal64? through the
+ * wrappers' T? pairs. */
+static void python_udfs(size_t n)
+{
+    int64_t *p = calloc(n + 1, 8), *q = calloc(n + 1, 8), *t = calloc(n + 1, 8), *d = calloc(n + 1, 8);
+    int32_t *days = calloc(n + 1, 4), *keys = calloc(n + 1, 4);
+    i128 *h = calloc(n + 1, sizeof *h);
+    udfkit_decimal128 *hd = calloc(n + 1, sizeof *hd), *hk = calloc(n + 1, sizeof *hk);
+    i128 *kv = calloc(n + 1, sizeof *kv);
+    for (size_t i = 0; i < n; i++) {
+        p[i] = (int64_t)(next_random() % 2000000000001ull) - 1000000000000ll; /* decimal64(15,2) */
+        q[i] = (int64_t)(next_random() % 20001) - 10000;
+        t[i] = (int64_t)(next_random() % 8000000000000000ull) - 4000000000000000ll; /* timestamp[ms] */
+        d[i] = (int64_t)(next_random() % 2000000000001ull) - 1000000000000ll;
+        h[i] = i % 11 == 0 ? 0 : random_decimal();
+        hd[i] = dec(h[i]);
+        days[i] = (int32_t)(next_random() % 120000) - 60000;
+        keys[i] = i && next_random() % 4 ? keys[i - 1] : (int32_t)(next_random() % 50000) - 25000;
+        kv[i] = i && next_random() % 4 ? kv[i - 1] : h[i];
+        hk[i] = dec(kv[i]);
+    }
+    size_t bytes = n * 16;
+    int64_t *dp = device_copy(p, n * 8), *dq = device_copy(q, n * 8), *dt = device_copy(t, n * 8),
+            *dd = device_copy(d, n * 8), *o64 = device_copy(NULL, n * 8);
+    int32_t *ddays = device_copy(days, n * 4), *dkeys = device_copy(keys, n * 4), *o32 = device_copy(NULL, n * 4);
+    udfkit_decimal128 *din = device_copy(hd, bytes), *dout = device_copy(NULL, bytes), *one = device_copy(NULL, 16),
+                      *dkv = device_copy(hk, bytes), *uk = device_copy(NULL, bytes);
+    uint64_t *order = device_copy(NULL, n * 8), *count = device_copy(NULL, 8), *idx = device_copy(NULL, n * 8),
+             *runs = device_copy(NULL, 8), *valid = device_copy(NULL, 8), *nulls = device_copy(NULL, 8);
+    /* map(py_net): decimal64(15,2) * (1 - decimal64(15,2)) at scale 4 */
+    if (!check(dk_map_py_net(NULL, n, dp, dq, dout), "dk_map_py_net")) {
+        udfkit_decimal128 *r = host_copy(dout, bytes);
+        bool ok = true;
+        for (size_t i = 0; i < n; i++)
+            ok &= same(r[i], (i128)p[i] * (100 - q[i]));
+        expect(ok, "map(py_net): Python decimal64(15,2) * (1 - decimal64(15,2))");
+        free(r);
+    }
+    /* reduce, inclusive_scan, nullable_reduce and reduce_by_key(.., date32) of py_add */
+    i128 sum = 3;
+    for (size_t i = 0; i < n; i++)
+        sum += h[i];
+    if (!check(dk_reduce_py_add(NULL, n, din, dec(3), one), "dk_reduce_py_add")) {
+        udfkit_decimal128 *r = host_copy(one, 16);
+        expect(same(*r, sum), "reduce(py_add)");
+        free(r);
+    }
+    if (!check(dk_inclusive_scan_py_add(NULL, n, din, dout), "dk_inclusive_scan_py_add")) {
+        udfkit_decimal128 *r = host_copy(dout, bytes);
+        bool ok = true;
+        i128 acc = 0;
+        for (size_t i = 0; i < n; i++)
+            ok &= same(r[i], acc += h[i]);
+        expect(ok, "inclusive_scan(py_add)");
+        free(r);
+    }
+    size_t nbytes = (n + 7) / 8;
+    uint8_t *bits = calloc(nbytes + 1, 1);
+    for (size_t i = 0; i < n; i++)
+        if (i % 3)
+            bits[i / 8] |= (uint8_t)(1u << (i % 8));
+    uint8_t *dbits = device_copy(bits, nbytes), *obits = device_copy(NULL, nbytes);
+    udfkit_mask m = {dbits, 0};
+    if (!check(dk_nullable_reduce_py_add(NULL, n, din, m, dec(0), one, valid), "dk_nullable_reduce_py_add")) {
+        udfkit_decimal128 *r = host_copy(one, 16);
+        uint64_t *vc = host_copy(valid, 8), want = 0;
+        i128 acc = 0;
+        for (size_t i = 0; i < n; i++)
+            if (i % 3) {
+                acc += h[i];
+                want++;
+            }
+        expect(same(*r, acc) && *vc == want, "nullable_reduce(py_add)");
+        free(r);
+        free(vc);
+    }
+    if (!check(dk_reduce_by_key_py_add_by_date32(NULL, n, dkeys, din, o32, dout, runs), "py reduce_by_key by date32")) {
+        int32_t *u = host_copy(o32, n * 4);
+        udfkit_decimal128 *r = host_copy(dout, bytes);
+        uint64_t *rr = host_copy(runs, 8), k = 0;
+        bool ok = true;
+        for (size_t i = 0; i < n;) {
+            size_t j = i;
+            i128 acc = h[i];
+            while (++j < n && keys[j] == keys[i])
+                acc += h[j];
+            ok &= k < *rr && u[k] == keys[i] && same(r[k], acc);
+            k++;
+            i = j;
+        }
+        expect(ok && k == *rr, "reduce_by_key(py_add, date32)");
+        free(u);
+        free(r);
+        free(rr);
+    }
+    if (!check(dk_reduce_by_key_py_max_day_by_decimal128(NULL, n, dkv, ddays, uk, o32, runs),
+               "py reduce_by_key by decimal128")) {
+        udfkit_decimal128 *u = host_copy(uk, bytes);
+        int32_t *r = host_copy(o32, n * 4);
+        uint64_t *rr = host_copy(runs, 8), k = 0;
+        bool ok = true;
+        for (size_t i = 0; i < n;) {
+            size_t j = i;
+            int32_t best = days[i];
+            while (++j < n && kv[j] == kv[i])
+                best = days[j] > best ? days[j] : best;
+            ok &= k < *rr && same(u[k], kv[i]) && r[k] == best;
+            k++;
+            i = j;
+        }
+        expect(ok && k == *rr, "reduce_by_key(py_max_day, decimal128(38,2))");
+        free(u);
+        free(r);
+        free(rr);
+    }
+    /* map(py_later): timestamp[ms] + duration[ms]; sort(py_before) over date64 */
+    if (!check(dk_map_py_later(NULL, n, dt, dd, o64), "dk_map_py_later")) {
+        int64_t *r = host_copy(o64, n * 8);
+        bool ok = true;
+        for (size_t i = 0; i < n; i++)
+            ok &= r[i] == t[i] + d[i];
+        expect(ok, "map(py_later): datetime64[ms] + timedelta64[ms]");
+        free(r);
+    }
+    if (!check(dk_sort_py_before(NULL, n, dt, o64, order), "dk_sort_py_before")) {
+        int64_t *r = host_copy(o64, n * 8);
+        uint64_t *o = host_copy(order, n * 8);
+        bool ok = true;
+        for (size_t i = 0; i < n; i++)
+            ok &= o[i] < n && r[i] == t[o[i]] && (!i || r[i - 1] < r[i] || (r[i - 1] == r[i] && o[i - 1] < o[i]));
+        expect(ok, "sort(py_before): date64");
+        free(r);
+        free(o);
+    }
+    /* nullable_map(py_maybe_neg): decimal128?; nullable_filter(py_big): bool?(decimal64(18,2)?) */
+    if (!check(dk_nullable_map_py_maybe_neg(NULL, n, din, m, dout, obits, nulls), "dk_nullable_map_py_maybe_neg")) {
+        udfkit_decimal128 *r = host_copy(dout, bytes);
+        uint8_t *b = host_copy(obits, nbytes);
+        uint64_t *nn = host_copy(nulls, 8), want = 0;
+        bool ok = true;
+        for (size_t i = 0; i < n; i++) {
+            bool v = i % 3 != 0 && h[i] != 0;
+            want += !v;
+            ok &= (((b[i / 8] >> (i % 8)) & 1) != 0) == v && (!v || same(r[i], -h[i]));
+        }
+        expect(ok && *nn == want, "nullable_map(py_maybe_neg): decimal128? values, bits, nulls");
+        free(r);
+        free(b);
+        free(nn);
+    }
+    if (!check(dk_nullable_filter_py_big(NULL, n, dp, m, idx, count), "dk_nullable_filter_py_big")) {
+        uint64_t *r = host_copy(idx, n * 8), *c = host_copy(count, 8), k = 0;
+        bool ok = true;
+        for (size_t i = 0; i < n; i++)
+            if (i % 3 && p[i] > 10000)
+                ok &= k < *c && r[k++] == i;
+        expect(ok && k == *c, "nullable_filter(py_big): bool?(decimal64(18,2)?)");
+        free(r);
+        free(c);
+    }
+    expect(dk_udf_error(NULL, NULL, NULL) == UDFKIT_OK, "no row of the Python UDFs failed");
+    void *all[] = {dp, dq, dt, dd, o64, ddays, dkeys, o32, din, dout, one, dkv, uk, order, count, idx, runs, valid, nulls,
+                   dbits, obits};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        udfkit_device_free(all[i]);
+    free(p);
+    free(q);
+    free(t);
+    free(d);
+    free(days);
+    free(keys);
+    free(h);
+    free(hd);
+    free(hk);
+    free(kv);
+    free(bits);
+}
+
 int main(void)
 {
     udfkit_status st = dk_load();
@@ -613,6 +798,7 @@ int main(void)
         snprintf(current, sizeof current, "n=%zu", sizes[z]);
         decimals(sizes[z]);
         more_types(sizes[z]);
+        python_udfs(sizes[z]);
     }
     const size_t long_sizes[] = {(1u << 24) + 7, 3u * (1u << 22) + 5, (1u << 23) + 12345};
     for (size_t z = 0; z < sizeof long_sizes / sizeof *long_sizes; z++) {
