@@ -188,6 +188,40 @@ static bool block_keep(const udfkit_driver *d, struct udfkit_arrow_result *res)
     return room;
 }
 
+void udfkit_arrow_release_kept(const udfkit_driver *d, unsigned long long ctx)
+{
+    void *blocks[BLOCK_CACHE];
+    CUevent block_events[BLOCK_CACHE], events[EVENT_CACHE];
+    size_t nb = 0, ne = 0;
+    pthread_mutex_lock(&event_lock);
+    for (size_t i = 0; i < block_count;) {
+        if (block_cache[i].ctx != ctx) {
+            i++;
+            continue;
+        }
+        blocks[nb] = block_cache[i].block;
+        block_events[nb++] = block_cache[i].event;
+        block_bytes -= block_cache[i].capacity;
+        memmove(&block_cache[i], &block_cache[i + 1], (block_count - i - 1) * sizeof *block_cache);
+        block_count--;
+    }
+    for (size_t i = event_count; i-- > 0;)
+        if (event_cache[i].ctx == ctx) {
+            events[ne++] = event_cache[i].event;
+            event_cache[i] = event_cache[--event_count];
+        }
+    pthread_mutex_unlock(&event_lock);
+    /* A kept block's event was recorded on the legacy stream at its release: freed there after
+     * it, in stream order. */
+    for (size_t i = 0; i < nb; i++) {
+        if (d->mem_free_async((CUdeviceptr)(uintptr_t)blocks[i], NULL) != CUDA_SUCCESS)
+            d->mem_free((CUdeviceptr)(uintptr_t)blocks[i]);
+        d->event_destroy(block_events[i]);
+    }
+    for (size_t i = 0; i < ne; i++)
+        d->event_destroy(events[i]);
+}
+
 static void event_give(const udfkit_driver *d, struct udfkit_arrow_result *res)
 {
     pthread_mutex_lock(&event_lock);

@@ -88,4 +88,8 @@ udfkit_status udfkit_runtime_fail(udfkit_status s, const char *fmt, ...)
  * library is unloaded: a kernel loaded later at the same address gets its own. */
 void udfkit_occupancy_forget(const void *const *kernels, size_t count);
 
+/* arrow.c: gives back the blocks and events that released _arrow results left for the context
+ * whose cuCtxGetId is ctx (udfkit_release_kept). */
+void udfkit_arrow_release_kept(const udfkit_driver *d, unsigned long long ctx);
+
 #endif

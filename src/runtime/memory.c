@@ -442,3 +442,45 @@ udfkit_status udfkit_device_memset_async(void *p, int value, size_t bytes, udfki
     CUresult r = d->memset_d8_async((CUdeviceptr)(uintptr_t)p, (unsigned char)value, bytes, (CUstream)s);
     return r == CUDA_SUCCESS ? UDFKIT_OK : udfkit_driver_fail(d, r, "cuMemsetD8Async");
 }
+
+/* The cache's blocks of context ctx that no launch holds, freed on the legacy stream after
+ * their events (where they were last given back), and the events destroyed. */
+static void cache_release_kept(const udfkit_driver *d, unsigned long long ctx)
+{
+    CUdeviceptr ptrs[CACHE_SLOTS];
+    CUevent events[CACHE_SLOTS];
+    size_t n = 0;
+    pthread_mutex_lock(&cache_lock);
+    for (size_t i = 0; i < CACHE_SLOTS; i++)
+        if (cache[i].ctx == ctx && !cache[i].busy && cache[i].ptr) {
+            ptrs[n] = cache[i].ptr;
+            events[n++] = cache[i].done;
+            cache[i] = (cached_block){0};
+        }
+    pthread_mutex_unlock(&cache_lock);
+    for (size_t i = 0; i < n; i++) {
+        if (!events[i] || d->stream_wait_event(CU_STREAM_LEGACY, events[i], 0) == CUDA_SUCCESS) {
+            if (d->mem_free_async(ptrs[i], CU_STREAM_LEGACY) != CUDA_SUCCESS)
+                d->mem_free(ptrs[i]);
+        } else {
+            d->mem_free(ptrs[i]);
+        }
+        if (events[i])
+            d->event_destroy(events[i]);
+    }
+}
+
+udfkit_status udfkit_release_kept(void)
+{
+    const udfkit_driver *d;
+    udfkit_status st = udfkit_driver_enter(&d);
+    if (st)
+        return st;
+    CUcontext c = NULL;
+    unsigned long long ctx = 0;
+    if (d->ctx_get_current(&c) != CUDA_SUCCESS || !c || d->ctx_get_id(c, &ctx) != CUDA_SUCCESS)
+        return UDFKIT_OK;
+    cache_release_kept(d, ctx);
+    udfkit_arrow_release_kept(d, ctx);
+    return UDFKIT_OK;
+}

@@ -438,7 +438,7 @@ static void arrow_on_slots(udfkit_package *cuda)
             continue;
         }
         udfkit_status st = late_hooks_engine_map_price_arrow(inst, NULL, &in_a, &i32, &in_b, &f32, &out, &out_type);
-        CHECK(st == UDFKIT_ERROR_INVALID_ARGUMENT && strstr(udfkit_last_error(), "a1") && out.array.release == NULL,
+        CHECK(st == UDFKIT_ERROR_INVALID_ARGUMENT && strstr(udfkit_last_error(), "t1 has type 'i'") && out.array.release == NULL,
               "arrow: map(price) over an int32 schema gave %s: %s", udfkit_status_string(st), udfkit_last_error());
         if (!check(late_hooks_engine_map_price_arrow(inst, NULL, &in_a, &f32, &in_b, &f32, &out, &out_type),
                    "arrow: map(price)")) {

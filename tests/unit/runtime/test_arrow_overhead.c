@@ -310,6 +310,7 @@ int main(int argc, char **argv)
         must(udfkit_device_memset_async(p[i], 0x55, bytes[i], NULL), "udfkit_device_memset_async");
     }
     in1 = p[0], in2 = p[1], bits = p[2], out_bits = p[3], out = p[4], rows = p[5], count = rows + ROWS;
+    const size_t base = live_blocks();
     for (int i = 0; i < 2; i++) {
         plain_buffers[i][1] = i ? in2 : in1;
         masked_buffers[i][0] = bits;
@@ -327,6 +328,10 @@ int main(int argc, char **argv)
     other_stream();
     driver_work("nullable_map(mul_f64)", nullable_raw, nullable_arrow, rounds);
     driver_work("filter(positive)", filter_raw, filter_arrow, rounds);
+    /* What the launches kept for the next ones goes back: only the test's own columns stay. */
+    must(udfkit_release_kept(), "udfkit_release_kept");
+    CHECK(live_blocks() == base, "udfkit_release_kept: %zu device blocks and events alive, %zu before any launch",
+          live_blocks(), base);
     for (int i = 0; i < 6; i++)
         udfkit_device_free(p[i]);
     if (failures)

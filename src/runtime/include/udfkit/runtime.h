@@ -220,6 +220,15 @@ UDFKIT_RUNTIME_API udfkit_status udfkit_device_free(void *p);
 UDFKIT_RUNTIME_API udfkit_status udfkit_device_alloc_async(size_t bytes, udfkit_stream s, void **out);
 /* Accepts NULL. */
 UDFKIT_RUNTIME_API udfkit_status udfkit_device_free_async(void *p, udfkit_stream s);
+/* Gives back what the runtime keeps of the current context for its next launches: the
+ * temporary blocks of up to 64 KiB above that no launch holds, and the blocks and events that
+ * released `_arrow` results left (docs/arrow.md). Each block is freed in stream order after
+ * the work that last used it (the legacy stream waits for its event), so nothing waits here.
+ * Later launches allocate again. For an engine returning memory, before it destroys or resets
+ * a context, and for leak checkers (compute-sanitizer's --leak-check full lists kept blocks
+ * as allocations never freed). UDFKIT_ERROR_NO_DRIVER without a driver; OK with no current
+ * context (nothing kept). */
+UDFKIT_RUNTIME_API udfkit_status udfkit_release_kept(void);
 /* Caller-owned temporary memory for stream s (as CUB's two-phase calls let a caller give its
  * storage): from now on udfkit_device_alloc_async on s, and so every launcher's temporary
  * memory on s (partials, tile state, sort buffers), is taken from `scratch` while it has
