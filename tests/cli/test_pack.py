@@ -244,7 +244,7 @@ def test_sass_of_kernels_that_call_no_slot(work):
                "--header", os.path.join(out, "eng.h"), cwd=work)
     assert r.rc == 0, r
     source = open(os.path.join(out, "eng_kernels.cu")).read()
-    kernels = set(re.findall(r'extern "C" __global__ void (?:__launch_bounds__\([^)]*\)\s*)?(\w+)\(', source))
+    kernels = set(re.findall(r'extern "C" __global__ void (?:__launch_bounds__\((?:[^()]|\([^()]*\))*\)\s*)?(\w+)\(', source))
     calling = {k for k in kernels if k.startswith("udfkit_eng_map_price")}
     assert calling and kernels - calling, kernels
     compiled = os.path.join(work, "k.json")
