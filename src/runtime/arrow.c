@@ -90,9 +90,45 @@ static size_t block_class(size_t bytes)
     return c;
 }
 
+/* A result's memory back to the pool in stream order (cuMemFree of stream-ordered memory waits
+ * for nothing): a released array's after its event, on the legacy stream, which also comes
+ * after the work the caller queued on blocking streams before releasing; a result never handed
+ * over (a failed launch) on the launch's stream `s`, after whatever was queued there. */
+static void block_free(const udfkit_driver *d, void *p, CUevent recorded, udfkit_stream s)
+{
+    if (!p)
+        return;
+    CUresult r = recorded ? d->stream_wait_event(NULL, recorded, 0) : CUDA_SUCCESS;
+    if (r == CUDA_SUCCESS)
+        r = d->mem_free_async((CUdeviceptr)(uintptr_t)p, recorded ? NULL : (CUstream)s);
+    if (r != CUDA_SUCCESS)
+        d->mem_free((CUdeviceptr)(uintptr_t)p);
+}
+
 static bool is_legacy(udfkit_stream s)
 {
     return s == NULL || (CUstream)s == CU_STREAM_LEGACY;
+}
+
+/* Block i of the cache taken out (the caller holds event_lock). */
+static void block_cache_remove(size_t i)
+{
+    block_bytes -= block_cache[i].capacity;
+    memmove(&block_cache[i], &block_cache[i + 1], (block_count - i - 1) * sizeof *block_cache);
+    block_count--;
+}
+
+/* A block and its event put in the cache where there is room (the caller holds event_lock). */
+static bool block_cache_add(unsigned long long ctx, void *block, size_t capacity, CUevent event)
+{
+    if (block_count == BLOCK_CACHE || block_bytes + capacity > BLOCK_CACHE_BYTES)
+        return false;
+    block_cache[block_count].ctx = ctx;
+    block_cache[block_count].block = block;
+    block_cache[block_count].capacity = capacity;
+    block_cache[block_count++].event = event;
+    block_bytes += capacity;
+    return true;
 }
 
 /* A kept block of `capacity` bytes of context `ctx` for res, with its event, made ready for
@@ -107,9 +143,7 @@ static bool block_take(const udfkit_driver *d, unsigned long long ctx, size_t ca
         if (block_cache[i].ctx == ctx && block_cache[i].capacity == capacity) {
             res->block = block_cache[i].block;
             res->event = block_cache[i].event;
-            block_bytes -= capacity;
-            memmove(&block_cache[i], &block_cache[i + 1], (block_count - i - 1) * sizeof *block_cache);
-            block_count--;
+            block_cache_remove(i);
             break;
         }
     pthread_mutex_unlock(&event_lock);
@@ -122,18 +156,11 @@ static bool block_take(const udfkit_driver *d, unsigned long long ctx, size_t ca
     /* s cannot wait for it (a stream being captured, say): the block goes back to the cache,
      * where it was, and the launch allocates from the pool as without it. */
     pthread_mutex_lock(&event_lock);
-    bool back = block_count < BLOCK_CACHE;
-    if (back) {
-        block_cache[block_count].ctx = ctx;
-        block_cache[block_count].block = res->block;
-        block_cache[block_count].capacity = capacity;
-        block_cache[block_count++].event = res->event;
-        block_bytes += capacity;
-    }
+    const bool back = block_cache_add(ctx, res->block, capacity, res->event);
     pthread_mutex_unlock(&event_lock);
-    if (!back && d->mem_free_async((CUdeviceptr)(uintptr_t)res->block, NULL) != CUDA_SUCCESS)
-        d->mem_free((CUdeviceptr)(uintptr_t)res->block);
-    if (back)
+    if (!back)
+        block_free(d, res->block, NULL, NULL);
+    else
         res->event = NULL; /* the cache's again */
     res->block = NULL;
     return false;
@@ -166,22 +193,12 @@ static bool block_keep(const udfkit_driver *d, struct udfkit_arrow_result *res)
             break;
         evicted[nevicted] = block_cache[i].block;
         evicted_events[nevicted++] = block_cache[i].event;
-        block_bytes -= block_cache[i].capacity;
-        memmove(&block_cache[i], &block_cache[i + 1], (block_count - i - 1) * sizeof *block_cache);
-        block_count--;
+        block_cache_remove(i);
     }
-    bool room = block_count < BLOCK_CACHE && block_bytes + res->capacity <= BLOCK_CACHE_BYTES;
-    if (room) {
-        block_cache[block_count].ctx = res->ctx;
-        block_cache[block_count].block = res->block;
-        block_cache[block_count].capacity = res->capacity;
-        block_cache[block_count++].event = res->event;
-        block_bytes += res->capacity;
-    }
+    const bool room = block_cache_add(res->ctx, res->block, res->capacity, res->event);
     pthread_mutex_unlock(&event_lock);
     for (size_t i = 0; i < nevicted; i++) {
-        if (d->mem_free_async((CUdeviceptr)(uintptr_t)evicted[i], NULL) != CUDA_SUCCESS)
-            d->mem_free((CUdeviceptr)(uintptr_t)evicted[i]);
+        block_free(d, evicted[i], NULL, NULL);
         struct udfkit_arrow_result gone = {.event = evicted_events[i], .ctx = id};
         event_give(d, &gone);
     }
@@ -201,9 +218,7 @@ void udfkit_arrow_release_kept(const udfkit_driver *d, unsigned long long ctx)
         }
         blocks[nb] = block_cache[i].block;
         block_events[nb++] = block_cache[i].event;
-        block_bytes -= block_cache[i].capacity;
-        memmove(&block_cache[i], &block_cache[i + 1], (block_count - i - 1) * sizeof *block_cache);
-        block_count--;
+        block_cache_remove(i);
     }
     for (size_t i = event_count; i-- > 0;)
         if (event_cache[i].ctx == ctx) {
@@ -214,8 +229,7 @@ void udfkit_arrow_release_kept(const udfkit_driver *d, unsigned long long ctx)
     /* A kept block's event was recorded on the legacy stream at its release: freed there after
      * it, in stream order. */
     for (size_t i = 0; i < nb; i++) {
-        if (d->mem_free_async((CUdeviceptr)(uintptr_t)blocks[i], NULL) != CUDA_SUCCESS)
-            d->mem_free((CUdeviceptr)(uintptr_t)blocks[i]);
+        block_free(d, blocks[i], NULL, NULL);
         d->event_destroy(block_events[i]);
     }
     for (size_t i = 0; i < ne; i++)
@@ -389,21 +403,6 @@ static void take_input(udfkit_arrow_call *c, size_t i, const udfkit_arrow_type *
         return;
     }
     c->values[i] = arr->buffers[1] ? (const char *)arr->buffers[1] + offset * t->size : NULL;
-}
-
-/* A result's memory back to the pool in stream order (cuMemFree of stream-ordered memory waits
- * for nothing): a released array's after its event, on the legacy stream, which also comes
- * after the work the caller queued on blocking streams before releasing; a result never handed
- * over (a failed launch) on the launch's stream `s`, after whatever was queued there. */
-static void block_free(const udfkit_driver *d, void *p, CUevent recorded, udfkit_stream s)
-{
-    if (!p)
-        return;
-    CUresult r = recorded ? d->stream_wait_event(NULL, recorded, 0) : CUDA_SUCCESS;
-    if (r == CUDA_SUCCESS)
-        r = d->mem_free_async((CUdeviceptr)(uintptr_t)p, recorded ? NULL : (CUstream)s);
-    if (r != CUDA_SUCCESS)
-        d->mem_free((CUdeviceptr)(uintptr_t)p);
 }
 
 /* One reference to r dropped: the host memory goes with the last. */
