@@ -39,6 +39,17 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+/* text written over path in place, with path's times put back (a change of the same size that
+ * only a check of the bytes, or of the ctime, sees). */
+static void rewrite_keeping_times(const char *path, const char *text)
+{
+    struct stat before;
+    assert_int_equal(stat(path, &before), 0);
+    write_file(path, text);
+    const struct timespec times[2] = {before.st_atim, before.st_mtim};
+    assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+}
+
 static const char source[] = "#include \"scale.h\"\n"
                              "#include <cuda/std/optional>\n"
                              "__device__ float k(float x) { return x * SCALE; }\n";
@@ -79,11 +90,7 @@ static void follows_header_changes(void **state)
     compile_both(again, want); /* the includes known, in this process */
     assert_string_equal(again, first);
     /* Edited in place: the same size, the mtime put back. */
-    struct stat before;
-    assert_int_equal(stat(header, &before), 0);
-    write_file(header, "#define SCALE 3.0f\n");
-    const struct timespec times[2] = {before.st_atim, before.st_mtim};
-    assert_int_equal(utimensat(AT_FDCWD, header, times, 0), 0);
+    rewrite_keeping_times(header, "#define SCALE 3.0f\n");
     char edited[UDFKIT_HASH_HEX_SIZE];
     compile_both(edited, want);
     assert_string_equal(edited, want);
@@ -229,11 +236,7 @@ static void new_processes_follow_changes(void **state)
     expect_child(text, true, again);
     assert_string_equal(again, first);
     /* CUDA's header edited in place: the same size, its mtime put back. */
-    struct stat before;
-    assert_int_equal(stat(path, &before), 0);
-    write_file(path, "#define EXTRA 7.0f\n");
-    const struct timespec times[2] = {before.st_atim, before.st_mtim};
-    assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+    rewrite_keeping_times(path, "#define EXTRA 7.0f\n");
     expect_child(text, false, got);
     assert_string_not_equal(got, first);
     sleep(2);
