@@ -156,6 +156,17 @@ def udf_library(work):
     return all_specs
 
 
+def every_template(work, lib):
+    """u.json's functions in every template of every type as library `lib`: its header's
+    prototypes checked, its launchers built, its kernels compiled (for sm_80)."""
+    entries = [k for tag, t, _, _ in TYPES for k in kernels(tag, t)]
+    ok("kernels", "u.json", *[a for k in entries for a in ("--kernel", k)], "--name", lib, "--cuda", f"{lib}.cu", "--c",
+       f"{lib}.c", "--header", f"{lib}.h", cwd=work)
+    check_header(os.path.join(work, f"{lib}.h"), [p for tag, t, c, _ in TYPES for p in prototypes(lib, tag, t, c)])
+    build_launchers(work, work, os.path.join(work, f"{lib}.c"))
+    ok("compile", f"{lib}.cu", "--arch", "80", "-o", f"{lib}.json", cwd=work)
+
+
 def test_cuda_c_every_template(work):
     udf_library(work)
     functions = {f["c_name"]: f for f in json.load(open(os.path.join(work, "u.json")))["functions"]}
@@ -164,12 +175,7 @@ def test_cuda_c_every_template(work):
         v = "uint64_t a0_lo, int64_t a0_hi" if c == "udfkit_decimal128" else f"{c} a0"
         assert functions[f"nop_{tag}"]["prototype"] == f"bool nop_{tag}({c} *out, {v}, bool a0_valid)", functions[f"nop_{tag}"]
         assert functions[f"npos_{tag}"]["prototype"] == f"bool npos_{tag}(bool *out, {v}, bool a0_valid)"
-    entries = [k for tag, t, _, _ in TYPES for k in kernels(tag, t)]
-    ok("kernels", "u.json", *[a for k in entries for a in ("--kernel", k)], "--name", "tm", "--cuda", "tm.cu", "--c",
-       "tm.c", "--header", "tm.h", cwd=work)
-    check_header(os.path.join(work, "tm.h"), [p for tag, t, c, _ in TYPES for p in prototypes("tm", tag, t, c)])
-    build_launchers(work, work, os.path.join(work, "tm.c"))
-    ok("compile", "tm.cu", "--arch", "80", "-o", "tm.json", cwd=work)
+    every_template(work, "tm")
     link_storages(work, "u.json", "ls")
 
 
@@ -314,12 +320,7 @@ def test_python_every_template(work):
         f.write(PYTHON)
     all_specs = [s for tag, t, _, _ in TYPES for s in python_specs(tag, t)] + ["count:int64(int64, int64)"]
     ok("compile", "u.py", "-f", *all_specs, "--arch", "80", "--python-frontend", "numba-cuda", "-o", "u.json", cwd=work)
-    entries = [k for tag, t, _, _ in TYPES for k in kernels(tag, t)]
-    ok("kernels", "u.json", *[a for k in entries for a in ("--kernel", k)], "--name", "pm", "--cuda", "pm.cu", "--c",
-       "pm.c", "--header", "pm.h", cwd=work)
-    check_header(os.path.join(work, "pm.h"), [p for tag, t, c, _ in TYPES for p in prototypes("pm", tag, t, c)])
-    build_launchers(work, work, os.path.join(work, "pm.c"))
-    ok("compile", "pm.cu", "--arch", "80", "-o", "pm.json", cwd=work)
+    every_template(work, "pm")
     # Linked: duration[s]'s. Python decimal UDFs in templates take minutes of CPU each to link
     # (their arithmetic inlined into every kernel); gpu-decimals' library dk links and runs them.
     link_storages(work, "u.json", "lp", ("du_s",))
