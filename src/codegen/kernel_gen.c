@@ -58,21 +58,40 @@ static const udfkit_template_word arrow_masked = {"", "", "_arrow_masked", NULL,
 /* The hidden filter(p, values) entries' names: "<name>_filter_<p>_arrow_values". */
 static const udfkit_template_word arrow_values = {"", "", "_arrow_values", NULL, false, UDFKIT_FILTER_VALUES};
 
+/* The entry over f of template tpl that serves an `_arrow` launcher: for `values`, a filter(p,
+ * values), given or hidden; else one given without a word (nullable_map(f, nullify) has other
+ * semantics), before a hidden one. NULL where none. */
+static const udfkit_kernel_entry *serving_entry(const udfkit_kernel_entry *all, size_t nall, udfkit_kernel_template tpl,
+                                                bool values, const char *f)
+{
+    const udfkit_kernel_entry *serving = NULL;
+    for (size_t j = 0; j < nall; j++) {
+        const udfkit_kernel_entry *a = &all[j];
+        if (a->tpl != tpl || strcmp(a->c_name, f) != 0)
+            continue;
+        if (values ? !serving && a->filter_out == UDFKIT_FILTER_VALUES
+                   : (!a->word || a->hidden) && (!serving || serving->hidden))
+            serving = a;
+    }
+    return serving;
+}
+
+/* The launcher of entry `serving` (none where NULL) into out. */
+static void launcher_name(const render_parts *r, const udfkit_kernel_entry *serving, udfkit_buf *out)
+{
+    if (!serving)
+        return;
+    udfkit_buf_printf(out, "%s_%s_", r->name, udfkit_kernel_entry_row(serving)->name);
+    udfkit_kernel_entry_suffix(serving, out);
+}
+
 /* The launcher a map's or filter's `_arrow` launcher runs where inputs have nulls: the entry
  * nullable_map(f) or nullable_filter(p) where given, else the hidden one (into out). */
 static void masked_launcher(const render_parts *r, const udfkit_kernel_entry *e, udfkit_buf *out)
 {
     const udfkit_kernel_template tpl =
         e->tpl == UDFKIT_KERNEL_FILTER ? UDFKIT_KERNEL_NULLABLE_FILTER : UDFKIT_KERNEL_NULLABLE_MAP;
-    const udfkit_kernel_entry *serving = NULL;
-    for (size_t j = 0; j < r->nall; j++)
-        if (r->all[j].tpl == tpl && strcmp(r->all[j].c_name, e->c_name) == 0 && (!r->all[j].word || r->all[j].hidden) &&
-            (!serving || serving->hidden))
-            serving = &r->all[j];
-    if (!serving)
-        return;
-    udfkit_buf_printf(out, "%s_%s_", r->name, udfkit_kernel_entry_row(serving)->name);
-    udfkit_kernel_entry_suffix(serving, out);
+    launcher_name(r, serving_entry(r->all, r->nall, tpl, false, e->c_name), out);
 }
 
 /* Whether a filter's `_arrow` launcher selects the kept rows' values with a filter(p, values)
@@ -87,17 +106,11 @@ static bool selects_values(const udfkit_kernel_entry *e)
  * the entry's own (filter(p, values)), another entry filter(p, values), else the hidden one. */
 static void values_launcher(const render_parts *r, const udfkit_kernel_entry *e, udfkit_buf *out)
 {
-    const udfkit_kernel_entry *serving = NULL;
-    if (e->filter_out == UDFKIT_FILTER_VALUES)
-        serving = e;
-    for (size_t j = 0; j < r->nall && !serving; j++)
-        if (r->all[j].tpl == UDFKIT_KERNEL_FILTER && r->all[j].filter_out == UDFKIT_FILTER_VALUES &&
-            strcmp(r->all[j].c_name, e->c_name) == 0)
-            serving = &r->all[j];
-    if (!serving)
-        return;
-    udfkit_buf_printf(out, "%s_%s_", r->name, udfkit_kernel_entry_row(serving)->name);
-    udfkit_kernel_entry_suffix(serving, out);
+    launcher_name(r,
+                  e->filter_out == UDFKIT_FILTER_VALUES
+                      ? e
+                      : serving_entry(r->all, r->nall, UDFKIT_KERNEL_FILTER, true, e->c_name),
+                  out);
 }
 
 /* The UDF's C-ABI prototype for device code (T? as its pair, a string as its parts), once per
@@ -857,21 +870,6 @@ static udfkit_rc add_hidden(udfkit_kernel_entry *all, size_t *nall, udfkit_kerne
     return rc;
 }
 
-/* Whether an entry of template tpl over f serves as a filter's or map's hidden one: given
- * without a word (nullable_map(f, nullify) has other semantics), or hidden; a filter(p,
- * values) one (`values`) given with the word or hidden. */
-static bool served(const udfkit_kernel_entry *all, size_t nall, udfkit_kernel_template tpl, bool values,
-                   const char *f)
-{
-    for (size_t j = 0; j < nall; j++) {
-        if (all[j].tpl != tpl || strcmp(all[j].c_name, f) != 0)
-            continue;
-        if (values ? all[j].filter_out == UDFKIT_FILTER_VALUES : !all[j].word || all[j].hidden)
-            return true;
-    }
-    return false;
-}
-
 /* The entries, then the hidden nullable_map and nullable_filter entries that maps' and filters'
  * `_arrow` launchers run where inputs have nulls (one per UDF, unless such an entry is given:
  * its launcher serves), and the hidden filter(p, values) entries that filters' `_arrow`
@@ -901,9 +899,9 @@ static udfkit_rc with_hidden_entries(const udfkit_kernel_entry *entries, size_t 
             continue;
         const udfkit_kernel_template twin_tpl = e->tpl == UDFKIT_KERNEL_MAP ? UDFKIT_KERNEL_NULLABLE_MAP
                                                                              : UDFKIT_KERNEL_NULLABLE_FILTER;
-        if (!served(all, *nall, twin_tpl, false, e->c_name))
+        if (!serving_entry(all, *nall, twin_tpl, false, e->c_name))
             rc = add_hidden(all, nall, twin_tpl, false, e);
-        if (!rc && selects_values(e) && !served(all, *nall, UDFKIT_KERNEL_FILTER, true, e->c_name))
+        if (!rc && selects_values(e) && !serving_entry(all, *nall, UDFKIT_KERNEL_FILTER, true, e->c_name))
             rc = add_hidden(all, nall, UDFKIT_KERNEL_FILTER, true, e);
     }
     return rc;
