@@ -329,7 +329,7 @@ def test_unpacked_prefix_without_the_build_tree(work):
     if os.environ.get("UDFKIT_TEST_FRESH_PYTHON") == "1":
         shutil.rmtree(kept, ignore_errors=True)
     if os.path.isdir(kept):
-        os.makedirs(os.path.dirname(env_dir))
+        os.makedirs(os.path.dirname(env_dir), exist_ok=True)  # the sandbox helper is there already
         try:
             os.rename(kept, env_dir)
         except OSError as e:
