@@ -59,6 +59,131 @@ static i128 random_decimal(void)
     return v;
 }
 
+/* A validity bitmap of n rows, every third row (0, 3, 6, ...) null. */
+static uint8_t *third_rows_null(size_t n)
+{
+    uint8_t *bits = calloc((n + 7) / 8 + 1, 1);
+    for (size_t i = 0; i < n; i++)
+        if (i % 3)
+            bits[i / 8] |= (uint8_t)(1u << (i % 8));
+    return bits;
+}
+
+/* A scan of sums of h from start, on the device at d_out: each row's sum with it (inclusive)
+ * or before it (exclusive). */
+static void expect_running_sums(size_t n, const i128 *h, i128 start, bool inclusive, const udfkit_decimal128 *d_out,
+                                const char *what)
+{
+    udfkit_decimal128 *r = host_copy(d_out, n * 16);
+    bool ok = true;
+    i128 acc = start;
+    for (size_t i = 0; i < n; i++) {
+        const i128 before = acc;
+        acc += h[i];
+        ok &= same(r[i], inclusive ? acc : before);
+    }
+    expect(ok, what);
+    free(r);
+}
+
+/* A nullable_reduce's sum of the valid rows of h (every third row null, third_rows_null) and
+ * its count of them. */
+static void expect_sum_of_valid(size_t n, const i128 *h, const udfkit_decimal128 *d_one, const uint64_t *d_valid,
+                                const char *what)
+{
+    udfkit_decimal128 *r = host_copy(d_one, 16);
+    uint64_t *vc = host_copy(d_valid, 8), want = 0;
+    i128 acc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i % 3) {
+            acc += h[i];
+            want++;
+        }
+    expect(same(*r, acc) && *vc == want, what);
+    free(r);
+    free(vc);
+}
+
+/* A nullable_map negating h over every third row null; where zero_is_null the UDF also
+ * returns null for a zero: the values, the result's bits and its null count. */
+static void expect_negated(size_t n, const i128 *h, bool zero_is_null, const udfkit_decimal128 *d_out,
+                           const uint8_t *d_bits, const uint64_t *d_nulls, const char *what)
+{
+    udfkit_decimal128 *r = host_copy(d_out, n * 16);
+    uint8_t *b = host_copy(d_bits, (n + 7) / 8);
+    uint64_t *nn = host_copy(d_nulls, 8), want = 0;
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        const bool v = i % 3 != 0 && !(zero_is_null && h[i] == 0);
+        want += !v;
+        ok &= (((b[i / 8] >> (i % 8)) & 1) != 0) == v && (!v || same(r[i], -h[i]));
+    }
+    expect(ok && *nn == want, what);
+    free(r);
+    free(b);
+    free(nn);
+}
+
+/* A sort of the int64 values t with its order: ascending, stable (ties in input order). */
+static void expect_sorted64(size_t n, const int64_t *t, const int64_t *d_out, const uint64_t *d_order, const char *what)
+{
+    int64_t *r = host_copy(d_out, n * 8);
+    uint64_t *o = host_copy(d_order, n * 8);
+    bool ok = true;
+    for (size_t i = 0; i < n; i++)
+        ok &= o[i] < n && r[i] == t[o[i]] && (!i || r[i - 1] < r[i] || (r[i - 1] == r[i] && o[i - 1] < o[i]));
+    expect(ok, what);
+    free(r);
+    free(o);
+}
+
+/* reduce_by_key's sums of h over the runs of equal date32 keys: the runs' keys, sums and count. */
+static void expect_sums_by_date32(size_t n, const int32_t *keys, const i128 *h, const int32_t *d_unique,
+                                  const udfkit_decimal128 *d_sums, const uint64_t *d_runs, const char *what)
+{
+    int32_t *u = host_copy(d_unique, n * 4);
+    udfkit_decimal128 *r = host_copy(d_sums, n * 16);
+    uint64_t *rr = host_copy(d_runs, 8), k = 0;
+    bool ok = true;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        i128 acc = h[i];
+        while (++j < n && keys[j] == keys[i])
+            acc += h[j];
+        ok &= k < *rr && u[k] == keys[i] && same(r[k], acc);
+        k++;
+        i = j;
+    }
+    expect(ok && k == *rr, what);
+    free(u);
+    free(r);
+    free(rr);
+}
+
+/* reduce_by_key's latest of the date32 days over the runs of equal decimal128 keys: the runs'
+ * keys, latest days and count. */
+static void expect_latest_by_decimal(size_t n, const i128 *keys, const int32_t *days, const udfkit_decimal128 *d_unique,
+                                     const int32_t *d_latest, const uint64_t *d_runs, const char *what)
+{
+    udfkit_decimal128 *u = host_copy(d_unique, n * 16);
+    int32_t *r = host_copy(d_latest, n * 4);
+    uint64_t *rr = host_copy(d_runs, 8), k = 0;
+    bool ok = true;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        int32_t best = days[i];
+        while (++j < n && keys[j] == keys[i])
+            best = days[j] > best ? days[j] : best;
+        ok &= k < *rr && same(u[k], keys[i]) && r[k] == best;
+        k++;
+        i = j;
+    }
+    expect(ok && k == *rr, what);
+    free(u);
+    free(r);
+    free(rr);
+}
+
 /* reduce(dec_then) over hd[0..n) (on the device at in): the rows' affine maps composed in row
  * order from x -> 3x + 5 (a 16-byte reduce gives each lane a run of consecutive rows: any other
  * order gives another map). */
@@ -137,28 +262,10 @@ static void decimals(size_t n)
         free(r);
     }
     /* inclusive_scan and exclusive_scan */
-    if (!check(dk_inclusive_scan_dec_add(NULL, n, in, out), "dk_inclusive_scan_dec_add")) {
-        udfkit_decimal128 *r = host_copy(out, bytes);
-        bool ok = true;
-        i128 acc = 0;
-        for (size_t i = 0; i < n; i++) {
-            acc += h[i];
-            ok &= same(r[i], acc);
-        }
-        expect(ok, "inclusive_scan(dec_add)");
-        free(r);
-    }
-    if (!check(dk_exclusive_scan_dec_add(NULL, n, in, dec(-3), out), "dk_exclusive_scan_dec_add")) {
-        udfkit_decimal128 *r = host_copy(out, bytes);
-        bool ok = true;
-        i128 acc = -3;
-        for (size_t i = 0; i < n; i++) {
-            ok &= same(r[i], acc);
-            acc += h[i];
-        }
-        expect(ok, "exclusive_scan(dec_add)");
-        free(r);
-    }
+    if (!check(dk_inclusive_scan_dec_add(NULL, n, in, out), "dk_inclusive_scan_dec_add"))
+        expect_running_sums(n, h, 0, true, out, "inclusive_scan(dec_add)");
+    if (!check(dk_exclusive_scan_dec_add(NULL, n, in, dec(-3), out), "dk_exclusive_scan_dec_add"))
+        expect_running_sums(n, h, -3, false, out, "exclusive_scan(dec_add)");
     /* segmented_reduce over segments of 0..9 rows (at most n + 1 of them empty: the offsets
      * hold 2n + 2 segments at most) */
     uint64_t *offs = calloc(2 * n + 3, sizeof *offs);
@@ -215,94 +322,36 @@ static void decimals(size_t n)
     }
     /* nullable_map(dec_neg), nullable_reduce(dec_add): every 3rd row null. */
     size_t nbytes = (n + 7) / 8;
-    uint8_t *bits = calloc(nbytes + 1, 1);
-    for (size_t i = 0; i < n; i++)
-        if (i % 3)
-            bits[i / 8] |= (uint8_t)(1u << (i % 8));
+    uint8_t *bits = third_rows_null(n);
     uint8_t *dbits = device_copy(bits, nbytes), *obits = device_copy(NULL, nbytes);
     udfkit_mask m = {dbits, 0};
     uint64_t *nulls = device_copy(NULL, 8);
-    if (!check(dk_nullable_map_dec_neg(NULL, n, in, m, out, obits, nulls), "dk_nullable_map_dec_neg")) {
-        udfkit_decimal128 *r = host_copy(out, bytes);
-        uint8_t *b = host_copy(obits, nbytes);
-        uint64_t *nn = host_copy(nulls, 8), want = 0;
-        bool ok = true;
-        for (size_t i = 0; i < n; i++) {
-            bool v = i % 3 != 0;
-            want += !v;
-            ok &= (((b[i / 8] >> (i % 8)) & 1) != 0) == v && (!v || same(r[i], -h[i]));
-        }
-        expect(ok && *nn == want, "nullable_map(dec_neg): values, bits, nulls");
-        free(r);
-        free(b);
-        free(nn);
-    }
+    if (!check(dk_nullable_map_dec_neg(NULL, n, in, m, out, obits, nulls), "dk_nullable_map_dec_neg"))
+        expect_negated(n, h, false, out, obits, nulls, "nullable_map(dec_neg): values, bits, nulls");
     uint64_t *valid = device_copy(NULL, 8);
-    if (!check(dk_nullable_reduce_dec_add(NULL, n, in, m, dec(0), one, valid), "dk_nullable_reduce_dec_add")) {
-        udfkit_decimal128 *r = host_copy(one, 16);
-        uint64_t *vc = host_copy(valid, 8), want = 0;
-        i128 acc = 0;
-        for (size_t i = 0; i < n; i++)
-            if (i % 3) {
-                acc += h[i];
-                want++;
-            }
-        expect(same(*r, acc) && *vc == want, "nullable_reduce(dec_add)");
-        free(r);
-        free(vc);
-    }
+    if (!check(dk_nullable_reduce_dec_add(NULL, n, in, m, dec(0), one, valid), "dk_nullable_reduce_dec_add"))
+        expect_sum_of_valid(n, h, one, valid, "nullable_reduce(dec_add)");
     /* reduce_by_key(dec_add, date32) and reduce_by_key(date_max, decimal128(38,2)): runs of keys. */
     int32_t *keys = calloc(n + 1, 4), *dates = calloc(n + 1, 4);
+    i128 *kv = calloc(n + 1, sizeof *kv);
     udfkit_decimal128 *dkeys = calloc(n + 1, 16);
     for (size_t i = 0; i < n; i++) {
         keys[i] = i && next_random() % 4 ? keys[i - 1] : (int32_t)(next_random() % 50000) - 25000;
-        dkeys[i] = i && next_random() % 4 ? dkeys[i - 1] : hd[i];
+        kv[i] = i && next_random() % 4 ? kv[i - 1] : h[i];
+        dkeys[i] = dec(kv[i]);
         dates[i] = (int32_t)(next_random() % 60000) - 30000;
     }
     int32_t *dk32 = device_copy(keys, n * 4), *ud32 = device_copy(NULL, n * 4), *ddates = device_copy(dates, n * 4);
     uint64_t *runs = device_copy(NULL, 8);
-    if (!check(dk_reduce_by_key_dec_add_by_date32(NULL, n, dk32, in, ud32, out, runs), "reduce_by_key by date32")) {
-        int32_t *uk = host_copy(ud32, n * 4);
-        udfkit_decimal128 *r = host_copy(out, bytes);
-        uint64_t *rr = host_copy(runs, 8), k = 0;
-        bool ok = true;
-        for (size_t i = 0; i < n;) {
-            size_t j = i;
-            i128 acc = h[i];
-            while (++j < n && keys[j] == keys[i])
-                acc += h[j];
-            ok &= k < *rr && uk[k] == keys[i] && same(r[k], acc);
-            k++;
-            i = j;
-        }
-        expect(ok && k == *rr, "reduce_by_key(dec_add, date32)");
-        free(uk);
-        free(r);
-        free(rr);
-    }
+    if (!check(dk_reduce_by_key_dec_add_by_date32(NULL, n, dk32, in, ud32, out, runs), "reduce_by_key by date32"))
+        expect_sums_by_date32(n, keys, h, ud32, out, runs, "reduce_by_key(dec_add, date32)");
     udfkit_decimal128 *ddk = device_copy(dkeys, bytes);
     if (!check(dk_reduce_by_key_date_max_by_decimal128(NULL, n, ddk, ddates, out, ud32, runs),
-               "reduce_by_key by decimal128")) {
-        udfkit_decimal128 *uk = host_copy(out, bytes);
-        int32_t *r = host_copy(ud32, n * 4);
-        uint64_t *rr = host_copy(runs, 8), k = 0;
-        bool ok = true;
-        for (size_t i = 0; i < n;) {
-            size_t j = i;
-            int32_t best = dates[i];
-            while (++j < n && val(dkeys[j]) == val(dkeys[i]))
-                best = dates[j] > best ? dates[j] : best;
-            ok &= k < *rr && val(uk[k]) == val(dkeys[i]) && r[k] == best;
-            k++;
-            i = j;
-        }
-        expect(ok && k == *rr, "reduce_by_key(date_max, decimal128(38,2))");
-        free(uk);
-        free(r);
-        free(rr);
-    }
+               "reduce_by_key by decimal128"))
+        expect_latest_by_decimal(n, kv, dates, out, ud32, runs, "reduce_by_key(date_max, decimal128(38,2))");
     udfkit_device_free(ddk);
     free(dkeys);
+    free(kv);
     /* date32 and timestamp[us]: map, reduce, sort. */
     int64_t *ts = calloc(n + 1, 8), *durs = calloc(n + 1, 8);
     for (size_t i = 0; i < n; i++) {
@@ -334,16 +383,8 @@ static void decimals(size_t n)
         expect(*r == want, "reduce(date_max)");
         free(r);
     }
-    if (!check(dk_sort_ts_less(NULL, n, dts, ots, order), "dk_sort_ts_less")) {
-        int64_t *r = host_copy(ots, n * 8);
-        uint64_t *o = host_copy(order, n * 8);
-        bool ok = true;
-        for (size_t i = 0; i < n; i++)
-            ok &= o[i] < n && r[i] == ts[o[i]] && (!i || r[i - 1] <= r[i]);
-        expect(ok, "sort(ts_less)");
-        free(r);
-        free(o);
-    }
+    if (!check(dk_sort_ts_less(NULL, n, dts, ots, order), "dk_sort_ts_less"))
+        expect_sorted64(n, ts, ots, order, "sort(ts_less): ascending, stable");
     void *all[] = {in, out, one, doffs, segs, order, count, dbits, obits, nulls, valid, dk32, ud32, ddates, runs, dts, ddur,
                    ots, best};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
@@ -443,10 +484,7 @@ static void more_types(size_t n)
     }
     /* nullable_reduce(dec32_add): every 3rd row null */
     size_t nbytes = (n + 7) / 8;
-    uint8_t *bits = calloc(nbytes + 1, 1);
-    for (size_t i = 0; i < n; i++)
-        if (i % 3)
-            bits[i / 8] |= (uint8_t)(1u << (i % 8));
+    uint8_t *bits = third_rows_null(n);
     uint8_t *dbits = device_copy(bits, nbytes), *obits = device_copy(NULL, nbytes);
     udfkit_mask m = {dbits, 0};
     uint64_t *valid = device_copy(NULL, 8);
@@ -503,16 +541,8 @@ static void more_types(size_t n)
         free(rr);
     }
     /* sort(date64_less), map(ns_add), segmented_reduce(ms_sum) */
-    if (!check(dk_sort_date64_less(NULL, n, dt, o64, order), "dk_sort_date64_less")) {
-        int64_t *r = host_copy(o64, n * 8);
-        uint64_t *o = host_copy(order, n * 8);
-        bool ok = true;
-        for (size_t i = 0; i < n; i++)
-            ok &= o[i] < n && r[i] == t[o[i]] && (!i || r[i - 1] < r[i] || (r[i - 1] == r[i] && o[i - 1] < o[i]));
-        expect(ok, "sort(date64_less)");
-        free(r);
-        free(o);
-    }
+    if (!check(dk_sort_date64_less(NULL, n, dt, o64, order), "dk_sort_date64_less"))
+        expect_sorted64(n, t, o64, order, "sort(date64_less)");
     if (!check(dk_map_ns_add(NULL, n, dt, dd, o64), "dk_map_ns_add")) {
         int64_t *r = host_copy(o64, n * 8);
         bool ok = true;
@@ -545,21 +575,8 @@ static void more_types(size_t n)
      * nullable_filter(dec_positive), filter(dec_positive, indices32) */
     udfkit_decimal128 *din = device_copy(hd, n * 16), *dout = device_copy(NULL, n * 16);
     uint64_t *nulls = device_copy(NULL, 8);
-    if (!check(dk_nullable_map_dec_maybe_neg(NULL, n, din, m, dout, obits, nulls), "dk_nullable_map_dec_maybe_neg")) {
-        udfkit_decimal128 *r = host_copy(dout, n * 16);
-        uint8_t *b = host_copy(obits, nbytes);
-        uint64_t *nn = host_copy(nulls, 8), want = 0;
-        bool ok = true;
-        for (size_t i = 0; i < n; i++) {
-            bool v = i % 3 != 0 && h[i] != 0;
-            want += !v;
-            ok &= (((b[i / 8] >> (i % 8)) & 1) != 0) == v && (!v || same(r[i], -h[i]));
-        }
-        expect(ok && *nn == want, "nullable_map(dec_maybe_neg): decimal128? values, bits, nulls");
-        free(r);
-        free(b);
-        free(nn);
-    }
+    if (!check(dk_nullable_map_dec_maybe_neg(NULL, n, din, m, dout, obits, nulls), "dk_nullable_map_dec_maybe_neg"))
+        expect_negated(n, h, true, dout, obits, nulls, "nullable_map(dec_maybe_neg): decimal128? values, bits, nulls");
     for (int which = 0; which < 2; which++) {
         udfkit_status st = which ? dk_nullable_filter_dec_positive(NULL, n, din, m, idx, count)
                                  : dk_nullable_filter_dec_maybe_positive(NULL, n, din, m, idx, count);
@@ -653,74 +670,19 @@ static void python_udfs(size_t n)
         expect(same(*r, sum), "reduce(py_add)");
         free(r);
     }
-    if (!check(dk_inclusive_scan_py_add(NULL, n, din, dout), "dk_inclusive_scan_py_add")) {
-        udfkit_decimal128 *r = host_copy(dout, bytes);
-        bool ok = true;
-        i128 acc = 0;
-        for (size_t i = 0; i < n; i++)
-            ok &= same(r[i], acc += h[i]);
-        expect(ok, "inclusive_scan(py_add)");
-        free(r);
-    }
+    if (!check(dk_inclusive_scan_py_add(NULL, n, din, dout), "dk_inclusive_scan_py_add"))
+        expect_running_sums(n, h, 0, true, dout, "inclusive_scan(py_add)");
     size_t nbytes = (n + 7) / 8;
-    uint8_t *bits = calloc(nbytes + 1, 1);
-    for (size_t i = 0; i < n; i++)
-        if (i % 3)
-            bits[i / 8] |= (uint8_t)(1u << (i % 8));
+    uint8_t *bits = third_rows_null(n);
     uint8_t *dbits = device_copy(bits, nbytes), *obits = device_copy(NULL, nbytes);
     udfkit_mask m = {dbits, 0};
-    if (!check(dk_nullable_reduce_py_add(NULL, n, din, m, dec(0), one, valid), "dk_nullable_reduce_py_add")) {
-        udfkit_decimal128 *r = host_copy(one, 16);
-        uint64_t *vc = host_copy(valid, 8), want = 0;
-        i128 acc = 0;
-        for (size_t i = 0; i < n; i++)
-            if (i % 3) {
-                acc += h[i];
-                want++;
-            }
-        expect(same(*r, acc) && *vc == want, "nullable_reduce(py_add)");
-        free(r);
-        free(vc);
-    }
-    if (!check(dk_reduce_by_key_py_add_by_date32(NULL, n, dkeys, din, o32, dout, runs), "py reduce_by_key by date32")) {
-        int32_t *u = host_copy(o32, n * 4);
-        udfkit_decimal128 *r = host_copy(dout, bytes);
-        uint64_t *rr = host_copy(runs, 8), k = 0;
-        bool ok = true;
-        for (size_t i = 0; i < n;) {
-            size_t j = i;
-            i128 acc = h[i];
-            while (++j < n && keys[j] == keys[i])
-                acc += h[j];
-            ok &= k < *rr && u[k] == keys[i] && same(r[k], acc);
-            k++;
-            i = j;
-        }
-        expect(ok && k == *rr, "reduce_by_key(py_add, date32)");
-        free(u);
-        free(r);
-        free(rr);
-    }
+    if (!check(dk_nullable_reduce_py_add(NULL, n, din, m, dec(0), one, valid), "dk_nullable_reduce_py_add"))
+        expect_sum_of_valid(n, h, one, valid, "nullable_reduce(py_add)");
+    if (!check(dk_reduce_by_key_py_add_by_date32(NULL, n, dkeys, din, o32, dout, runs), "py reduce_by_key by date32"))
+        expect_sums_by_date32(n, keys, h, o32, dout, runs, "reduce_by_key(py_add, date32)");
     if (!check(dk_reduce_by_key_py_max_day_by_decimal128(NULL, n, dkv, ddays, uk, o32, runs),
-               "py reduce_by_key by decimal128")) {
-        udfkit_decimal128 *u = host_copy(uk, bytes);
-        int32_t *r = host_copy(o32, n * 4);
-        uint64_t *rr = host_copy(runs, 8), k = 0;
-        bool ok = true;
-        for (size_t i = 0; i < n;) {
-            size_t j = i;
-            int32_t best = days[i];
-            while (++j < n && kv[j] == kv[i])
-                best = days[j] > best ? days[j] : best;
-            ok &= k < *rr && same(u[k], kv[i]) && r[k] == best;
-            k++;
-            i = j;
-        }
-        expect(ok && k == *rr, "reduce_by_key(py_max_day, decimal128(38,2))");
-        free(u);
-        free(r);
-        free(rr);
-    }
+               "py reduce_by_key by decimal128"))
+        expect_latest_by_decimal(n, kv, days, uk, o32, runs, "reduce_by_key(py_max_day, decimal128(38,2))");
     /* map(py_later): timestamp[ms] + duration[ms]; sort(py_before) over date64 */
     if (!check(dk_map_py_later(NULL, n, dt, dd, o64), "dk_map_py_later")) {
         int64_t *r = host_copy(o64, n * 8);
@@ -730,32 +692,11 @@ static void python_udfs(size_t n)
         expect(ok, "map(py_later): datetime64[ms] + timedelta64[ms]");
         free(r);
     }
-    if (!check(dk_sort_py_before(NULL, n, dt, o64, order), "dk_sort_py_before")) {
-        int64_t *r = host_copy(o64, n * 8);
-        uint64_t *o = host_copy(order, n * 8);
-        bool ok = true;
-        for (size_t i = 0; i < n; i++)
-            ok &= o[i] < n && r[i] == t[o[i]] && (!i || r[i - 1] < r[i] || (r[i - 1] == r[i] && o[i - 1] < o[i]));
-        expect(ok, "sort(py_before): date64");
-        free(r);
-        free(o);
-    }
+    if (!check(dk_sort_py_before(NULL, n, dt, o64, order), "dk_sort_py_before"))
+        expect_sorted64(n, t, o64, order, "sort(py_before): date64");
     /* nullable_map(py_maybe_neg): decimal128?; nullable_filter(py_big): bool?(decimal64(18,2)?) */
-    if (!check(dk_nullable_map_py_maybe_neg(NULL, n, din, m, dout, obits, nulls), "dk_nullable_map_py_maybe_neg")) {
-        udfkit_decimal128 *r = host_copy(dout, bytes);
-        uint8_t *b = host_copy(obits, nbytes);
-        uint64_t *nn = host_copy(nulls, 8), want = 0;
-        bool ok = true;
-        for (size_t i = 0; i < n; i++) {
-            bool v = i % 3 != 0 && h[i] != 0;
-            want += !v;
-            ok &= (((b[i / 8] >> (i % 8)) & 1) != 0) == v && (!v || same(r[i], -h[i]));
-        }
-        expect(ok && *nn == want, "nullable_map(py_maybe_neg): decimal128? values, bits, nulls");
-        free(r);
-        free(b);
-        free(nn);
-    }
+    if (!check(dk_nullable_map_py_maybe_neg(NULL, n, din, m, dout, obits, nulls), "dk_nullable_map_py_maybe_neg"))
+        expect_negated(n, h, true, dout, obits, nulls, "nullable_map(py_maybe_neg): decimal128? values, bits, nulls");
     if (!check(dk_nullable_filter_py_big(NULL, n, dp, m, idx, count), "dk_nullable_filter_py_big")) {
         uint64_t *r = host_copy(idx, n * 8), *c = host_copy(count, 8), k = 0;
         bool ok = true;
