@@ -25,7 +25,7 @@ static const udfkit_cxx_form string_cxx[] = {{"udfkit::string_view"}, {"udfkit_s
 static const udfkit_cxx_form no_cxx[] = {{NULL}};
 /* SPEC.md, "Strings": a string parameter aN is `const char *aN, int64_t aN_size`. */
 static const udfkit_abi_part string_parts[] = {
-    {"", "const char *", "const char *", UDFKIT_INT8, true, "%s.data()"},
+    {"", "const char *", "const char *", UDFKIT_INT8, true, "udfkit_detail::column_text(%s)"},
     {"_size", "int64_t", "long", UDFKIT_INT64, false, "%s.size()"},
 };
 

@@ -67,7 +67,7 @@ typedef struct udfkit_abi_part {
     const char *cuda;   /* the same in CUDA C++ without headers: "const char *", "long" */
     udfkit_kind kind;   /* the kind it is to the exporter's check, */
     bool pointer;       /*   and whether a pointer to it */
-    const char *arg;    /* how a kernel passes it from a row's value x: "%s.data()" (printf, x's name) */
+    const char *arg;    /* how a kernel passes it from a row's value x: "udfkit_detail::column_text(%s)" (printf, x's name) */
 } udfkit_abi_part;
 
 /* One C++ type that the exporter's check takes as a kind (the __udfkit_traits

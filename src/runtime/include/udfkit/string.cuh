@@ -284,13 +284,17 @@ struct strings_column {
     UDFKIT_HD string_view operator[](unsigned long long i) const
     {
         const unsigned long long r = offset + i;
+        /* A column of empty strings may have no bytes (Arrow's data buffer NULL): its rows
+         * then point at the offsets, so that no row's pointer is NULL (a kernel tells the
+         * compiler its rows are in global memory). */
+        const char *const bytes = chars ? chars : static_cast<const char *>(offsets);
         if (layout == utf8) {
             const int *o = static_cast<const int *>(offsets);
-            return string_view(chars + o[r], (long long)o[r + 1] - o[r]);
+            return string_view(bytes + o[r], (long long)o[r + 1] - o[r]);
         }
         if (layout == large_utf8) {
             const long long *o = static_cast<const long long *>(offsets);
-            return string_view(chars + o[r], o[r + 1] - o[r]);
+            return string_view(bytes + o[r], o[r + 1] - o[r]);
         }
         /* A 16-byte view: the length, then the bytes themselves where they fit in 12, else a
          * 4-byte prefix, the data buffer's index and the offset in it. */
