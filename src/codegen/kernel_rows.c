@@ -170,6 +170,11 @@ static void input_struct(const char *prefix, const udfkit_kernel_entry *e, udfki
             udfkit_buf_printf(out, "    bool v%zu;\n", i + 1);
     }
     udfkit_buf_puts(out, "};\n\n");
+    /* How many rows a thread loads before it computes any: four numbers (their loads in
+     * flight together), one string (a row's work is a loop over its text, whose speed is the
+     * warps in flight: the registers four rows' views hold cost more than they save). */
+    udfkit_buf_printf(out, "enum : unsigned { %s_batch = %u };\n\n", prefix,
+                      udfkit_signature_has(&e->fn->sig, UDFKIT_KIND_TEXT) ? 1u : 4u);
     udfkit_buf_printf(out, "__device__ __forceinline__ void %s_load(unsigned long long i, ", prefix);
     udfkit_rows_inputs(e, true, out);
     udfkit_buf_printf(out, ", %s_in *x)\n{\n", prefix);
