@@ -190,7 +190,7 @@ UDFKIT_HD long long find_short(const byte *s, long long from, long long to, cons
  * start, and its end in *end; -1 where none. */
 UDFKIT_HDI long long find_match(const byte *s, long long from, long long to, const needle &nd, long long *end)
 {
-    if (nd.bytes && nd.n <= 8 && !has_zero_byte(nd.p, nd.n)) {
+    if (nd.bytes && nd.n <= 8 && !has_zero_byte(nd.p, nd.n) && to - from >= 128) {
         const long long at = find_short(s, from, to, nd.p, (int)nd.n);
         if (at >= 0)
             *end = at + nd.n;
