@@ -152,6 +152,7 @@ typedef struct entry_texts {
      * row numbers, of one column the values themselves). */
     const char *variant, *what, *row_t, *rows_check;
     char filter_tile[16], filter_threads[16];
+    char select_policy[96]; /* filter.cu.in's agent policy (select_helpers.cu.in) */
     /* String results (the two launches): the sizes' parameters in CUDA (OFF, long long, int)
      * and C (void *), their names and arguments, the offsets scans; the write launches'
      * outputs likewise, the strings' places and the stored values. */
@@ -257,9 +258,13 @@ static void filter_rows(const render_parts *r, const udfkit_kernel_entry *e, ent
     t->rows_check = narrow ? "    if (total > 0x100000000ull) /* row numbers past 2^32 - 1 */\n"
                              "        return udfkit_report(UDFKIT_ERROR_INVALID_ARGUMENT, \"more than 2^32 rows for 32-bit row numbers\");\n"
                            : "";
-    /* select_helpers.cu.in's select_policy: 384 threads of 11 8-byte or 17 4-byte rows; for the
-     * values of one column value_policy, by their size. */
-    int threads = 384, items = narrow ? 17 : 11;
+    /* select_helpers.cu.in's select_policy: 384 threads of 11 8-byte or 17 4-byte rows, or
+     * text_select_policy, 256 threads of 1, where the predicate takes text; for the values of
+     * one column value_policy, by their size. */
+    const bool text = udfkit_signature_has(&e->fn->sig, UDFKIT_KIND_TEXT);
+    int threads = text ? 256 : 384, items = text ? 1 : narrow ? 17 : 11;
+    snprintf(t->select_policy, sizeof t->select_policy, "udfkit_detail::%sselect_policy<%s>::type", text ? "text_" : "",
+             t->row_t);
     if (values && udfkit_rows_input_count(e) == 1) {
         size_t size = udfkit_kind_size(e->fn->sig.params[0].kind);
         threads = size <= 2 || size == 16 ? 256 : 384;
@@ -313,8 +318,10 @@ static void filter_text_rows(const render_parts *r, const udfkit_kernel_entry *e
     udfkit_rows_stencil_init(t->fn.data, e, &t->dense);
     udfkit_buf_printf(&t->items, "udfkit_detail::row_iterator<%s>{0}", t->row_t);
     udfkit_buf_puts(&t->out_iter, "indices");
-    snprintf(t->filter_tile, sizeof t->filter_tile, "%d", 384 * 11);
-    snprintf(t->filter_threads, sizeof t->filter_threads, "%d", 384);
+    /* Its predicate takes text: select_helpers.cu.in's text_select_policy. */
+    snprintf(t->filter_tile, sizeof t->filter_tile, "%d", 256);
+    snprintf(t->filter_threads, sizeof t->filter_threads, "%d", 256);
+    snprintf(t->select_policy, sizeof t->select_policy, "udfkit_detail::text_select_policy<%s>::type", t->row_t);
     for (size_t i = 0; i < udfkit_rows_input_count(e); i++) {
         udfkit_type c = udfkit_type_value(e->fn->sig.params[i]);
         size_t j = i + 1;
@@ -722,6 +729,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"K_NAME", udfkit_kind_name(e->key)},  {"OP", TEXT(t.op)},
         {"SMALL_PATH", TEXT(small)}, {"VARIANT", t.variant}, {"WHAT", t.what},
         {"ROW_T", t.row_t},    {"ROWS_CHECK", t.rows_check}, {"FILTER_TILE", t.filter_tile}, {"FILTER_THREADS", t.filter_threads},
+        {"SELECT_POLICY", t.select_policy},
         {"OUT_ITER", TEXT(t.out_iter)}, {"STENCIL", TEXT(t.dense)}, {"SELECT_ITEMS", TEXT(t.items)}, {"SELECT_INIT_INDEX", r->select_index},
         /* String results (the two launches). */
         {"SIZE_PARAMS", TEXT(t.sizes)}, {"SIZE_PARAMS64", TEXT(t.sizes64)}, {"SIZE_PARAMS32", TEXT(t.sizes32)},
