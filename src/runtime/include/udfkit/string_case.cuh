@@ -228,13 +228,14 @@ UDFKIT_HD unsigned map_ascii4(case_kind kind, unsigned w)
     return w ^ (flip >> 2);
 }
 
-UDFKIT_HDN void map_case(string_out &out, case_kind kind, const byte *s, long long n)
+/* s[from, n) mapped; the code point before from (an ASCII byte where from > 0) was cased or not. */
+UDFKIT_HDN void map_case(string_out &out, case_kind kind, const byte *s, long long n, long long from = 0,
+                         bool previous_cased = false)
 {
     builder b(out);
     /* upper, lower, casefold and swapcase map each ASCII byte alone: a word of 4 at once. */
     const bool by_word = kind == case_upper || kind == case_lower || kind == case_fold || kind == case_swap;
-    bool previous_cased = false;
-    for (long long i = 0; i < n;) {
+    for (long long i = from; i < n;) {
         if (by_word && i + 4 <= n && ((unsigned long long)(s + i) & 3) == 0) {
             const unsigned w = load4(s + i);
             if ((w & 0x80808080u) == 0) {
@@ -261,6 +262,32 @@ UDFKIT_HDN void map_case(string_out &out, case_kind kind, const byte *s, long lo
     b.done(out);
 }
 
+/* upper, lower, casefold and swapcase (each ASCII byte mapped alone): the ASCII text in line,
+ * in the caller's kernel, where the compiler knows what memory the text is in (a column's rows
+ * are global memory: global loads); from the first byte that is not ASCII on, map_case. */
+UDFKIT_HD void map_case_ascii(string_out &out, case_kind kind, const byte *s, long long n)
+{
+    builder b(out);
+    long long i = 0;
+    while (i < n) {
+        if (i + 4 <= n && ((unsigned long long)(s + i) & 3) == 0) {
+            const unsigned w = load4(s + i);
+            if ((w & 0x80808080u) == 0) {
+                b.bytes(map_ascii4(kind, w), 4);
+                i += 4;
+                continue;
+            }
+        }
+        if (s[i] >= 0x80)
+            break;
+        b.byte1(map_ascii(kind, s[i], i, false));
+        i++;
+    }
+    b.done(out);
+    if (i < n)
+        map_case(out, kind, s, n, i, i > 0 && (ascii_lower(s[i - 1]) || ascii_upper(s[i - 1])));
+}
+
 UDFKIT_HD void append_fill(string_out &out, unsigned fill, long long count)
 {
     char bytes[4];
@@ -281,12 +308,12 @@ UDFKIT_HD void pad(string_out &out, string_view s, long long left, long long rig
 
 UDFKIT_HDI void string_view::to_upper(string_out &out) const
 {
-    detail::map_case(out, detail::case_upper, (const detail::byte *)data_, size_);
+    detail::map_case_ascii(out, detail::case_upper, (const detail::byte *)data_, size_);
 }
 
 UDFKIT_HDI void string_view::to_lower(string_out &out) const
 {
-    detail::map_case(out, detail::case_lower, (const detail::byte *)data_, size_);
+    detail::map_case_ascii(out, detail::case_lower, (const detail::byte *)data_, size_);
 }
 
 UDFKIT_HDI void string_view::capitalize(string_out &out) const
@@ -301,12 +328,12 @@ UDFKIT_HDI void string_view::title(string_out &out) const
 
 UDFKIT_HDI void string_view::swapcase(string_out &out) const
 {
-    detail::map_case(out, detail::case_swap, (const detail::byte *)data_, size_);
+    detail::map_case_ascii(out, detail::case_swap, (const detail::byte *)data_, size_);
 }
 
 UDFKIT_HDI void string_view::casefold(string_out &out) const
 {
-    detail::map_case(out, detail::case_fold, (const detail::byte *)data_, size_);
+    detail::map_case_ascii(out, detail::case_fold, (const detail::byte *)data_, size_);
 }
 
 UDFKIT_HDN void string_view::zfill(string_out &out, long long width) const
