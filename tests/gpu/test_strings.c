@@ -540,6 +540,31 @@ static void errors(size_t n)
     text_free(&t);
 }
 
+/* A utf8 or large_utf8 column of empty strings may have no data buffer (Arrow's buffers[2]
+ * NULL, udfkit_strings.chars NULL): every template reads its rows as empty, at any offset (the
+ * kernels point such rows at the offsets, as no row's pointer may be NULL). */
+static void empty_without_bytes(size_t n)
+{
+    text t = {n + 1, calloc(n + 1, sizeof(char *)), calloc(n + 1, sizeof(size_t))};
+    for (size_t i = 0; i <= n; i++)
+        t.row[i] = calloc(1, 1);
+    for (int l = 0; l < 2; l++)
+        for (uint64_t offset = 0; offset <= 5; offset += 5) {
+            snprintf(current, sizeof current, "no data buffer: n=%zu layout=%s offset=%llu", n,
+                     l ? "large_utf8" : "utf8", (unsigned long long)offset);
+            column a = make_column(&t, 0, n, offset, (udfkit_string_layout)l);
+            column b = make_column(&t, 1, n, offset + 2, (udfkit_string_layout)l);
+            a.s.chars = NULL; /* the column's own allocation stays, for column_free */
+            b.s.chars = NULL;
+            maps(&t, n, &a, &b);
+            nullables(&t, n, &a, true);
+            filters(&t, n, &a);
+            column_free(&a);
+            column_free(&b);
+        }
+    text_free(&t);
+}
+
 int main(void)
 {
     udfkit_status st = sk_load();
@@ -572,6 +597,7 @@ int main(void)
             }
         text_free(&t);
     }
+    empty_without_bytes(3000);
     snprintf(current, sizeof current, "errors");
     errors(1000);
     check(udfkit_synchronize(), "udfkit_synchronize");
