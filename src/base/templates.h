@@ -18,6 +18,7 @@ extern const char udfkit_tpl_launcher_arrow[];
 extern const char udfkit_tpl_kernel_map[];
 extern const char udfkit_tpl_kernel_filter[];
 extern const char udfkit_tpl_kernel_select_helpers[];
+extern const char udfkit_tpl_kernel_carried_helpers[];
 extern const char udfkit_tpl_kernel_string_helpers[];
 extern const char udfkit_tpl_kernel_text_sizes[];
 extern const char udfkit_tpl_kernel_map_text[];

@@ -1048,6 +1048,8 @@ udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbo
         rc = udfkit_template_render(udfkit_tpl_kernel_reduce_helpers, vars, nvars, &out->cuda);
     if (!rc && selects)
         rc = udfkit_template_render(udfkit_tpl_kernel_select_helpers, vars, nvars, &out->cuda);
+    if (!rc && (needs & UDFKIT_NEEDS_CARRIED))
+        rc = udfkit_template_render(udfkit_tpl_kernel_carried_helpers, vars, nvars, &out->cuda);
     if (!rc)
         udfkit_buf_puts(&out->cuda, r.kernels.data ? r.kernels.data : "");
     if (!rc)

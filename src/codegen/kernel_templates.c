@@ -234,7 +234,7 @@ static const udfkit_template_row rows[UDFKIT_KERNEL_TEMPLATE_COUNT] = {
     },
     [UDFKIT_KERNEL_INCLUSIVE_SCAN] = {
         .name = "inclusive_scan", .shape = UDFKIT_SHAPE_OP, .refuses_nullable = DENSE, .rows = UDFKIT_ROWS_COLUMN,
-        .kernels = scan_kernels, .helpers = UDFKIT_NEEDS_TILES,
+        .kernels = scan_kernels, .helpers = UDFKIT_NEEDS_TILES | UDFKIT_NEEDS_CARRIED,
         .cuda = udfkit_tpl_kernel_scan, .c = udfkit_tpl_launcher_scan, .scan_kind = "inclusive",
         .tile_threads = 128, .tile_items = mem_bound_items,
         .count = "n", .params = "const @C_T@ *in, @C_T@ *out",
@@ -243,7 +243,7 @@ static const udfkit_template_row rows[UDFKIT_KERNEL_TEMPLATE_COUNT] = {
     },
     [UDFKIT_KERNEL_EXCLUSIVE_SCAN] = {
         .name = "exclusive_scan", .shape = UDFKIT_SHAPE_OP, .refuses_nullable = DENSE, .rows = UDFKIT_ROWS_COLUMN,
-        .kernels = scan_kernels, .helpers = UDFKIT_NEEDS_TILES,
+        .kernels = scan_kernels, .helpers = UDFKIT_NEEDS_TILES | UDFKIT_NEEDS_CARRIED,
         .cuda = udfkit_tpl_kernel_scan, .c = udfkit_tpl_launcher_scan, .scan_kind = "exclusive", .scan_init = true,
         .tile_threads = 128, .tile_items = mem_bound_items,
         .count = "n", .params = "const @C_T@ *in, @C_T@ init, @C_T@ *out",
@@ -256,7 +256,7 @@ static const udfkit_template_row rows[UDFKIT_KERNEL_TEMPLATE_COUNT] = {
         .extra_help = "reduce_by_key takes the op and the keys' type: reduce_by_key(op, K), e.g. reduce_by_key(add, "
                       "int32)",
         .key_flags = UDFKIT_KIND_KEY, .shape = UDFKIT_SHAPE_OP, .refuses_nullable = DENSE,
-        .rows = UDFKIT_ROWS_COLUMN, .kernels = by_key_kernels, .helpers = UDFKIT_NEEDS_TILES,
+        .rows = UDFKIT_ROWS_COLUMN, .kernels = by_key_kernels, .helpers = UDFKIT_NEEDS_TILES | UDFKIT_NEEDS_CARRIED,
         .cuda = udfkit_tpl_kernel_reduce_by_key, .c = udfkit_tpl_launcher_reduce_by_key, .tile_threads = 128,
         .tile_items = by_key_items,
         .count = "n", .params = "const @C_K@ *keys, const @C_T@ *in, @C_K@ *unique_keys, @C_T@ *out, uint64_t *runs",

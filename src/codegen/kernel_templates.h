@@ -90,6 +90,7 @@ enum {
     UDFKIT_NEEDS_OFFSETS = 1u << 7,     /* offsets_scan.cu.in: string results' offsets */
     UDFKIT_NEEDS_ARROW = 1u << 8,       /* arrow_bits.cu.in: `_arrow` launchers' bool columns and gathers */
     UDFKIT_NEEDS_OFFSETS_SCAN = 1u << 9, /* udfkit_<name>_offsets: the offsets scan as a launch of its own */
+    UDFKIT_NEEDS_CARRIED = 1u << 10,     /* carried_helpers.cu.in: what the single-pass scans carry */
 };
 
 /* One of an entry's launchers where it has several (the two launches of string results). */

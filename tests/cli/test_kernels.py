@@ -268,13 +268,17 @@ def test_grouped_launchers(work):
     kernels = open(os.path.join(work, "out", "lib_kernels.cu")).read()
     # Every function is declared once, transform_reduce's op too; the ops are called by name.
     assert kernels.count("__device__ double fadd(double a0, double a1);") == 1, kernels
-    assert "return A(::scale(static_cast<float>(a), static_cast<float>(b)));" in kernels, kernels
-    assert "return A(::add64d(static_cast<long>(a), static_cast<long>(b)));" in kernels, kernels
+    assert "typedef carried_op<float, ::scale> scan_op_" in kernels, kernels
+    assert "typedef carried_op<long, ::add64d> rbk_op_" in kernels, kernels
     assert "return ::fadd(a, b);" in kernels, kernels
     # A scan's values (reduce_by_key's too) are scan_value<T>, zeroed, only where CUB keeps T
-    # apart from its tile status; a number is packed with it and carried as itself.
-    assert "is_primitive<float>::value, float, scan_value<float>>::type scan_accum_" in kernels, kernels
-    assert "is_primitive<long>::value, long, scan_value<long>>::type rbk_accum_" in kernels, kernels
+    # apart from its tile status; a number is packed with it and carried as itself. The choice
+    # and the operator over carried values are written once (carried_helpers.cu.in).
+    assert "typedef carried<float> scan_accum_" in kernels, kernels
+    assert "typedef carried<long> rbk_accum_" in kernels, kernels
+    assert kernels.count("using carried = typename cuda::std::conditional<cub::detail::is_primitive<T>::value, T, "
+                         "scan_value<T>>::type;") == 1, kernels
+    assert kernels.count("template <class T, auto F> struct carried_op {") == 1, kernels
     assert "r->r1 = ::sq(x.a1, x.a2);" in kernels, kernels
     # CUB's tiles as the launchers assume them: 15 rows a thread for 4-byte T, 30 for 2-byte.
     assert "TILE_ITEMS == 1920" in kernels and "TILE_ITEMS == 3840" in kernels, kernels
