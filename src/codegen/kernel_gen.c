@@ -729,8 +729,7 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"K_NAME", udfkit_kind_name(e->key)},  {"OP", TEXT(t.op)},
         {"SMALL_PATH", TEXT(small)}, {"VARIANT", t.variant}, {"WHAT", t.what},
         {"ROW_T", t.row_t},    {"ROWS_CHECK", t.rows_check}, {"FILTER_TILE", t.filter_tile}, {"FILTER_THREADS", t.filter_threads},
-        {"SELECT_POLICY", t.select_policy},
-        {"OUT_ITER", TEXT(t.out_iter)}, {"STENCIL", TEXT(t.dense)}, {"SELECT_ITEMS", TEXT(t.items)}, {"SELECT_INIT_INDEX", r->select_index},
+        {"SELECT_POLICY", t.select_policy}, {"OUT_ITER", TEXT(t.out_iter)}, {"STENCIL", TEXT(t.dense)}, {"SELECT_ITEMS", TEXT(t.items)}, {"SELECT_INIT_INDEX", r->select_index},
         /* String results (the two launches). */
         {"SIZE_PARAMS", TEXT(t.sizes)}, {"SIZE_PARAMS64", TEXT(t.sizes64)}, {"SIZE_PARAMS32", TEXT(t.sizes32)},
         {"SIZE_ARGS", TEXT(t.size_args)}, {"SIZE_NAMES", TEXT(t.size_args)}, {"SIZE_POINTERS", TEXT(t.size_ptrs)},
