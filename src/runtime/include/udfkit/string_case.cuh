@@ -146,25 +146,59 @@ UDFKIT_HD byte map_ascii(case_kind kind, byte b, long long i, bool previous_case
 }
 
 /* A builder's state in registers, for a loop that appends byte by byte (a string_out passed
- * by reference lives in memory where the loop calls a function that is not inlined). */
+ * by reference lives in memory where the loop calls a function that is not inlined).
+ * Writing, the bytes wait in acc until they fill an aligned 4-byte word, stored at once: a
+ * row's text begins and ends anywhere, so its first and last words, which it may share with
+ * the rows beside it, are written byte by byte (the first `skip` bytes of the first word are
+ * not the row's); a thread that writes a row byte by byte spends a store, and a cache sector,
+ * on every byte. */
 struct builder {
     char *data;
     long long size, capacity;
     int overflowed;
+    char *word;             /* the aligned address acc's first byte goes to */
+    unsigned long long acc; /* held bytes, the first lowest */
+    int held, skip;
     UDFKIT_HD explicit builder(const string_out &out)
-        : data(out.data), size(out.size), capacity(out.capacity), overflowed(out.overflowed)
+        : data(out.data), size(out.size), capacity(out.capacity), overflowed(out.overflowed), word(nullptr), acc(0),
+          held(0), skip(0)
     {
+        if (data) {
+            held = skip = (int)((unsigned long long)(data + size) & 3);
+            word = data + size - held;
+        }
     }
-    UDFKIT_HD void done(string_out &out) const
+    UDFKIT_HD void done(string_out &out)
     {
+        if (data)
+            for (int j = skip; j < held; j++)
+                word[j] = (char)(acc >> (8 * j));
         out.size = size;
         out.overflowed = overflowed;
+    }
+    /* k bytes (1 to 4) packed in w, the first lowest, into acc, within the capacity. */
+    UDFKIT_HD void put(unsigned w, int k)
+    {
+        acc |= (unsigned long long)w << (8 * held);
+        held += k;
+        if (held >= 4) {
+            if (skip) {
+                for (int j = skip; j < 4; j++)
+                    word[j] = (char)(acc >> (8 * j));
+                skip = 0;
+            } else {
+                store4(word, (unsigned)acc);
+            }
+            word += 4;
+            acc >>= 32;
+            held -= 4;
+        }
     }
     UDFKIT_HD void byte1(byte b)
     {
         if (data) {
             if (size < capacity)
-                data[size] = (char)b;
+                put(b, 1);
             else
                 overflowed = 1;
         }
@@ -174,21 +208,12 @@ struct builder {
     UDFKIT_HD void bytes(unsigned w, int k)
     {
         if (data) {
-            char *at = data + size;
             if (size + k <= capacity) {
-                /* Room for all: one store where aligned. */
-                if (k == 4 && ((unsigned long long)at & 3) == 0) {
-                    store4(at, w);
-                } else {
-                    UDFKIT_UNROLL
-                    for (int j = 0; j < 4; j++)
-                        if (j < k)
-                            at[j] = (char)(w >> (8 * j));
-                }
+                put(w, k);
             } else {
                 for (int j = 0; j < k; j++) {
                     if (size + j < capacity)
-                        at[j] = (char)(w >> (8 * j));
+                        put((w >> (8 * j)) & 0xFF, 1);
                     else
                         overflowed = 1;
                 }
@@ -228,21 +253,34 @@ UDFKIT_HD unsigned map_ascii4(case_kind kind, unsigned w)
     return w ^ (flip >> 2);
 }
 
+/* upper, lower, casefold and swapcase map each ASCII byte alone: the ASCII text at s[i], four
+ * bytes at once where aligned, else one. Returns the bytes mapped, 0 at one that is not ASCII. */
+UDFKIT_HD int map_ascii_step(builder &b, case_kind kind, const byte *s, long long n, long long i)
+{
+    if (i + 4 <= n && ((unsigned long long)(s + i) & 3) == 0) {
+        const unsigned w = load4(s + i);
+        if ((w & 0x80808080u) == 0) {
+            b.bytes(map_ascii4(kind, w), 4);
+            return 4;
+        }
+    }
+    if (s[i] >= 0x80)
+        return 0;
+    b.byte1(map_ascii(kind, s[i], i, false));
+    return 1;
+}
+
 /* s[from, n) mapped; the code point before from (an ASCII byte where from > 0) was cased or not. */
 UDFKIT_HDN void map_case(string_out &out, case_kind kind, const byte *s, long long n, long long from = 0,
                          bool previous_cased = false)
 {
     builder b(out);
-    /* upper, lower, casefold and swapcase map each ASCII byte alone: a word of 4 at once. */
     const bool by_word = kind == case_upper || kind == case_lower || kind == case_fold || kind == case_swap;
     for (long long i = from; i < n;) {
-        if (by_word && i + 4 <= n && ((unsigned long long)(s + i) & 3) == 0) {
-            const unsigned w = load4(s + i);
-            if ((w & 0x80808080u) == 0) {
-                b.bytes(map_ascii4(kind, w), 4);
-                i += 4;
-                continue;
-            }
+        const int k = by_word ? map_ascii_step(b, kind, s, n, i) : 0;
+        if (k) {
+            i += k;
+            continue;
         }
         const byte c = s[i];
         if (c < 0x80) {
@@ -254,38 +292,27 @@ UDFKIT_HDN void map_case(string_out &out, case_kind kind, const byte *s, long lo
         unsigned cp, mapped[3];
         const long long j = i + decode_at(s, i, n, &cp);
         const int count = map_one(kind, s, n, i, j, cp, previous_cased, mapped);
-        for (int k = 0; k < count; k++)
-            b.code_point(mapped[k]);
+        for (int t = 0; t < count; t++)
+            b.code_point(mapped[t]);
         previous_cased = unicode::is_cased(cp);
         i = j;
     }
     b.done(out);
 }
 
-/* upper, lower, casefold and swapcase (each ASCII byte mapped alone): the ASCII text in line,
- * in the caller's kernel, where the compiler knows what memory the text is in (a column's rows
- * are global memory: global loads); from the first byte that is not ASCII on, map_case. */
+/* upper, lower, casefold and swapcase: the ASCII text in line, in the caller's kernel, where
+ * the compiler knows what memory the text is in (a column's rows are global memory: global
+ * loads); from the first byte that is not ASCII on, map_case (these mappings do not look at
+ * the code point before). */
 UDFKIT_HD void map_case_ascii(string_out &out, case_kind kind, const byte *s, long long n)
 {
     builder b(out);
     long long i = 0;
-    while (i < n) {
-        if (i + 4 <= n && ((unsigned long long)(s + i) & 3) == 0) {
-            const unsigned w = load4(s + i);
-            if ((w & 0x80808080u) == 0) {
-                b.bytes(map_ascii4(kind, w), 4);
-                i += 4;
-                continue;
-            }
-        }
-        if (s[i] >= 0x80)
-            break;
-        b.byte1(map_ascii(kind, s[i], i, false));
-        i++;
-    }
+    for (int k; i < n && (k = map_ascii_step(b, kind, s, n, i)) != 0;)
+        i += k;
     b.done(out);
     if (i < n)
-        map_case(out, kind, s, n, i, i > 0 && (ascii_lower(s[i - 1]) || ascii_upper(s[i - 1])));
+        map_case(out, kind, s, n, i);
 }
 
 UDFKIT_HD void append_fill(string_out &out, unsigned fill, long long count)
