@@ -239,6 +239,17 @@ static void nullable_filter_rows(const render_parts *r, const udfkit_kernel_entr
     udfkit_rows_keep_function(t->fn.data, e, &t->rows);
 }
 
+/* The selection's policy (select_helpers.cu.in): select_policy, 384 threads of 11 8-byte or 17
+ * 4-byte rows, or text_select_policy, 256 threads of 1, where the predicate takes text. */
+static void select_shape(entry_texts *t, bool text, bool narrow)
+{
+    const int threads = text ? 256 : 384, items = text ? 1 : narrow ? 17 : 11;
+    snprintf(t->select_policy, sizeof t->select_policy, "udfkit_detail::%sselect_policy<%s>::type", text ? "text_" : "",
+             t->row_t);
+    snprintf(t->filter_tile, sizeof t->filter_tile, "%d", threads * items);
+    snprintf(t->filter_threads, sizeof t->filter_threads, "%d", threads);
+}
+
 /* UDFKIT_ROWS_FILTER: the same, and what it writes. filter(p, values) of one column has its
  * own kernel (filter_values.cu.in: the agent selects the column's values); filter.cu.in's
  * agent selects row numbers, by the predicate over the stencil. */
@@ -258,17 +269,13 @@ static void filter_rows(const render_parts *r, const udfkit_kernel_entry *e, ent
     t->rows_check = narrow ? "    if (total > 0x100000000ull) /* row numbers past 2^32 - 1 */\n"
                              "        return udfkit_report(UDFKIT_ERROR_INVALID_ARGUMENT, \"more than 2^32 rows for 32-bit row numbers\");\n"
                            : "";
-    /* select_helpers.cu.in's select_policy: 384 threads of 11 8-byte or 17 4-byte rows, or
-     * text_select_policy, 256 threads of 1, where the predicate takes text; for the values of
-     * one column value_policy, by their size. */
-    const bool text = udfkit_signature_has(&e->fn->sig, UDFKIT_KIND_TEXT);
-    int threads = text ? 256 : 384, items = text ? 1 : narrow ? 17 : 11;
-    snprintf(t->select_policy, sizeof t->select_policy, "udfkit_detail::%sselect_policy<%s>::type", text ? "text_" : "",
-             t->row_t);
+    select_shape(t, udfkit_signature_has(&e->fn->sig, UDFKIT_KIND_TEXT), narrow);
     if (values && udfkit_rows_input_count(e) == 1) {
+        /* The values of one column: value_policy, by their size. */
         size_t size = udfkit_kind_size(e->fn->sig.params[0].kind);
-        threads = size <= 2 || size == 16 ? 256 : 384;
-        items = size <= 2 ? 22 : size == 4 ? 17 : size == 16 ? 8 : 11;
+        int threads = size <= 2 || size == 16 ? 256 : 384, items = size <= 2 ? 22 : size == 4 ? 17 : size == 16 ? 8 : 11;
+        snprintf(t->filter_tile, sizeof t->filter_tile, "%d", threads * items);
+        snprintf(t->filter_threads, sizeof t->filter_threads, "%d", threads);
         t->cuda = udfkit_tpl_kernel_filter_values;
     } else {
         udfkit_rows_stencil(t->fn.data, t->row_t, e, &t->rows);
@@ -281,8 +288,6 @@ static void filter_rows(const render_parts *r, const udfkit_kernel_entry *e, ent
             udfkit_buf_puts(&t->out_iter, "indices");
         }
     }
-    snprintf(t->filter_tile, sizeof t->filter_tile, "%d", threads * items);
-    snprintf(t->filter_threads, sizeof t->filter_threads, "%d", threads);
 }
 
 /* filter(p, values)'s new columns as its launcher takes them in C: a string column's
@@ -318,10 +323,7 @@ static void filter_text_rows(const render_parts *r, const udfkit_kernel_entry *e
     udfkit_rows_stencil_init(t->fn.data, e, &t->dense);
     udfkit_buf_printf(&t->items, "udfkit_detail::row_iterator<%s>{0}", t->row_t);
     udfkit_buf_puts(&t->out_iter, "indices");
-    /* Its predicate takes text: select_helpers.cu.in's text_select_policy. */
-    snprintf(t->filter_tile, sizeof t->filter_tile, "%d", 256);
-    snprintf(t->filter_threads, sizeof t->filter_threads, "%d", 256);
-    snprintf(t->select_policy, sizeof t->select_policy, "udfkit_detail::text_select_policy<%s>::type", t->row_t);
+    select_shape(t, true, false);
     for (size_t i = 0; i < udfkit_rows_input_count(e); i++) {
         udfkit_type c = udfkit_type_value(e->fn->sig.params[i]);
         size_t j = i + 1;
