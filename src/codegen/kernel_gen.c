@@ -335,10 +335,12 @@ static void filter_text_rows(const render_parts *r, const udfkit_kernel_entry *e
                               j, j);
             udfkit_buf_printf(&t->copy_ptrs, "%s&out%zu_offsets, &out%zu_chars", t->copy_ptrs.size ? ", " : "", j, j);
             udfkit_buf_printf(&t->sizes_body, "        out%zu_offsets[pos] = here ? a%zu[r].size() : 0;\n", j, j);
+            /* string_out's copy stores 4 bytes at a time from the first aligned word of the
+             * place (the threads of a warp copy rows side by side). */
             udfkit_buf_printf(&t->copy_body,
                               "        {\n            const udfkit::string_view v = a%zu[r];\n"
-                              "            char *to = out%zu_chars + out%zu_offsets[pos];\n"
-                              "            for (long long k = 0; k < v.size(); k++)\n                to[k] = v.data()[k];\n"
+                              "            udfkit_string_out to{out%zu_chars + out%zu_offsets[pos], 0, v.size(), 0};\n"
+                              "            to.append(v.data(), v.size());\n"
                               "        }\n",
                               j, j, j);
             udfkit_buf_printf(&t->scans, "    if (!st)\n        st = udfkit_%s_offsets(self, s, n, out%zu_offsets, !narrow);\n",
