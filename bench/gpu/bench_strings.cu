@@ -21,7 +21,11 @@
  *   encoding UTF-8 by hand;
  * - filter on "needle" in s (ascending uint64 rows and their count) against
  *   cub::DeviceSelect::If over a counting iterator with the predicate (thread per row) and
- *   against a warp-per-row flag kernel with cub::DeviceSelect::Flagged.
+ *   against a warp-per-row flag kernel with cub::DeviceSelect::Flagged;
+ * - the same filter keeping the strings (filter(p, values): the kept rows' offsets, n + 1 of
+ *   them, and bytes) against cub::DeviceSelect::If's rows gathered by hand: each kept row's
+ *   size, cub::DeviceScan::ExclusiveSum, then the bytes copied a thread per row or a warp per
+ *   row.
  * Also: len, contains and starts_with over the utf8_view column against the same launcher over
  * utf8 (target: the view at least as fast, ratio >= 1); the two-launch string result against
  * the same map with a numeric result of the same size: first8, the first 8 bytes of each row
@@ -32,7 +36,8 @@
  * Median of interleaved calls, each after an L2 flush, CUDA events. Checked: len, contains and
  * starts_with of every variant against the host (code points counted, memmem, memcmp); upper's
  * offsets and bytes equal between udfkit and both hand-written forms; first8 and first8_packed
- * against the host's bytes; every filter's rows and count against the host's.
+ * against the host's bytes; every filter's rows and count against the host's, and the kept
+ * strings' offsets and bytes.
  * usage: udfkit_bench strings [log2 rows (24)] [repetitions (30)]; exits 77 without a GPU. */
 #include "bench_cuda.cuh"
 #include "strlib.h"
@@ -285,6 +290,47 @@ struct needle_row {
     }
 };
 
+/* filter on "needle" in s keeping the strings (filter(p, values)), by hand: the kept rows by
+ * cub::DeviceSelect::If as above, each kept row's size (0 past the count and at the end), their
+ * exclusive sum by cub::DeviceScan::ExclusiveSum, then a warp per kept row copying its bytes
+ * (the lanes side by side, so that a warp's stores are one row's consecutive bytes). */
+__global__ void gather_sizes(size_t n, const int *off, const unsigned long long *rows, const unsigned long long *count,
+                             long long *sizes)
+{
+    const unsigned long long kept = *count;
+    for (size_t pos = (size_t)blockIdx.x * blockDim.x + threadIdx.x; pos <= n; pos += (size_t)gridDim.x * blockDim.x)
+        sizes[pos] = pos < kept ? off[rows[pos] + 1] - off[rows[pos]] : 0;
+}
+
+__global__ void gather_bytes_warp(size_t n, const int *off, const byte *chars, const unsigned long long *rows,
+                                  const unsigned long long *count, const long long *out_off, byte *out_chars)
+{
+    const unsigned long long kept = *count;
+    const int lane = threadIdx.x % 32;
+    for (size_t pos = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; pos < kept && pos < n;
+         pos += (size_t)gridDim.x * blockDim.x / 32) {
+        const byte *from = chars + off[rows[pos]];
+        byte *to = out_chars + out_off[pos];
+        const long long size = out_off[pos + 1] - out_off[pos];
+        for (long long k = lane; k < size; k += 32)
+            to[k] = from[k];
+    }
+}
+
+__global__ void gather_bytes_thread(size_t n, const int *off, const byte *chars, const unsigned long long *rows,
+                                    const unsigned long long *count, const long long *out_off, byte *out_chars)
+{
+    const unsigned long long kept = *count;
+    for (size_t pos = (size_t)blockIdx.x * blockDim.x + threadIdx.x; pos < kept && pos < n;
+         pos += (size_t)gridDim.x * blockDim.x) {
+        const byte *from = chars + off[rows[pos]];
+        byte *to = out_chars + out_off[pos];
+        const long long size = out_off[pos + 1] - out_off[pos];
+        for (long long k = 0; k < size; k++)
+            to[k] = from[k];
+    }
+}
+
 /* ---- the data ---- */
 
 struct rng {
@@ -409,6 +455,33 @@ static void check_filter(const char *what, const unsigned long long *d_rows, con
     }
 }
 
+/* filter(p, values)'s kept strings: the count, the offsets (n + 1: the kept rows' from 0, then
+ * the total) and the bytes, against the host's kept rows. */
+static void check_kept_strings(const char *what, size_t n, const unsigned long long *d_count, const long long *d_offsets,
+                               const byte *d_chars, const std::vector<unsigned long long> &expected,
+                               const std::vector<int> &offsets, const std::vector<char> &text)
+{
+    unsigned long long count = 0;
+    BENCH_CUDA(cudaMemcpy(&count, d_count, sizeof count, cudaMemcpyDeviceToHost));
+    std::vector<long long> want_offsets(n + 1);
+    std::vector<char> want_chars;
+    for (size_t k = 0; k < expected.size(); k++) {
+        want_offsets[k] = (long long)want_chars.size();
+        want_chars.insert(want_chars.end(), text.begin() + offsets[expected[k]], text.begin() + offsets[expected[k] + 1]);
+    }
+    for (size_t k = expected.size(); k <= n; k++)
+        want_offsets[k] = (long long)want_chars.size();
+    std::vector<long long> got_offsets;
+    std::vector<char> got_chars;
+    if (count == expected.size())
+        read_strings(n, d_offsets, d_chars, got_offsets, got_chars);
+    if (count != expected.size() || got_offsets != want_offsets || got_chars != want_chars) {
+        fprintf(stderr, "FAILED: %s: %llu strings kept against the host's %zu, or other offsets or bytes\n", what, count,
+                expected.size());
+        exit(1);
+    }
+}
+
 static double gbs(double bytes, double ms) { return bytes / ms * 1e-6; }
 
 int bench_strings_main(int argc, char **argv)
@@ -453,6 +526,9 @@ int bench_strings_main(int argc, char **argv)
         host_packed[i] = (long long)packed;
     }
     const size_t starts_rows = (size_t)std::count(host_starts.begin(), host_starts.end(), 1);
+    size_t kept_bytes = 0;
+    for (unsigned long long r : host_kept)
+        kept_bytes += (size_t)(offsets[r + 1] - offsets[r]);
 
     /* The columns on the device. */
     int *d_off, *d_views;
@@ -480,10 +556,17 @@ int bench_strings_main(int argc, char **argv)
     BENCH_CUDA(cudaMalloc(&packed_out, n * sizeof(long long)));
     bool *flags;
     BENCH_CUDA(cudaMalloc(&flags, n * sizeof(bool)));
-    unsigned long long *kept[3], *counts;
+    unsigned long long *kept[5], *counts;
     for (unsigned long long *&p : kept)
         BENCH_CUDA(cudaMalloc(&p, n * sizeof(unsigned long long)));
-    BENCH_CUDA(cudaMalloc(&counts, 3 * sizeof(unsigned long long)));
+    BENCH_CUDA(cudaMalloc(&counts, 6 * sizeof(unsigned long long)));
+    /* The kept strings (udfkit, thread, warp): offsets and room for every byte of the input. */
+    long long *kept_offsets[3];
+    byte *kept_chars[3];
+    for (int j = 0; j < 3; j++) {
+        BENCH_CUDA(cudaMalloc(&kept_offsets[j], (n + 1) * sizeof(long long)));
+        BENCH_CUDA(cudaMalloc(&kept_chars[j], text_bytes));
+    }
     /* String results: upper (udfkit, thread, warp) and first8; the hand-written sizes. */
     long long *str_offsets[4], *hand_sizes;
     for (long long *&p : str_offsets)
@@ -549,6 +632,22 @@ int bench_strings_main(int argc, char **argv)
             upper_write_thread<<<thread_blocks, HAND_BLOCK, 0, st>>>(n, d_off, d_text, str_offsets[j], str_chars[j]);
         BENCH_CUDA(cudaGetLastError());
     };
+    /* filter(has_needle, values) by hand: CUB's rows (kept[2 + j], counts + 2 + j), their sizes,
+     * the offsets by CUB's scan, then the bytes. */
+    auto hand_gather = [&](bool warp, cudaStream_t st) {
+        const int j = warp ? 2 : 1;
+        BENCH_CUDA(cub::DeviceSelect::If(temp, temp_bytes, rows, kept[2 + j], counts + 2 + j, (long long)n, pred, st));
+        gather_sizes<<<thread_blocks + 1, HAND_BLOCK, 0, st>>>(n, d_off, kept[2 + j], counts + 2 + j, hand_sizes);
+        BENCH_CUDA(cudaGetLastError());
+        BENCH_CUDA(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, hand_sizes, kept_offsets[j], (long long)n + 1, st));
+        if (warp)
+            gather_bytes_warp<<<warp_blocks, HAND_BLOCK, 0, st>>>(n, d_off, d_text, kept[2 + j], counts + 2 + j,
+                                                                 kept_offsets[j], kept_chars[j]);
+        else
+            gather_bytes_thread<<<thread_blocks, HAND_BLOCK, 0, st>>>(n, d_off, d_text, kept[2 + j], counts + 2 + j,
+                                                                     kept_offsets[j], kept_chars[j]);
+        BENCH_CUDA(cudaGetLastError());
+    };
 #define UDFKIT(call) bench_check_udfkit(call, #call)
 #define HAND(kernel, warp, ...)                                                                          \
     [&](cudaStream_t st) {                                                                              \
@@ -558,7 +657,8 @@ int bench_strings_main(int argc, char **argv)
     std::vector<bench_variant> v;
     enum {
         LEN_U, LEN_UV, LEN_T, LEN_W, HAS_U, HAS_UV, HAS_T, HAS_W, STARTS_U, STARTS_UV, STARTS_T, STARTS_W, UPPER_U, UPPER_T,
-        UPPER_W, FILTER_U, FILTER_T, FILTER_W, FIRST8_U, PACKED_U, FIRST8_SIZES, FIRST8_WRITE, COPY
+        UPPER_W, FILTER_U, FILTER_T, FILTER_W, VALUES_U, VALUES_T, VALUES_W, FIRST8_U, PACKED_U, FIRST8_SIZES,
+        FIRST8_WRITE, COPY
     };
     v.push_back({"udfkit len, utf8", [&](cudaStream_t st) { UDFKIT(strlib_map_str_len((udfkit_stream)st, n, utf8, (int64_t *)len_out[0])); }});
     v.push_back({"udfkit len, utf8_view", [&](cudaStream_t st) { UDFKIT(strlib_map_str_len((udfkit_stream)st, n, view, (int64_t *)len_out[1])); }});
@@ -590,6 +690,12 @@ int bench_strings_main(int argc, char **argv)
                      BENCH_CUDA(cudaGetLastError());
                      BENCH_CUDA(cub::DeviceSelect::Flagged(temp, temp_bytes, rows, flags, kept[2], counts + 2, (long long)n, st));
                  }});
+    v.push_back({"udfkit filter values", [&](cudaStream_t st) {
+                     UDFKIT(strlib_filter_has_needle_values((udfkit_stream)st, n, utf8, (int64_t *)kept_offsets[0],
+                                                            (char *)kept_chars[0], (uint64_t *)(counts + 5)));
+                 }});
+    v.push_back({"nvcc filter values, thread per row", [&](cudaStream_t st) { hand_gather(false, st); }});
+    v.push_back({"nvcc filter values, warp per row", [&](cudaStream_t st) { hand_gather(true, st); }});
     v.push_back({"udfkit first8 (string)", [&](cudaStream_t st) {
                      UDFKIT(strlib_map_first8_sizes((udfkit_stream)st, n, utf8, (int64_t *)str_offsets[3]));
                      room(3, first8_total, st);
@@ -626,7 +732,11 @@ int bench_strings_main(int argc, char **argv)
     }
     for (unsigned long long *p : kept)
         BENCH_CUDA(cudaMemsetAsync(p, 0xff, n * sizeof(unsigned long long), s));
-    BENCH_CUDA(cudaMemsetAsync(counts, 0xff, 3 * sizeof(unsigned long long), s));
+    BENCH_CUDA(cudaMemsetAsync(counts, 0xff, 6 * sizeof(unsigned long long), s));
+    for (int j = 0; j < 3; j++) {
+        BENCH_CUDA(cudaMemsetAsync(kept_offsets[j], 0xff, (n + 1) * sizeof(long long), s));
+        BENCH_CUDA(cudaMemsetAsync(kept_chars[j], 0, text_bytes, s));
+    }
     BENCH_CUDA(cudaMemsetAsync(packed_out, 0, n * sizeof(long long), s));
     for (size_t i = 0; i < COPY; i++)
         v[i].launch(s);
@@ -649,6 +759,9 @@ int bench_strings_main(int argc, char **argv)
     check_filter(v[FILTER_U].name, kept[0], counts, host_kept);
     check_filter(v[FILTER_T].name, kept[1], counts + 1, host_kept);
     check_filter(v[FILTER_W].name, kept[2], counts + 2, host_kept);
+    check_kept_strings(v[VALUES_U].name, n, counts + 5, kept_offsets[0], kept_chars[0], host_kept, offsets, text);
+    check_kept_strings(v[VALUES_T].name, n, counts + 3, kept_offsets[1], kept_chars[1], host_kept, offsets, text);
+    check_kept_strings(v[VALUES_W].name, n, counts + 4, kept_offsets[2], kept_chars[2], host_kept, offsets, text);
     std::vector<long long> so[3], first8_offsets;
     std::vector<char> sc[3], first8_chars;
     for (int j = 0; j < 3; j++)
@@ -679,7 +792,8 @@ int bench_strings_main(int argc, char **argv)
     printf("strings_text: %zu bytes (mean %.1f a row), %zu bytes of int32 offsets, %zu bytes of utf8_view views\n",
            text_bytes, (double)text_bytes / n, offsets_bytes, views_bytes);
     printf("strings_rows_with_non_ascii: %zu (%.1f%%)\n", multibyte_rows, 100.0 * multibyte_rows / n);
-    printf("strings_rows_with_needle: %zu (%.1f%%, \"needle\")\n", host_kept.size(), 100.0 * host_kept.size() / n);
+    printf("strings_rows_with_needle: %zu (%.1f%%, \"needle\"; %zu bytes of them)\n", host_kept.size(),
+           100.0 * host_kept.size() / n, kept_bytes);
     printf("strings_rows_starting_with_prefix: %zu (%.1f%%, \"the\")\n", starts_rows, 100.0 * starts_rows / n);
     printf("strings_upper_result: %lld bytes\n", upper_total);
     printf("strings_repetitions: %d (after %d warm-up calls each; median; interleaved; L2 flushed before each)\n", reps,
@@ -697,7 +811,8 @@ int bench_strings_main(int argc, char **argv)
                {"contains", HAS_U, HAS_T, HAS_W, 1.0 * n},
                {"starts_with", STARTS_U, STARTS_T, STARTS_W, 1.0 * n},
                {"upper", UPPER_U, UPPER_T, UPPER_W, 8.0 * (n + 1) + upper_total},
-               {"filter_contains", FILTER_U, FILTER_T, FILTER_W, 8.0 * host_kept.size() + 8}};
+               {"filter_contains", FILTER_U, FILTER_T, FILTER_W, 8.0 * host_kept.size() + 8},
+               {"filter_values", VALUES_U, VALUES_T, VALUES_W, 8.0 * (n + 1) + (double)kept_bytes}};
     double worst = 1e30;
     for (const op &o : ops) {
         const double best = std::min(ms[o.t], ms[o.w]), bytes = in_utf8 + o.out_bytes;

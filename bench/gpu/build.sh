@@ -120,7 +120,7 @@ run "$udfkit" compile "$here/string_udfs.cu" --function "${string_functions[@]}"
   -o "$work/gen/string_udfs.json"
 run "$udfkit" kernels "$work/gen/string_udfs.json" --kernel "map(str_len)" --kernel "map(has_needle)" \
   --kernel "map(starts_the)" --kernel "map(str_upper)" --kernel "map(first8)" --kernel "map(first8_packed)" \
-  --kernel "filter(has_needle)" --name strlib \
+  --kernel "filter(has_needle)" --kernel "filter(has_needle, values)" --name strlib \
   --cuda "$work/gen/strlib_kernels.cu" --c "$work/gen/strlib.c" --header "$work/gen/strlib.h"
 
 # declib: decimal128 and date32 UDFs (decimal_udfs.cu over <udfkit/decimal.cuh> and
