@@ -6,8 +6,13 @@ with a map kernel per UDF, for 75-real;80-real;90, and builds it
   (b) with CMake's CUDA language: one STATIC library per group with CUDA_SEPARABLE_COMPILATION,
       CUDA_RESOLVE_DEVICE_SYMBOLS and INTERPROCEDURAL_OPTIMIZATION (device LTO), the Python
       UDFs compiled to LTO-IR by numba-cuda in a pre-step and added to the device link.
+  (c) as (b) with ccache as CMake's CUDA compiler launcher (CMAKE_CUDA_COMPILER_LAUNCHER=ccache,
+      its own empty cache directory): a cold build, then a fresh build directory with the warm
+      cache (ccache keeps the compiles; nvcc's device link and numba-cuda's pre-step run again).
 Same machine, one run, -j2, configure timed apart. Prints each step in seconds and as a ratio
-to nvcc's: cold build, fresh build directory with a warm cache, no-op build, one UDF edited.
+to nvcc's: cold build, fresh build directory with a warm cache, no-op build, one UDF edited;
+then udfkit's cold and warm-cache builds against nvcc with ccache (skipped, saying so, where
+ccache is not installed: `apt-get install ccache`), with ccache's hits and misses.
 The cold build starts with an empty cache and no Python frontend server (a private runtime
 directory), so it pays for starting one. udfkit's warm-cache build is the median of three
 fresh build directories (it takes well under a second, where scheduling noise shows); the
@@ -181,23 +186,40 @@ def main():
     env = dict(os.environ, UDFKIT_CACHE_DIR=os.path.join(work, "cache"), XDG_RUNTIME_DIR=os.path.join(work, "run"))
     os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700)
     nvcc = cuda_overlay()
+    ccache = shutil.which("ccache")
     results = {}
-    for flow in ("udfkit", "nvcc"):
+    for flow in ("udfkit", "nvcc") + (("ccache",) if ccache else ()):
         src = os.path.join(work, flow, "src")
         groups = generate(src)
         (udfkit_project if flow == "udfkit" else nvcc_project)(src, groups)
         extra = [f"-DCMAKE_PREFIX_PATH={PREFIX}"] if flow == "udfkit" else [f"-DCMAKE_CUDA_COMPILER={nvcc}"]
+        flow_env = env
+        if flow == "ccache":
+            extra.append(f"-DCMAKE_CUDA_COMPILER_LAUNCHER={ccache}")
+            flow_env = dict(env, CCACHE_DIR=os.path.join(work, "ccache"))
+            # Both build directories compile the same sources: below the base directory ccache
+            # hashes paths relative to the build directory, so the second finds the first's.
+            flow_env["CCACHE_BASEDIR"] = work
         r = results[flow] = {}
         warm_builds = ("b2", "b3", "b4") if flow == "udfkit" else ("b2",)
         for step, build in [("cold", "b1")] + [("warm", b) for b in warm_builds]:
             bdir = os.path.join(work, flow, build)
-            r[f"configure_{step}"], _ = timed(["cmake", "-S", src, "-B", bdir, "-G", "Ninja", *extra], env)
-            seconds, _ = timed(["ninja", "-C", bdir, "-j2"], env)
+            r[f"configure_{step}"], _ = timed(["cmake", "-S", src, "-B", bdir, "-G", "Ninja", *extra], flow_env)
+            if flow == "ccache":
+                timed([ccache, "--zero-stats"], flow_env)
+            seconds, _ = timed(["ninja", "-C", bdir, "-j2"], flow_env)
             r.setdefault(step + "_all", []).append(seconds)
+            if flow == "ccache":
+                _, stats = timed([ccache, "--print-stats"], flow_env)
+                counts = dict(line.split("\t", 1) for line in stats.splitlines() if "\t" in line)
+                r[step + "_hits"] = int(counts.get("direct_cache_hit", 0)) + int(counts.get("preprocessed_cache_hit", 0))
+                r[step + "_misses"] = int(counts.get("cache_miss", 0))
         r["cold"] = r["cold_all"][0]
         r["warm"] = sorted(r["warm_all"])[len(r["warm_all"]) // 2]
         if flow == "udfkit":
             r["warm_split"] = step_split(os.path.join(work, flow, warm_builds[-1]))
+        if flow == "ccache":
+            continue
         bdir = os.path.join(work, flow, warm_builds[0])
         r["noop"], _ = timed(["ninja", "-C", bdir, "-j2"], env)
         edited = os.path.join(src, "group1", "udfs2.cu")
@@ -224,6 +246,15 @@ def main():
     s = u["warm_split"]
     print(f"in a warm-cache build, step time: udfkit commands {s['udfkit']:.2f}s, C compiler and archiver {s['other']:.2f}s")
     print(f"one UDF edited ran {u['edit_compiles']} udfkit compile(s) and {u['edit_links']} link(s)")
+    if not ccache:
+        print("nvcc with ccache: skipped, ccache is not installed (apt-get install ccache)")
+        return
+    c = results["ccache"]
+    print(f"{'step':38s} {'udfkit':>9s} {'nvcc+ccache':>12s} {'ratio':>7s}")
+    for key, label in (("cold", "cold build (empty caches)"), ("warm", "fresh build dir, warm cache")):
+        print(f"{label:38s} {u[key]:8.2f}s {c[key]:11.2f}s {u[key] / c[key]:7.3f}")
+    print(f"ccache: cold build {c['cold_hits']} hits, {c['cold_misses']} misses; "
+          f"warm-cache build {c['warm_hits']} hits, {c['warm_misses']} misses")
 
 
 if __name__ == "__main__":
