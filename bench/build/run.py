@@ -6,12 +6,14 @@ with a map kernel per UDF, for 75-real;80-real;90, and builds it
   (b) with CMake's CUDA language: one STATIC library per group with CUDA_SEPARABLE_COMPILATION,
       CUDA_RESOLVE_DEVICE_SYMBOLS and INTERPROCEDURAL_OPTIMIZATION (device LTO), the Python
       UDFs compiled to LTO-IR by numba-cuda in a pre-step and added to the device link.
+  (b') as (b), each library's kernels those udfkit generated in (a) (its cold build), so that
+      both sides build the same kernels: nvcc then optimizes the same tiled map kernels;
   (c) as (b) with ccache as CMake's CUDA compiler launcher (CMAKE_CUDA_COMPILER_LAUNCHER=ccache,
       its own empty cache directory): a cold build, then a fresh build directory with the warm
       cache (ccache keeps the compiles; nvcc's device link and numba-cuda's pre-step run again).
 Same machine, one run, -j2, configure timed apart. Prints each step in seconds and as a ratio
 to nvcc's: cold build, fresh build directory with a warm cache, no-op build, one UDF edited;
-then udfkit's cold and warm-cache builds against nvcc with ccache (skipped, saying so, where
+then udfkit's cold build and edit against (b'), and its cold and warm-cache builds against nvcc with ccache (skipped, saying so, where
 ccache is not installed: `apt-get install ccache`), with ccache's hits and misses.
 The cold build starts with an empty cache and no Python frontend server (a private runtime
 directory), so it pays for starting one. udfkit's warm-cache build is the median of three
@@ -40,12 +42,13 @@ UDFS_PER_CUDA_FILE = 4
 PY_UDFS_PER_GROUP = 4
 
 
-def cuda_udf(g, f, k):
+def cuda_udf(g, f, k, c_linkage=False):
     name = f"g{g}_f{f}_u{k}"
     body = [f"return x * {k + 1}.5f + {f}.25f;", f"return x > {k}.0f ? x - {g}.0f : x * x;",
             f"float acc = 0.0f; for (int i = 0; i < {k + 2}; i++) acc += x * i; return acc;",
             f"return sqrtf(fabsf(x) + {k + f}.0f);"][k % 4]
-    return name, f"__device__ float {name}(float x)\n{{\n    {body}\n}}\n"
+    linkage = 'extern "C" ' if c_linkage else ""
+    return name, f"{linkage}__device__ float {name}(float x)\n{{\n    {body}\n}}\n"
 
 
 def py_udf(g, k):
@@ -56,14 +59,16 @@ def py_udf(g, k):
     return name, f"def {name}(x):\n    {body}\n"
 
 
-def generate(src):
-    """Both projects share the UDF sources; returns the groups' UDF names."""
+def generate(src, c_linkage=False):
+    """Both projects share the UDF sources; returns the groups' UDF names. udfkit's kernels
+    call a UDF by its C name (udfkit compile gives the C++ function that name), so (b') gives
+    its UDFs C linkage."""
     groups = []
     for g in range(GROUPS):
         os.makedirs(os.path.join(src, f"group{g}"), exist_ok=True)
         cuda_names, py_names = [], []
         for f in range(CUDA_FILES_PER_GROUP):
-            parts = [cuda_udf(g, f, k) for k in range(UDFS_PER_CUDA_FILE)]
+            parts = [cuda_udf(g, f, k, c_linkage) for k in range(UDFS_PER_CUDA_FILE)]
             cuda_names += [(n, f"group{g}/udfs{f}.cu") for n, _ in parts]
             with open(os.path.join(src, f"group{g}", f"udfs{f}.cu"), "w") as out:
                 out.write("".join(text for _, text in parts))
@@ -89,23 +94,39 @@ def udfkit_project(src, groups):
         out.write("\n".join(lines) + "\n")
 
 
-def nvcc_project(src, groups):
+def generated_kernels(udfkit_build, g):
+    """udfkit's generated kernels of library lib<g> (written for NVRTC, which compiles device
+    code alone), as nvcc takes them: a kernel defined for sm_90 and later only is declared to
+    nvcc's host pass too, which makes a launch stub for every kernel of any architecture."""
+    text = open(os.path.join(udfkit_build, f"lib{g}.udfkit", f"lib{g}_kernels.cu")).read()
+    return text.replace("\n#if __CUDA_ARCH__ >= 900\n", "\n#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900\n")
+
+
+def nvcc_project(src, groups, udfkit_build=None):
+    """(b); with udfkit_build, each library's kernels are those udfkit generated there."""
     lines = ["cmake_minimum_required(VERSION 3.25)", "project(bench_nvcc LANGUAGES CUDA)",
-             f'set(CMAKE_CUDA_ARCHITECTURES "{ARCHS}")',
+             f'set(CMAKE_CUDA_ARCHITECTURES "{ARCHS}")', "set(CMAKE_CUDA_STANDARD 17)",
              f'set(PYTHON "{PYTHON}")']
     for g, (cuda_names, py_names) in enumerate(groups):
         kernel_file = os.path.join(src, f"group{g}", "map_kernels.cu")
         with open(kernel_file, "w") as out:
-            out.write("#include <cstddef>\n")
-            for n, _ in cuda_names:
-                out.write(f"__device__ float {n}(float x);\n")
-            for n in py_names:
-                out.write(f'extern "C" __device__ float {n}(float x);\n')
-            for n in [n for n, _ in cuda_names] + py_names:
-                out.write(f'extern "C" __global__ void map_{n}(size_t n, const float *in, float *out)\n'
-                          "{\n    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;"
-                          " i += (size_t)gridDim.x * blockDim.x)\n"
-                          f"        out[i] = {n}(in[i]);\n}}\n")
+            if udfkit_build:
+                out.write(generated_kernels(udfkit_build, g))
+            else:
+                out.write("#include <cstddef>\n")
+                for n, _ in cuda_names:
+                    out.write(f"__device__ float {n}(float x);\n")
+                for n in py_names:
+                    out.write(f'extern "C" __device__ float {n}(float x);\n')
+                for n in [n for n, _ in cuda_names] + py_names:
+                    out.write(f'extern "C" __global__ void map_{n}(size_t n, const float *in, float *out)\n'
+                              "{\n    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;"
+                              " i += (size_t)gridDim.x * blockDim.x)\n"
+                              f"        out[i] = {n}(in[i]);\n}}\n")
+        if udfkit_build:
+            # udfkit's kernels use <udfkit/udf.h>'s types, which udfkit compile includes.
+            lines.append(f'set_source_files_properties(group{g}/map_kernels.cu PROPERTIES COMPILE_OPTIONS '
+                         f'"-I{PREFIX}/include;-include;udfkit/udf.h")')
         sources = sorted({f for _, f in cuda_names}) + [f"group{g}/map_kernels.cu"]
         ltoirs = [f"${{CMAKE_CURRENT_BINARY_DIR}}/{n}.ltoir" for n in py_names]
         lines += [
@@ -183,15 +204,25 @@ def step_split(bdir):
 
 def main():
     work = tempfile.mkdtemp(prefix="udfkit-bench-build-")
+    try:
+        run(work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run(work):
     env = dict(os.environ, UDFKIT_CACHE_DIR=os.path.join(work, "cache"), XDG_RUNTIME_DIR=os.path.join(work, "run"))
     os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700)
     nvcc = cuda_overlay()
     ccache = shutil.which("ccache")
     results = {}
-    for flow in ("udfkit", "nvcc") + (("ccache",) if ccache else ()):
+    for flow in ("udfkit", "nvcc", "nvcc_gen") + (("ccache",) if ccache else ()):
         src = os.path.join(work, flow, "src")
-        groups = generate(src)
-        (udfkit_project if flow == "udfkit" else nvcc_project)(src, groups)
+        groups = generate(src, flow == "nvcc_gen")
+        if flow == "udfkit":
+            udfkit_project(src, groups)
+        else:
+            nvcc_project(src, groups, os.path.join(work, "udfkit", "b1") if flow == "nvcc_gen" else None)
         extra = [f"-DCMAKE_PREFIX_PATH={PREFIX}"] if flow == "udfkit" else [f"-DCMAKE_CUDA_COMPILER={nvcc}"]
         flow_env = env
         if flow == "ccache":
@@ -246,6 +277,10 @@ def main():
     s = u["warm_split"]
     print(f"in a warm-cache build, step time: udfkit commands {s['udfkit']:.2f}s, C compiler and archiver {s['other']:.2f}s")
     print(f"one UDF edited ran {u['edit_compiles']} udfkit compile(s) and {u['edit_links']} link(s)")
+    k = results["nvcc_gen"]
+    print(f"{'step':38s} {'udfkit':>9s} {'nvcc, udfkit kernels':>21s} {'ratio':>7s}")
+    for key, label in (("cold", "cold build"), ("edit", "one UDF edited")):
+        print(f"{label:38s} {u[key]:8.2f}s {k[key]:20.2f}s {u[key] / k[key]:7.3f}")
     if not ccache:
         print("nvcc with ccache: skipped, ccache is not installed (apt-get install ccache)")
         return
