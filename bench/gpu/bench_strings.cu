@@ -292,8 +292,9 @@ struct needle_row {
 
 /* filter on "needle" in s keeping the strings (filter(p, values)), by hand: the kept rows by
  * cub::DeviceSelect::If as above, each kept row's size (0 past the count and at the end), their
- * exclusive sum by cub::DeviceScan::ExclusiveSum, then a warp per kept row copying its bytes
- * (the lanes side by side, so that a warp's stores are one row's consecutive bytes). */
+ * exclusive sum by cub::DeviceScan::ExclusiveSum, then each kept row's bytes copied by a warp
+ * (the lanes side by side, so that a warp's stores are one row's consecutive bytes) or by a
+ * thread (a byte a store). */
 __global__ void gather_sizes(size_t n, const int *off, const unsigned long long *rows, const unsigned long long *count,
                              long long *sizes)
 {
@@ -456,28 +457,20 @@ static void check_filter(const char *what, const unsigned long long *d_rows, con
 }
 
 /* filter(p, values)'s kept strings: the count, the offsets (n + 1: the kept rows' from 0, then
- * the total) and the bytes, against the host's kept rows. */
+ * the total) and the bytes, against the host's (want_offsets, want_chars). */
 static void check_kept_strings(const char *what, size_t n, const unsigned long long *d_count, const long long *d_offsets,
-                               const byte *d_chars, const std::vector<unsigned long long> &expected,
-                               const std::vector<int> &offsets, const std::vector<char> &text)
+                               const byte *d_chars, size_t want_count, const std::vector<long long> &want_offsets,
+                               const std::vector<char> &want_chars)
 {
     unsigned long long count = 0;
     BENCH_CUDA(cudaMemcpy(&count, d_count, sizeof count, cudaMemcpyDeviceToHost));
-    std::vector<long long> want_offsets(n + 1);
-    std::vector<char> want_chars;
-    for (size_t k = 0; k < expected.size(); k++) {
-        want_offsets[k] = (long long)want_chars.size();
-        want_chars.insert(want_chars.end(), text.begin() + offsets[expected[k]], text.begin() + offsets[expected[k] + 1]);
-    }
-    for (size_t k = expected.size(); k <= n; k++)
-        want_offsets[k] = (long long)want_chars.size();
     std::vector<long long> got_offsets;
     std::vector<char> got_chars;
-    if (count == expected.size())
+    if (count == want_count)
         read_strings(n, d_offsets, d_chars, got_offsets, got_chars);
-    if (count != expected.size() || got_offsets != want_offsets || got_chars != want_chars) {
+    if (count != want_count || got_offsets != want_offsets || got_chars != want_chars) {
         fprintf(stderr, "FAILED: %s: %llu strings kept against the host's %zu, or other offsets or bytes\n", what, count,
-                expected.size());
+                want_count);
         exit(1);
     }
 }
@@ -526,9 +519,18 @@ int bench_strings_main(int argc, char **argv)
         host_packed[i] = (long long)packed;
     }
     const size_t starts_rows = (size_t)std::count(host_starts.begin(), host_starts.end(), 1);
-    size_t kept_bytes = 0;
-    for (unsigned long long r : host_kept)
-        kept_bytes += (size_t)(offsets[r + 1] - offsets[r]);
+    /* The kept strings as filter(p, values) writes them: n + 1 offsets, the total after the
+     * kept rows, and their bytes. */
+    std::vector<long long> host_kept_offsets(n + 1);
+    std::vector<char> host_kept_chars;
+    for (size_t k = 0; k < host_kept.size(); k++) {
+        host_kept_offsets[k] = (long long)host_kept_chars.size();
+        host_kept_chars.insert(host_kept_chars.end(), text.begin() + offsets[host_kept[k]],
+                               text.begin() + offsets[host_kept[k] + 1]);
+    }
+    for (size_t k = host_kept.size(); k <= n; k++)
+        host_kept_offsets[k] = (long long)host_kept_chars.size();
+    const size_t kept_bytes = host_kept_chars.size();
 
     /* The columns on the device. */
     int *d_off, *d_views;
@@ -632,8 +634,9 @@ int bench_strings_main(int argc, char **argv)
             upper_write_thread<<<thread_blocks, HAND_BLOCK, 0, st>>>(n, d_off, d_text, str_offsets[j], str_chars[j]);
         BENCH_CUDA(cudaGetLastError());
     };
-    /* filter(has_needle, values) by hand: CUB's rows (kept[2 + j], counts + 2 + j), their sizes,
-     * the offsets by CUB's scan, then the bytes. */
+    /* filter(has_needle, values) by hand: CUB's rows (kept[3] and counts[3] for the thread per
+     * row, kept[4] and counts[4] for the warp; udfkit's count is counts[5]), their sizes, the
+     * offsets by CUB's scan, then the bytes. */
     auto hand_gather = [&](bool warp, cudaStream_t st) {
         const int j = warp ? 2 : 1;
         BENCH_CUDA(cub::DeviceSelect::If(temp, temp_bytes, rows, kept[2 + j], counts + 2 + j, (long long)n, pred, st));
@@ -759,9 +762,12 @@ int bench_strings_main(int argc, char **argv)
     check_filter(v[FILTER_U].name, kept[0], counts, host_kept);
     check_filter(v[FILTER_T].name, kept[1], counts + 1, host_kept);
     check_filter(v[FILTER_W].name, kept[2], counts + 2, host_kept);
-    check_kept_strings(v[VALUES_U].name, n, counts + 5, kept_offsets[0], kept_chars[0], host_kept, offsets, text);
-    check_kept_strings(v[VALUES_T].name, n, counts + 3, kept_offsets[1], kept_chars[1], host_kept, offsets, text);
-    check_kept_strings(v[VALUES_W].name, n, counts + 4, kept_offsets[2], kept_chars[2], host_kept, offsets, text);
+    check_kept_strings(v[VALUES_U].name, n, counts + 5, kept_offsets[0], kept_chars[0], host_kept.size(), host_kept_offsets,
+                       host_kept_chars);
+    check_kept_strings(v[VALUES_T].name, n, counts + 3, kept_offsets[1], kept_chars[1], host_kept.size(), host_kept_offsets,
+                       host_kept_chars);
+    check_kept_strings(v[VALUES_W].name, n, counts + 4, kept_offsets[2], kept_chars[2], host_kept.size(), host_kept_offsets,
+                       host_kept_chars);
     std::vector<long long> so[3], first8_offsets;
     std::vector<char> sc[3], first8_chars;
     for (int j = 0; j < 3; j++)
