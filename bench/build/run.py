@@ -13,8 +13,9 @@ with a map kernel per UDF, for 75-real;80-real;90, and builds it
       cache (ccache keeps the compiles; nvcc's device link and numba-cuda's pre-step run again).
 Same machine, one run, -j2, configure timed apart. Prints each step in seconds and as a ratio
 to nvcc's: cold build, fresh build directory with a warm cache, no-op build, one UDF edited;
-then udfkit's cold build and edit against (b'), and its cold and warm-cache builds against nvcc with ccache (skipped, saying so, where
-ccache is not installed: `apt-get install ccache`), with ccache's hits and misses.
+then udfkit's cold build and edit against (b'), and its cold and warm-cache builds against
+nvcc with ccache (skipped, saying so, where ccache is not installed: `apt-get install
+ccache`), with ccache's hits and misses.
 The cold build starts with an empty cache and no Python frontend server (a private runtime
 directory), so it pays for starting one. udfkit's warm-cache build is the median of three
 fresh build directories (it takes well under a second, where scheduling noise shows); the
