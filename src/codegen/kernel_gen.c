@@ -153,12 +153,13 @@ typedef struct entry_texts {
     const char *variant, *what, *row_t, *rows_check;
     char filter_tile[16], filter_threads[16];
     char select_policy[96]; /* filter.cu.in's agent policy (select_helpers.cu.in) */
-    /* String results (the two launches): the sizes' parameters in CUDA (OFF, long long, int)
-     * and C (void *), their names and arguments, the offsets scans; the write launches'
-     * outputs likewise, the strings' places and the stored values. */
-    udfkit_buf sizes, sizes64, sizes32, size_args, size_ptrs, c_sizes_any, scans;
+    /* String results (the two launches): the sizes' parameters in CUDA and C (void *), cast
+     * to the sizes kernel's OFF, their names and arguments, the offsets scans; the write
+     * launches' outputs likewise (the width a kernel argument), the strings' places at either
+     * width and the stored values. */
+    udfkit_buf size_params, sizes_off, size_args, size_ptrs, c_sizes_any, scans;
     char text_count[16]; /* how many string results */
-    udfkit_buf text_outs, text_outs64, text_outs32, text_out_args, text_out_ptrs, c_text_outs_any, places, stored;
+    udfkit_buf text_outs, text_out_args, text_out_ptrs, c_text_outs_any, places64, places32, stored;
     udfkit_buf c_inputs; /* the launcher's input columns in C */
     udfkit_buf op;       /* transform_reduce: what its kernels call for op */
     /* filter: what its selection writes (C parameters and names), and over string columns the
@@ -171,9 +172,8 @@ static void text_rows(const render_parts *r, const udfkit_kernel_entry *e, entry
 {
     if (!udfkit_rows_text_results(e))
         return;
-    udfkit_rows_text_sizes(e, "OFF", false, &t->sizes);
-    udfkit_rows_text_sizes(e, "long long", false, &t->sizes64);
-    udfkit_rows_text_sizes(e, "int", false, &t->sizes32);
+    udfkit_rows_text_sizes(e, "void", false, &t->size_params);
+    udfkit_rows_text_cast(e, "OFF", false, &t->sizes_off);
     udfkit_rows_text_sizes(e, NULL, false, &t->size_args);
     udfkit_rows_text_sizes(e, NULL, true, &t->size_ptrs);
     udfkit_rows_text_sizes(e, "void", false, &t->c_sizes_any);
@@ -186,13 +186,12 @@ static void text_rows(const render_parts *r, const udfkit_kernel_entry *e, entry
     }
     snprintf(t->text_count, sizeof t->text_count, "%zu", count);
     (void)r;
-    udfkit_rows_text_outputs(e, true, "OFF", &t->text_outs);
-    udfkit_rows_text_outputs(e, true, "long long", &t->text_outs64);
-    udfkit_rows_text_outputs(e, true, "int", &t->text_outs32);
+    udfkit_rows_text_outputs(e, true, "void", &t->text_outs);
     udfkit_rows_text_outputs(e, false, "void", &t->c_text_outs_any);
     udfkit_rows_text_output_args(e, UDFKIT_ROWS_PLAIN, &t->text_out_args);
     udfkit_rows_text_output_args(e, UDFKIT_ROWS_POINTERS, &t->text_out_ptrs);
-    udfkit_rows_text_output_args(e, UDFKIT_ROWS_PLACES, &t->places);
+    udfkit_rows_text_cast(e, "long long", true, &t->places64);
+    udfkit_rows_text_cast(e, "int", true, &t->places32);
     udfkit_rows_text_output_args(e, UDFKIT_ROWS_STORED, &t->stored);
 }
 
@@ -735,14 +734,13 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         {"ROW_T", t.row_t},    {"ROWS_CHECK", t.rows_check}, {"FILTER_TILE", t.filter_tile}, {"FILTER_THREADS", t.filter_threads},
         {"SELECT_POLICY", t.select_policy}, {"OUT_ITER", TEXT(t.out_iter)}, {"STENCIL", TEXT(t.dense)}, {"SELECT_ITEMS", TEXT(t.items)}, {"SELECT_INIT_INDEX", r->select_index},
         /* String results (the two launches). */
-        {"SIZE_PARAMS", TEXT(t.sizes)}, {"SIZE_PARAMS64", TEXT(t.sizes64)}, {"SIZE_PARAMS32", TEXT(t.sizes32)},
-        {"SIZE_ARGS", TEXT(t.size_args)}, {"SIZE_NAMES", TEXT(t.size_args)}, {"SIZE_POINTERS", TEXT(t.size_ptrs)},
+        {"SIZE_PARAMS_ANY", TEXT(t.size_params)}, {"SIZE_ARGS_OFF", TEXT(t.sizes_off)},
+        {"SIZE_NAMES", TEXT(t.size_args)}, {"SIZE_POINTERS", TEXT(t.size_ptrs)},
         {"C_SIZES_ANY", TEXT(t.c_sizes_any)}, {"SCANS", TEXT(t.scans)}, {"TEXT_COUNT", t.text_count},
         {"OFFSETS_INDEX", r->offsets_index},
-        {"TEXT_OUT_PARAMS", TEXT(t.text_outs)}, {"TEXT_OUT_PARAMS64", TEXT(t.text_outs64)},
-        {"TEXT_OUT_PARAMS32", TEXT(t.text_outs32)}, {"TEXT_OUT_ARGS", TEXT(t.text_out_args)},
-        {"TEXT_OUT_NAMES", TEXT(t.text_out_args)}, {"TEXT_OUT_POINTERS", TEXT(t.text_out_ptrs)},
-        {"C_TEXT_OUTPUTS_ANY", TEXT(t.c_text_outs_any)}, {"PLACE_ARGS", TEXT(t.places)}, {"STORE_OUTS", TEXT(t.stored)},
+        {"TEXT_OUT_PARAMS_ANY", TEXT(t.text_outs)}, {"TEXT_OUT_NAMES", TEXT(t.text_out_args)},
+        {"TEXT_OUT_POINTERS", TEXT(t.text_out_ptrs)}, {"C_TEXT_OUTPUTS_ANY", TEXT(t.c_text_outs_any)},
+        {"PLACE_ARGS64", TEXT(t.places64)}, {"PLACE_ARGS32", TEXT(t.places32)}, {"STORE_OUTS", TEXT(t.stored)},
         {"C_INPUTS", TEXT(t.c_inputs)},
         {"C_SELECTED", TEXT(t.selected)}, {"SELECTED_NAMES", TEXT(t.selected_names)},
         {"GATHER_PARAMS", TEXT(t.gather)}, {"GATHER_POINTERS", TEXT(t.gather_ptrs)}, {"COPY_PARAMS", TEXT(t.copies)},
@@ -788,9 +786,9 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
     udfkit_buf *bufs[] = {&t.kernel,   &t.params,    &t.args,      &t.dense,         &t.no_bits,   &t.ptrs,
                           &t.ret,      &t.fn,        &t.prefix,    &t.outs,          &t.out_vals,  &t.outs_at,
                           &t.bits,     &t.out_ptrs,  &t.rows,      &decls,           &sig,         &small,
-                          &t.out_iter, &t.items,     &t.sizes,     &t.sizes64,       &t.sizes32,   &t.size_args,
-                          &t.size_ptrs, &t.c_sizes_any, &t.scans,  &t.text_outs,     &t.text_outs64, &t.text_outs32,
-                          &t.text_out_args, &t.text_out_ptrs, &t.c_text_outs_any, &t.places, &t.stored, &t.c_inputs,
+                          &t.out_iter, &t.items,     &t.size_params, &t.sizes_off,   &t.size_args,
+                          &t.size_ptrs, &t.c_sizes_any, &t.scans,  &t.text_outs,     &t.text_out_args, &t.text_out_ptrs,
+                          &t.c_text_outs_any, &t.places64, &t.places32, &t.stored, &t.c_inputs,
                           &t.selected, &t.selected_names, &t.gather, &t.gather_ptrs, &t.copies, &t.copy_ptrs,
                           &t.sizes_body, &t.copy_body, &t.op};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)

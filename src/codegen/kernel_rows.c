@@ -336,6 +336,20 @@ void udfkit_rows_text_sizes(const udfkit_kernel_entry *e, const char *off, bool 
     }
 }
 
+void udfkit_rows_text_cast(const udfkit_kernel_entry *e, const char *off, bool places, udfkit_buf *out)
+{
+    for (size_t j = 0; j < udfkit_rows_output_count(e); j++) {
+        if (!udfkit_rows_output_text(e, j))
+            continue;
+        udfkit_buf_printf(out, "%s(%s%s *)", out->size ? ", " : "", places ? "const " : "", off);
+        text_column(e, j, "offsets", out);
+        if (places) {
+            udfkit_buf_puts(out, ", ");
+            text_column(e, j, "chars", out);
+        }
+    }
+}
+
 void udfkit_rows_text_outputs(const udfkit_kernel_entry *e, bool cuda, const char *off, udfkit_buf *out)
 {
     bool bits = udfkit_rows_nullable(e->tpl);
@@ -367,8 +381,6 @@ void udfkit_rows_text_output_args(const udfkit_kernel_entry *e, int which, udfki
         bool text = udfkit_rows_output_text(e, j);
         if (which == UDFKIT_ROWS_STORED && text)
             continue;
-        if (which == UDFKIT_ROWS_PLACES && !text)
-            continue;
         if (which == UDFKIT_ROWS_STORED) {
             output_name(e, j, out);
             udfkit_buf_puts(out, ", ");
@@ -382,7 +394,7 @@ void udfkit_rows_text_output_args(const udfkit_kernel_entry *e, int which, udfki
         } else {
             output_name(e, j, out);
         }
-        if (bits && which != UDFKIT_ROWS_PLACES) {
+        if (bits) {
             udfkit_buf_printf(out, ", %s", amp);
             output_name(e, j, out);
             udfkit_buf_puts(out, "_bits");

@@ -59,12 +59,17 @@ bool udfkit_rows_text_results(const udfkit_kernel_entry *e);
 /* The string outputs' offsets as the sizes launches write them: "<off> *out_offsets, ..." (off
  * "int64_t", "OFF", ...), or, with off NULL, "out_offsets, ..." ("&out_offsets" with pointers). */
 void udfkit_rows_text_sizes(const udfkit_kernel_entry *e, const char *off, bool pointers, udfkit_buf *out);
+/* The sizes kernels and the one write kernel take the string outputs' offsets as void pointers
+ * (the write kernel a width too: narrow); the casts to a width: "(<off> *)out_offsets, ..." for
+ * the sizes, or with places "(const <off> *)out_offsets, out_chars, ..." for the builders'
+ * places. */
+void udfkit_rows_text_cast(const udfkit_kernel_entry *e, const char *off, bool places, udfkit_buf *out);
 /* The outputs as the write launches take them: a string's "const <off> *out_offsets, char
  * *out_chars", a value's "T *out<j>", each with its bitmap under nullable_map. */
 void udfkit_rows_text_outputs(const udfkit_kernel_entry *e, bool cuda, const char *off, udfkit_buf *out);
-/* Their arguments: every output's (plain, or &-pointers for a launch), the strings' places
- * ("out_offsets, out_chars"), or the stored values' followed each by ", ". */
-enum { UDFKIT_ROWS_PLAIN, UDFKIT_ROWS_POINTERS, UDFKIT_ROWS_PLACES, UDFKIT_ROWS_STORED };
+/* Their arguments: every output's (plain, or &-pointers for a launch), or the stored values'
+ * followed each by ", ". */
+enum { UDFKIT_ROWS_PLAIN, UDFKIT_ROWS_POINTERS, UDFKIT_ROWS_STORED };
 void udfkit_rows_text_output_args(const udfkit_kernel_entry *e, int which, udfkit_buf *out);
 
 /* `name`, a device function taking and returning fn's values as the templates call an op or

@@ -57,7 +57,8 @@ static const char *const by_key_kernels[] = {"_init", "_reduce", NULL};
 static const char *const sort_kernels[] = {"_block_keys", "_block_pairs", "_partition", "_merge_keys", "_merge_pairs",
                                            NULL};
 
-static const char *const text_kernels[] = {"_sizes", "_sizes32", "_write", "_write32", NULL};
+/* A sizes kernel for each offsets' width, one write kernel for both (a kernel argument). */
+static const char *const text_kernels[] = {"_sizes", "_sizes32", "_write", NULL};
 
 /* map's and nullable_map's string results, in two launches (docs/strings.md). */
 #define TEXT_SIZES_DOC(first, width)                                                                                  \

@@ -81,6 +81,12 @@ def test_every_template_generates_compiles_and_links(work):
             "udfkit_status sk_transform_reduce_blen_add(udfkit_stream s, size_t n, udfkit_strings a1, int64_t init, "
             "int64_t *out);"):
         assert decl in header, (decl, header)
+    # A string result's kernels: a sizes kernel for each offsets' width and one write kernel for
+    # both (its launchers pass the width), so that the UDF is compiled three times, not four.
+    cuda = open(os.path.join(out, "sk_kernels.cu")).read()
+    for entry in ("map_head2", "map_parts", "nullable_map_maybe_head_nullify"):
+        kernels = re.findall(r'__global__ void __launch_bounds__\([^)]*\)\s+udfkit_sk_%s(\w*)\(' % entry, cuda)
+        assert sorted(kernels) == ["_sizes", "_sizes32", "_write"], (entry, kernels)
     # The kernels compile (NVRTC, through udfkit) and link with the UDFs; the launchers compile as C17.
     ok("compile", os.path.join(out, "sk_kernels.cu"), "--arch", "80", "-o", os.path.join(out, "k.json"))
     ok("link", os.path.join(out, "k.json"), manifest, "--arch", "80-real", "-o", os.path.join(out, "sk.fatbin"))

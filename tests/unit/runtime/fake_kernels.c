@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef unsigned long long u64;
@@ -191,19 +192,27 @@ static bool named(const char *name, const char *prefix, const char *suffix, char
 }
 
 /* A string result's sizes launch scans its sizes itself (text_sizes.cu.in): offsets[i] the
- * sum of the sizes before row i, offsets[n] the total. */
-static void exclusive_sums(int64_t *offsets, u64 n)
+ * sum of the sizes before row i, offsets[n] the total, at either width (narrow, the _sizes32
+ * kernel: int32, -1 from a total past INT32_MAX on, as offsets32_out writes them); the one write
+ * kernel takes the width as an argument. */
+static void exclusive_sums(void *offsets, bool narrow, const int64_t *sizes, u64 n)
 {
     int64_t sum = 0;
-    for (u64 i = 0; i < n; i++) {
-        const int64_t size = offsets[i];
-        offsets[i] = sum;
-        sum += size;
+    for (u64 i = 0; i <= n; i++) {
+        if (narrow)
+            ((int32_t *)offsets)[i] = sum < INT32_MAX ? (int32_t)sum : -1;
+        else
+            ((int64_t *)offsets)[i] = sum;
+        sum += i < n ? sizes[i] : 0;
     }
-    offsets[n] = sum;
 }
 
-/* The string concatenation (map(cat)): sizes, then bytes, at 64-bit offsets. */
+static int64_t offset_at(const void *offsets, bool narrow, u64 i)
+{
+    return narrow ? ((const int32_t *)offsets)[i] : ((const int64_t *)offsets)[i];
+}
+
+/* The string concatenation (map(cat)): sizes, then bytes. */
 static bool cat_row(void **args, bool masks, u64 i, const char **a, int64_t *as, const char **b, int64_t *bs)
 {
     const int step = masks ? 2 : 1;
@@ -375,32 +384,38 @@ CUresult fake_kernel_run(const char *name, unsigned grid, void **args)
         return CUDA_SUCCESS;
     }
     /* map(twice_len) (string twice, int64 size), nullable_map's where inputs have nulls:
-     * sizes (n, a1, [m1,] state, bytes, tiles, out1_offsets: scanned), then write (n, a1, [m1,] out1_offsets, out1_chars,
-     * [out1_bits,] out2, [out2_bits, null_count]). */
+     * sizes or sizes32 (n, a1, [m1,] state, bytes, tiles, out1_offsets: scanned), then write (n, a1, [m1,]
+     * narrow, out1_offsets, out1_chars, [out1_bits,] out2, [out2_bits, null_count]). */
     const bool tl_masked = strncmp(name, "udfkit_ak_nullable_map_twice_len_arrow_masked_", 46) == 0;
     const char *tl = tl_masked ? name + 46 : strncmp(name, "udfkit_ak_map_twice_len_", 24) == 0 ? name + 24 : NULL;
-    if (tl && (strcmp(tl, "sizes") == 0 || strcmp(tl, "write") == 0)) {
+    if (tl && (strcmp(tl, "sizes") == 0 || strcmp(tl, "sizes32") == 0 || strcmp(tl, "write") == 0)) {
         const u64 n = ARG(0, u64);
         const strings *a = (const strings *)args[1];
         const mask none = {NULL, 0}, *m = tl_masked ? (const mask *)args[2] : &none;
         const int at = tl_masked ? 3 : 2;
-        if (strcmp(tl, "sizes") == 0) {
-            int64_t *offsets = ARG(at + 3, int64_t *); /* after the scan's state, bytes, tiles */
+        if (strncmp(tl, "sizes", 5) == 0) {
+            const bool narrow = tl[5] != '\0';
+            void *offsets = ARG(at + 3, void *); /* after the scan's state, bytes, tiles */
+            int64_t *sizes = calloc(n + 1, sizeof *sizes);
+            if (!sizes)
+                return CUDA_ERROR_OUT_OF_MEMORY;
             for (u64 i = 0; i < n; i++) {
                 int64_t size = 0;
                 if (valid(m, i))
                     string_at(a, i, &size);
-                offsets[i] = 2 * size;
+                sizes[i] = 2 * size;
             }
-            exclusive_sums(offsets, n);
+            exclusive_sums(offsets, narrow, sizes, n);
+            free(sizes);
             return CUDA_SUCCESS;
         }
-        const int64_t *offsets = ARG(at, const int64_t *);
-        char *chars = ARG(at + 1, char *);
-        uint8_t *bits1 = tl_masked ? ARG(at + 2, uint8_t *) : NULL;
-        int64_t *out2 = ARG(tl_masked ? at + 3 : at + 2, int64_t *);
-        uint8_t *bits2 = tl_masked ? ARG(at + 4, uint8_t *) : NULL;
-        u64 *null_count = tl_masked ? ARG(at + 5, u64 *) : NULL;
+        const bool narrow = ARG(at, int);
+        const void *offsets = ARG(at + 1, const void *);
+        char *chars = ARG(at + 2, char *);
+        uint8_t *bits1 = tl_masked ? ARG(at + 3, uint8_t *) : NULL;
+        int64_t *out2 = ARG(tl_masked ? at + 4 : at + 3, int64_t *);
+        uint8_t *bits2 = tl_masked ? ARG(at + 5, uint8_t *) : NULL;
+        u64 *null_count = tl_masked ? ARG(at + 6, u64 *) : NULL;
         if (bits1) {
             memset(bits1, 0, (n + 7) / 8);
             memset(bits2, 0, (n + 7) / 8);
@@ -410,8 +425,9 @@ CUresult fake_kernel_run(const char *name, unsigned grid, void **args)
             if (ok) {
                 int64_t size;
                 const char *bytes = string_at(a, i, &size);
-                memcpy(chars + offsets[i], bytes, (size_t)size);
-                memcpy(chars + offsets[i] + size, bytes, (size_t)size);
+                const int64_t at_i = offset_at(offsets, narrow, i);
+                memcpy(chars + at_i, bytes, (size_t)size);
+                memcpy(chars + at_i + size, bytes, (size_t)size);
                 out2[i] = size;
             }
             if (bits1) {
@@ -429,15 +445,20 @@ CUresult fake_kernel_run(const char *name, unsigned grid, void **args)
      * the n + 1 offsets scanned in the same launch, then the bytes. */
     const bool cat_masked = strncmp(name, "udfkit_ak_nullable_map_cat_arrow_masked_", 40) == 0;
     const char *cat = cat_masked ? name + 40 : strncmp(name, "udfkit_ak_map_cat_", 18) == 0 ? name + 18 : NULL;
-    if (cat && strcmp(cat, "sizes") == 0) {
+    if (cat && (strcmp(cat, "sizes") == 0 || strcmp(cat, "sizes32") == 0)) {
         const u64 n = ARG(0, u64);
-        int64_t *offsets = ARG(cat_masked ? 8 : 6, int64_t *); /* after the scan's state, bytes, tiles */
+        const bool narrow = cat[5] != '\0';
+        void *offsets = ARG(cat_masked ? 8 : 6, void *); /* after the scan's state, bytes, tiles */
+        int64_t *sizes = calloc(n + 1, sizeof *sizes);
+        if (!sizes)
+            return CUDA_ERROR_OUT_OF_MEMORY;
         for (u64 i = 0; i < n; i++) {
             const char *a, *b;
             int64_t as, bs;
-            offsets[i] = cat_row(args, cat_masked, i, &a, &as, &b, &bs) ? as + bs : 0;
+            sizes[i] = cat_row(args, cat_masked, i, &a, &as, &b, &bs) ? as + bs : 0;
         }
-        exclusive_sums(offsets, n);
+        exclusive_sums(offsets, narrow, sizes, n);
+        free(sizes);
         return CUDA_SUCCESS;
     }
     if (strcmp(name, "udfkit_ak_offsets_init") == 0)
@@ -455,10 +476,11 @@ CUresult fake_kernel_run(const char *name, unsigned grid, void **args)
     if (cat && strcmp(cat, "write") == 0) {
         const u64 n = ARG(0, u64);
         const int at = cat_masked ? 5 : 3;
-        const int64_t *offsets = ARG(at, const int64_t *);
-        char *chars = ARG(at + 1, char *);
-        uint8_t *bits = cat_masked ? ARG(at + 2, uint8_t *) : NULL;
-        u64 *null_count = cat_masked ? ARG(at + 3, u64 *) : NULL;
+        const bool narrow = ARG(at, int);
+        const void *offsets = ARG(at + 1, const void *);
+        char *chars = ARG(at + 2, char *);
+        uint8_t *bits = cat_masked ? ARG(at + 3, uint8_t *) : NULL;
+        u64 *null_count = cat_masked ? ARG(at + 4, u64 *) : NULL;
         if (bits)
             memset(bits, 0, (n + 7) / 8);
         for (u64 i = 0; i < n; i++) {
@@ -466,8 +488,9 @@ CUresult fake_kernel_run(const char *name, unsigned grid, void **args)
             int64_t as, bs;
             const bool ok = cat_row(args, cat_masked, i, &a, &as, &b, &bs);
             if (ok) {
-                memcpy(chars + offsets[i], a, (size_t)as);
-                memcpy(chars + offsets[i] + as, b, (size_t)bs);
+                const int64_t at_i = offset_at(offsets, narrow, i);
+                memcpy(chars + at_i, a, (size_t)as);
+                memcpy(chars + at_i + as, b, (size_t)bs);
             }
             if (bits)
                 bits[i / 8] |= (uint8_t)(ok << (i % 8));
