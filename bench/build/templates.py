@@ -25,14 +25,15 @@ usage: python bench/build/templates.py BEFORE [AFTER]
 """
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DATA = os.path.join(ROOT, "tests", "data")
-os.environ.setdefault("UDFKIT_PYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import run as project  # noqa: E402  (bench/build/run.py: its interpreter and timing)
+
+DATA = os.path.join(project.ROOT, "tests", "data")
 ARCHS = os.environ.get("UDFKIT_BENCH_ARCHS", "75-real;80-real;90-real").split(";")
 
 UDF_FILES = [
@@ -61,12 +62,7 @@ def executable(given):
 
 
 def timed(cmd, env):
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
-    if proc.returncode != 0:
-        sys.exit(f"templates.py: {' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
-    return seconds
+    return project.timed(cmd, env)[0]
 
 
 def measure(udfkit, work):
@@ -94,8 +90,6 @@ def measure(udfkit, work):
         out = os.path.join(work, f"every-{arch}.cubin")
         seconds = timed([udfkit, "link", kernels, *manifests, "--arch", arch, "--emit", "cubin", "-o", out], env)
         links[arch] = (seconds, os.path.getsize(out))
-    with open(cuda) as f:
-        kernel_count = f.read().count("__global__")
     # Where the time goes: each kernel (the .entry names of the linked PTX) linked alone.
     arch = ARCHS[-1]
     ptx = os.path.join(work, "every.ptx")
@@ -111,7 +105,7 @@ def measure(udfkit, work):
         seconds = timed([udfkit, "link", kernels, *manifests, "--arch", arch, "--emit", "cubin",
                          "-Xnvjitlink", f"-kernels-used={entry.rstrip('(')}", "-o", out], env)
         alone.append((seconds, entry.rstrip("("), os.path.getsize(out)))
-    return steps, links, kernel_count, sorted(alone, reverse=True)
+    return steps, links, len(entries), sorted(alone, reverse=True)
 
 
 def main():
