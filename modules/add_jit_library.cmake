@@ -346,10 +346,12 @@ function(add_jit_library target)
   # Kernels and launchers generated from templates, the header with them.
   set(_kernels_cu "${_dir}/${target}_kernels.cu")
   set(_launchers_c "${_dir}/${target}_launchers.c")
+  # The link units: each entry's kernels and the UDFs they call (docs/build-speed.md).
+  set(_units "${_dir}/${target}_units.json")
   add_custom_command(
-    OUTPUT "${_kernels_cu}" "${_launchers_c}" "${_include}/${_header}"
+    OUTPUT "${_kernels_cu}" "${_launchers_c}" "${_include}/${_header}" "${_units}"
     COMMAND ${_udfkit} kernels ${_manifests} ${_slot_args} ${_kernel_args} --name "${_ident}" --fatbin-symbol "${_ident}_fatbin"
-            --cuda "${_kernels_cu}" --c "${_launchers_c}" --header "${_include}/${_header}"
+            --cuda "${_kernels_cu}" --c "${_launchers_c}" --header "${_include}/${_header}" --units "${_units}"
     DEPENDS ${_manifests} udfkit::udfkit
     COMMENT "udfkit: kernels and launchers of ${target}"
     VERBATIM COMMAND_EXPAND_LISTS)
@@ -420,8 +422,8 @@ function(add_jit_library target)
     add_custom_command(
       OUTPUT "${_fatbin}" "${_fatbin}.json" "${_embedded}"
       COMMAND ${_udfkit} link ${_parts} ${_manifests} --arch "${_archs}" ${_keep} --compress ${_compress} -o "${_fatbin}"
-              --embed "${_embedded}" --symbol "${_ident}_fatbin"
-      DEPENDS ${_parts} ${_manifests} udfkit::udfkit
+              --units "${_units}" --embed "${_embedded}" --symbol "${_ident}_fatbin"
+      DEPENDS ${_parts} ${_manifests} "${_units}" udfkit::udfkit
       COMMENT "udfkit: linking ${target} for ${_archs}, embedding it"
       VERBATIM COMMAND_EXPAND_LISTS)
   endif()

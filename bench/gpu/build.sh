@@ -73,7 +73,7 @@ archs="80-real;90"
 run "$udfkit" compile "$here/udfs.cu" --function "${functions[@]}" --arch "$archs" -o "$work/gen/udfs.json"
 
 # benchlib: map(affine) and reduce(add_f32), for bench_map and bench_reduce.
-run "$udfkit" kernels "$work/gen/udfs.json" --kernel "map(affine)" --kernel "reduce(add_f32)" --name benchlib \
+run "$udfkit" kernels "$work/gen/udfs.json" --kernel "map(affine)" --kernel "reduce(add_f32)" --name benchlib --units "$work/gen/benchlib_units.json" \
   --cuda "$work/gen/benchlib_kernels.cu" --c "$work/gen/benchlib.c" --header "$work/gen/benchlib.h"
 # loadlib: a map kernel per UDF and reduce(add_f32), for bench_load and bench_link.
 run "$udfkit" kernels "$work/gen/udfs.json" "${maps[@]}" --kernel "reduce(add_f32)" --name loadlib \
@@ -81,7 +81,7 @@ run "$udfkit" kernels "$work/gen/udfs.json" "${maps[@]}" --kernel "reduce(add_f3
 
 # nulllib: the nullable templates and an error check, for bench_nullable.
 run "$udfkit" kernels "$work/gen/udfs.json" --kernel "nullable_map(affine)" --kernel "map(affine)" \
-  --kernel "map(affine_checked)" --kernel "nullable_filter(above_half)" --name nulllib \
+  --kernel "map(affine_checked)" --kernel "nullable_filter(above_half)" --name nulllib --units "$work/gen/nulllib_units.json" \
   --cuda "$work/gen/nulllib_kernels.cu" --c "$work/gen/nulllib.c" --header "$work/gen/nulllib.h"
 
 # scanlib: the scans, reduce_by_key, transform_reduce and segmented_reduce, for bench_scan.cu.
@@ -89,27 +89,27 @@ run "$udfkit" kernels "$work/gen/udfs.json" --kernel "inclusive_scan(add_i32)" -
   --kernel "inclusive_scan(add_f64)" --kernel "exclusive_scan(add_f64)" --kernel "reduce_by_key(add_i32, int32)" \
   --kernel "reduce_by_key(add_f64, int32)" --kernel "transform_reduce(triple_i32, add_i32)" \
   --kernel "transform_reduce(half_f64, add_f64)" --kernel "segmented_reduce(add_i32)" \
-  --kernel "segmented_reduce(add_f64)" --name scanlib \
+  --kernel "segmented_reduce(add_f64)" --name scanlib --units "$work/gen/scanlib_units.json" \
   --cuda "$work/gen/scanlib_kernels.cu" --c "$work/gen/scanlib.c" --header "$work/gen/scanlib.h"
 
 # opslib: filter (its three outputs), map over two columns and reduce, for bench_ops.cu and
 # bench_host.cu.
 run "$udfkit" kernels "$work/gen/udfs.json" --kernel "filter(above_half)" --kernel "filter(above_99)" \
   --kernel "filter(above_half, indices32)" --kernel "filter(above_half, values)" --kernel "map(add_f32)" \
-  --kernel "reduce(add_i32)" --kernel "reduce(add_i64)" --kernel "reduce(add_f64)" --name opslib \
+  --kernel "reduce(add_i32)" --kernel "reduce(add_i64)" --kernel "reduce(add_f64)" --name opslib --units "$work/gen/opslib_units.json" \
   --cuda "$work/gen/opslib_kernels.cu" --c "$work/gen/opslib.c" --header "$work/gen/opslib.h"
 
 # checklib: a launcher of each kind, for bench_launcher_checks.c and bench_arrow.c (its `_arrow`
 # launchers); checkbase: the same launchers
 # with their argument checks taken out (strip_checks.py), loading checklib's fatbin.
 run "$udfkit" kernels "$work/gen/udfs.json" --kernel "map(affine)" --kernel "nullable_map(affine)" \
-  --kernel "reduce(add_i32)" --kernel "filter(above_half)" --name checklib --arrow \
+  --kernel "reduce(add_i32)" --kernel "filter(above_half)" --name checklib --units "$work/gen/checklib_units.json" --arrow \
   --cuda "$work/gen/checklib_kernels.cu" --c "$work/gen/checklib.c" --header "$work/gen/checklib.h"
 run python3 "$here/strip_checks.py" checklib checkbase "$work/gen/checklib.c" "$work/gen/checklib.h" \
   "$work/gen/checkbase.c" "$work/gen/checkbase.h"
 
 # sortlib: sort, for bench_sort.cu.
-run "$udfkit" kernels "$work/gen/udfs.json" --kernel "sort(less_i32)" --kernel "sort(less_f64)" --name sortlib \
+run "$udfkit" kernels "$work/gen/udfs.json" --kernel "sort(less_i32)" --kernel "sort(less_f64)" --name sortlib --units "$work/gen/sortlib_units.json" \
   --cuda "$work/gen/sortlib_kernels.cu" --c "$work/gen/sortlib.c" --header "$work/gen/sortlib.h"
 
 # strlib: string UDFs (string_udfs.cu over <udfkit/string.cuh>), numeric and string results and
@@ -120,7 +120,7 @@ run "$udfkit" compile "$here/string_udfs.cu" --function "${string_functions[@]}"
   -o "$work/gen/string_udfs.json"
 run "$udfkit" kernels "$work/gen/string_udfs.json" --kernel "map(str_len)" --kernel "map(has_needle)" \
   --kernel "map(starts_the)" --kernel "map(str_upper)" --kernel "map(first8)" --kernel "map(first8_packed)" \
-  --kernel "filter(has_needle)" --kernel "filter(has_needle, values)" --name strlib \
+  --kernel "filter(has_needle)" --kernel "filter(has_needle, values)" --name strlib --units "$work/gen/strlib_units.json" \
   --cuda "$work/gen/strlib_kernels.cu" --c "$work/gen/strlib.c" --header "$work/gen/strlib.h"
 
 # declib: decimal128 and date32 UDFs (decimal_udfs.cu over <udfkit/decimal.cuh> and
@@ -132,7 +132,7 @@ decimal_functions=("mul_s4:decimal128(38,4)(decimal128(18,2), decimal128(18,2))"
 run "$udfkit" compile "$here/decimal_udfs.cu" --function "${decimal_functions[@]}" --arch "$archs" \
   -o "$work/gen/decimal_udfs.json"
 run "$udfkit" kernels "$work/gen/decimal_udfs.json" --kernel "map(mul_s4)" --kernel "map(mul_s2)" \
-  --kernel "reduce(add_d)" --kernel "map(ymd)" --name declib \
+  --kernel "reduce(add_d)" --kernel "map(ymd)" --name declib --units "$work/gen/declib_units.json" \
   --cuda "$work/gen/declib_kernels.cu" --c "$work/gen/declib.c" --header "$work/gen/declib.h"
 # The variants of reduce(add_d) bench_decimals times beside declib's (templates/kernels/
 # reduce_helpers.cu.in, reduce.cu.in, launcher_reduce.c.in), name=R:W:M:G: a library each of
@@ -212,34 +212,38 @@ for b in map reduce nullable scan sort host ops strings decimals; do
 done
 
 run "$udfkit" compile "$work/gen/benchlib_kernels.cu" --arch "$archs" -o "$work/gen/benchlib_kernels.json"
-run "$udfkit" link "$work/gen/benchlib_kernels.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/benchlib.fatbin"
+run "$udfkit" link "$work/gen/benchlib_kernels.json" --units "$work/gen/benchlib_units.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/benchlib.fatbin"
 run "$udfkit" embed "$work/gen/benchlib.fatbin" --symbol benchlib_fatbin -o "$work/gen/benchlib_fatbin.c"
 
 run "$udfkit" compile "$work/gen/scanlib_kernels.cu" --arch "$archs" -o "$work/gen/scanlib_kernels.json"
-run "$udfkit" link "$work/gen/scanlib_kernels.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/scanlib.fatbin"
+run "$udfkit" link "$work/gen/scanlib_kernels.json" --units "$work/gen/scanlib_units.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/scanlib.fatbin"
 run "$udfkit" embed "$work/gen/scanlib.fatbin" --symbol scanlib_fatbin -o "$work/gen/scanlib_fatbin.c"
 
 run "$udfkit" compile "$work/gen/opslib_kernels.cu" --arch "$archs" -o "$work/gen/opslib_kernels.json"
-run "$udfkit" link "$work/gen/opslib_kernels.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/opslib.fatbin"
+run "$udfkit" link "$work/gen/opslib_kernels.json" --units "$work/gen/opslib_units.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/opslib.fatbin"
 run "$udfkit" embed "$work/gen/opslib.fatbin" --symbol opslib_fatbin -o "$work/gen/opslib_fatbin.c"
 
 run "$udfkit" compile "$work/gen/checklib_kernels.cu" --arch "$archs" -o "$work/gen/checklib_kernels.json"
-run "$udfkit" link "$work/gen/checklib_kernels.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/checklib.fatbin"
+run "$udfkit" link "$work/gen/checklib_kernels.json" --units "$work/gen/checklib_units.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/checklib.fatbin"
 run "$udfkit" embed "$work/gen/checklib.fatbin" --symbol checklib_fatbin -o "$work/gen/checklib_fatbin.c"
 
 run "$udfkit" compile "$work/gen/sortlib_kernels.cu" --arch "$archs" -o "$work/gen/sortlib_kernels.json"
-run "$udfkit" link "$work/gen/sortlib_kernels.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/sortlib.fatbin"
+run "$udfkit" link "$work/gen/sortlib_kernels.json" --units "$work/gen/sortlib_units.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/sortlib.fatbin"
 run "$udfkit" embed "$work/gen/sortlib.fatbin" --symbol sortlib_fatbin -o "$work/gen/sortlib_fatbin.c"
 
 for lib in strlib=string_udfs declib=decimal_udfs "${decimal_variants[@]/%=*/=decimal_udfs}"; do
   run "$udfkit" compile "$work/gen/${lib%%=*}_kernels.cu" --arch "$archs" -o "$work/gen/${lib%%=*}_kernels.json"
-  run "$udfkit" link "$work/gen/${lib%%=*}_kernels.json" "$work/gen/${lib#*=}.json" --arch "$archs" \
+  # Linked by units as add_jit_library links; the variants' sources were edited (sed above)
+  # after their units were written, so they link whole.
+  units=()
+  case "${lib%%=*}" in strlib | declib) units=(--units "$work/gen/${lib%%=*}_units.json") ;; esac
+  run "$udfkit" link "$work/gen/${lib%%=*}_kernels.json" "$work/gen/${lib#*=}.json" --arch "$archs" "${units[@]}" \
     -o "$work/gen/${lib%%=*}.fatbin"
   run "$udfkit" embed "$work/gen/${lib%%=*}.fatbin" --symbol "${lib%%=*}_fatbin" -o "$work/gen/${lib%%=*}_fatbin.c"
 done
 
 run "$udfkit" compile "$work/gen/nulllib_kernels.cu" --arch "$archs" -o "$work/gen/nulllib_kernels.json"
-run "$udfkit" link "$work/gen/nulllib_kernels.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/nulllib.fatbin"
+run "$udfkit" link "$work/gen/nulllib_kernels.json" --units "$work/gen/nulllib_units.json" "$work/gen/udfs.json" --arch "$archs" -o "$work/gen/nulllib.fatbin"
 run "$udfkit" embed "$work/gen/nulllib.fatbin" --symbol nulllib_fatbin -o "$work/gen/nulllib_fatbin.c"
 
 run "$udfkit" compile "$work/gen/loadlib_kernels.cu" --arch "$archs" -o "$work/gen/loadlib_kernels.json"

@@ -26,7 +26,7 @@ static udfkit_rc check_slot_form(const char *text)
 int udfkit_cmd_kernels(int argc, char **argv)
 {
     udfkit_cli_list manifests = {0}, functions = {0}, kernels = {0}, slots = {0}, optional = {0};
-    const char *name = NULL, *cuda = NULL, *c = NULL, *header = NULL, *symbol = NULL;
+    const char *name = NULL, *cuda = NULL, *c = NULL, *header = NULL, *symbol = NULL, *units = NULL;
     bool check = false, arrow = false;
     const udfkit_cli_option options[] = {
         {"--function", "-f", UDFKIT_OPT_LIST, "SPEC...", "declared functions, [c_name=]source_name[@file]:signature, besides the manifests' ones", &functions},
@@ -37,6 +37,7 @@ int udfkit_cmd_kernels(int argc, char **argv)
         {"--cuda", NULL, UDFKIT_OPT_VALUE, "OUT.cu", "the kernels, CUDA C++ for 'udfkit compile'", &cuda},
         {"--c", NULL, UDFKIT_OPT_VALUE, "OUT.c", "the launchers, C17 over the udfkit runtime", &c},
         {"--header", NULL, UDFKIT_OPT_VALUE, "OUT.h", "the library header, plain C11 and C++", &header},
+        {"--units", NULL, UDFKIT_OPT_VALUE, "OUT.json", "also the link units: each entry's kernels and the UDFs they call, for 'udfkit link --units'", &units},
         {"--fatbin-symbol", NULL, UDFKIT_OPT_VALUE, "SYM", "the embedded fatbin, SYM and SYM_size (default <name>_fatbin)", &symbol},
         {"--arrow", NULL, UDFKIT_OPT_FLAG, NULL, "also an _arrow launcher (Arrow device arrays in and out, docs/arrow.md) beside each map, nullable_map and filter entry's", &arrow},
         {"--check", NULL, UDFKIT_OPT_FLAG, NULL, "only validate the entries against the functions, a function without a return type by its parameters; write nothing", &check},
@@ -45,7 +46,7 @@ int udfkit_cmd_kernels(int argc, char **argv)
         "kernels",
         "udfkit kernels [<manifest>...] [--function SPEC...] [--slot SPEC...] [--optional-slot SPEC...]\n"
         "                      --kernel ENTRY... --name IDENT [--arrow]\n"
-        "                      (--cuda OUT.cu --c OUT.c --header OUT.h [--fatbin-symbol SYM] | --check)",
+        "                      (--cuda OUT.cu --c OUT.c --header OUT.h [--units OUT.json] [--fatbin-symbol SYM] | --check)",
         "Writes kernels made from templates around UDFs (map(f): out[i] = f(a1[i], ...); filter(p): the\n"
         "rows where p holds, ascending; reduce(op): init combined with every element, in order), their\n"
         "C launchers and the library header. The functions come from manifests or declared specs; each\n"
@@ -99,6 +100,7 @@ int udfkit_cmd_kernels(int argc, char **argv)
             .cuda_output = cuda,
             .c_output = c,
             .header_output = header,
+            .units_output = units,
         };
         rc = udfkit_cli_report(udfkit_kernels_generate(&req));
     }

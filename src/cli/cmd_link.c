@@ -10,13 +10,15 @@
 int udfkit_cmd_link(int argc, char **argv)
 {
     udfkit_cli_list inputs = {0}, extra = {0};
-    const char *arch = NULL, *emit = NULL, *output = NULL, *embed = NULL, *symbol = NULL, *compress = NULL;
+    const char *arch = NULL, *emit = NULL, *output = NULL, *embed = NULL, *symbol = NULL, *compress = NULL,
+               *units = NULL;
     bool keep_ltoir = false;
     const udfkit_cli_option options[] = {
         {"--arch", NULL, UDFKIT_OPT_VALUE, "LIST", "architectures in CMake syntax, e.g. 75-real;80-real;90", &arch},
         {"--emit", NULL, UDFKIT_OPT_VALUE, "KIND", "fatbin (default), cubin (one NN-real) or ptx (one NN-virtual)", &emit},
         {"--keep-ltoir", NULL, UDFKIT_OPT_FLAG, NULL, "also pack the LTO-IR inputs, for linking at load time", &keep_ltoir},
         {"--compress", NULL, UDFKIT_OPT_VALUE, "MODE", "compress the fatbin's entries: speed (default), balance, size or none (default with --keep-ltoir)", &compress},
+        {"--units", NULL, UDFKIT_OPT_VALUE, "FILE", "link each unit of 'udfkit kernels --units' alone and cache it, then the units together (real architectures)", &units},
         {"-Xnvjitlink", NULL, UDFKIT_OPT_LIST, "OPTION", "pass an option to nvJitLink as it is", &extra},
         {"--output", "-o", UDFKIT_OPT_VALUE, "OUT", "the fatbin, cubin or PTX to write", &output},
         {"--embed", NULL, UDFKIT_OPT_VALUE, "OUT.c", "also write a C source embedding OUT, as udfkit embed does", &embed},
@@ -24,8 +26,8 @@ int udfkit_cmd_link(int argc, char **argv)
     };
     const udfkit_cli_command cmd = {
         "link",
-        "udfkit link <input>... --arch LIST [--emit fatbin|cubin|ptx] [--keep-ltoir] [--compress MODE] -o OUT "
-        "[--embed OUT.c --symbol NAME]",
+        "udfkit link <input>... --arch LIST [--emit fatbin|cubin|ptx] [--keep-ltoir] [--compress MODE] [--units FILE] "
+        "-o OUT [--embed OUT.c --symbol NAME]",
         "Links LTO-IR, PTX, cubins, fatbins, host objects, archives and udfkit manifests for every\n"
         "architecture asked, in parallel; --emit fatbin also writes OUT.json, the manifest of the fatbin.",
         options,
@@ -66,7 +68,7 @@ int udfkit_cmd_link(int argc, char **argv)
             else if (emit && strcmp(emit, "ptx") == 0)
                 kind = UDFKIT_LINK_PTX;
             udfkit_link_request req = {inputs.items, inputs.count, arch,        kind,
-                                       keep_ltoir,  compression,  extra.items, extra.count, output};
+                                       keep_ltoir,  compression,  extra.items, extra.count, output, units};
             udfkit_rc linked = udfkit_link(&req);
             /* One process for a build's link and embed steps; a failed embed leaves no output. */
             if (!linked && embed && (linked = udfkit_embed(output, symbol, embed, NULL))) {

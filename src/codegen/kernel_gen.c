@@ -2,6 +2,7 @@
 
 #include "artifact/manifest.h"
 #include "base/fs.h"
+#include "base/hash.h"
 #include "base/strset.h"
 #include "base/templates.h"
 #include "base/types.h"
@@ -50,6 +51,7 @@ typedef struct render_parts {
     udfkit_buf arrow;       /* `_arrow` launcher definitions, after every launcher they run */
     const udfkit_kernel_entry *all; /* the entries and the hidden ones (udfkit_kernels_render) */
     size_t nall;
+    json_t *units;          /* the link units: each entry's kernels and the UDFs they call */
 } render_parts;
 
 /* The hidden nullable_map and nullable_filter entries' names: "<name>_nullable_map_<f>_arrow_masked",
@@ -680,6 +682,28 @@ static size_t kernel_count(const udfkit_template_row *row)
 
 /* One entry's kernels, launcher, name table lines, marker and declaration; `index` is its
  * first kernel's place in the name table. */
+/* The entry's kernels in the name table, and its link unit: those kernels and the UDFs they
+ * call (docs/build-speed.md). */
+static void add_names_and_unit(render_parts *r, const udfkit_kernel_entry *e, const udfkit_template_row *row,
+                               const char *kernel)
+{
+    json_t *unit = json_object(), *kernels = json_array(), *calls = json_array();
+    for (const char *const *k = row->kernels; *k; k++) {
+        udfkit_buf_printf(&r->names, "    \"%s%s\",\n", kernel, *k);
+        udfkit_buf name = UDFKIT_BUF_INIT;
+        udfkit_buf_printf(&name, "%s%s", kernel, *k);
+        json_array_append_new(kernels, json_string(name.data));
+        udfkit_buf_free(&name);
+    }
+    json_array_append_new(calls, json_string(e->c_name));
+    if (e->op && strcmp(e->op->c_name, e->c_name) != 0)
+        json_array_append_new(calls, json_string(e->op->c_name));
+    json_object_set_new(unit, "entry", json_string(e->text ? e->text : "(generated)"));
+    json_object_set_new(unit, "kernels", kernels);
+    json_object_set_new(unit, "calls", calls);
+    json_array_append_new(r->units, unit);
+}
+
 static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, size_t index)
 {
     const udfkit_template_row *row = udfkit_kernel_entry_row(e);
@@ -757,10 +781,8 @@ static udfkit_rc render_entry(render_parts *r, const udfkit_kernel_entry *e, siz
         rc = udfkit_template_render(row->c, vars, nvars, &r->launchers);
     if (!rc && row->c_more)
         rc = udfkit_template_render(row->c_more, vars, nvars, &r->launchers);
-    if (!rc) {
-        for (const char *const *k = row->kernels; *k; k++)
-            udfkit_buf_printf(&r->names, "    \"%s%s\",\n", t.kernel.data, *k);
-    }
+    if (!rc)
+        add_names_and_unit(r, e, row, t.kernel.data);
     if (!rc && !e->hidden) {
         udfkit_buf_printf(&r->markers, " *   udfkit-kernel %s %s %s %s_%s_", row->name, e->c_name, sig.data, r->name,
                           row->name);
@@ -951,6 +973,91 @@ static unsigned entries_needs(const udfkit_kernel_entry *all, size_t nall, bool 
     return needs;
 }
 
+/* The names of the kernels defined in `cuda`: each `__global__ void [__launch_bounds__(...)]
+ * NAME(`; the generated text is the generator's own, so this is all a kernel looks like. */
+static void kernel_names(const char *cuda, json_t *names)
+{
+    for (const char *p = strstr(cuda, "__global__"); p; p = strstr(p, "__global__")) {
+        p += strlen("__global__");
+        while (isspace((unsigned char)*p))
+            p++;
+        if (strncmp(p, "void", 4) != 0)
+            continue;
+        p += 4;
+        while (isspace((unsigned char)*p))
+            p++;
+        if (strncmp(p, "__launch_bounds__", 17) == 0) {
+            p += 17;
+            while (isspace((unsigned char)*p))
+                p++;
+            for (int depth = 0; *p;) {
+                depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+                p++;
+                if (depth == 0)
+                    break;
+            }
+            while (isspace((unsigned char)*p))
+                p++;
+        }
+        const char *start = p;
+        while (isalnum((unsigned char)*p) || *p == '_')
+            p++;
+        if (p > start && *p == '(') {
+            char *name = strndup(start, (size_t)(p - start));
+            if (name)
+                json_array_append_new(names, json_string(name));
+            free(name);
+        }
+    }
+}
+
+/* The link units (`udfkit link --units`): each entry's kernels with the UDFs they call, and
+ * one unit of the kernels no entry has (the scans and inits entries share), which call none. */
+static void units_text(json_t *units, const char *cuda, udfkit_buf *out)
+{
+    udfkit_strset listed = UDFKIT_STRSET_INIT;
+    json_t *all = json_array();
+    kernel_names(cuda, all);
+    size_t i;
+    json_t *u, *k;
+    json_array_foreach(units, i, u)
+    {
+        size_t j;
+        json_array_foreach(json_object_get(u, "kernels"), j, k) udfkit_strset_add(&listed, json_string_value(k));
+    }
+    json_t *shared = json_array();
+    json_array_foreach(all, i, k)
+    {
+        if (udfkit_strset_add(&listed, json_string_value(k))) /* not an entry's, and once */
+            json_array_append(shared, k);
+    }
+    if (json_array_size(shared)) {
+        json_t *unit = json_object();
+        json_object_set_new(unit, "entry", json_string("(shared)"));
+        json_object_set_new(unit, "kernels", shared);
+        json_object_set_new(unit, "calls", json_array());
+        json_array_append_new(units, unit);
+    } else
+        json_decref(shared);
+    json_t *root = json_object();
+    json_object_set_new(root, "udfkit_units", json_integer(1));
+    /* The kernels' source these units are of: a link checks that its inputs were compiled
+     * from it, so that a stale file cannot leave kernels out. */
+    char digest[UDFKIT_HASH_HEX_SIZE];
+    udfkit_hash_hex(cuda, strlen(cuda), digest);
+    json_object_set_new(root, "source_xxh3_128", json_string(digest));
+    json_object_set(root, "units", units);
+    char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    if (text) {
+        udfkit_buf_puts(out, text);
+        udfkit_buf_puts(out, "\n");
+    }
+    free(text);
+    json_decref(root);
+    json_decref(all);
+    udfkit_strset_free(&listed);
+}
+
 udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbol, const char *header_include,
                                       const udfkit_kernel_entry *entries, size_t count, const udfkit_spec *slots,
                                       size_t nslots, size_t noptional_slots, bool arrow, udfkit_kernels_text *out)
@@ -965,7 +1072,7 @@ udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbo
     for (char *p = upper; *p; p++)
         *p = (char)toupper((unsigned char)*p);
     udfkit_buf_printf(&guard, "UDFKIT_LIBRARY_%s_H", name);
-    render_parts r = {.name = name, .upper = upper, .slotted = nslots > 0, .with_arrow = arrow};
+    render_parts r = {.name = name, .upper = upper, .slotted = nslots > 0, .with_arrow = arrow, .units = json_array()};
     udfkit_buf slot_table = UDFKIT_BUF_INIT, slot_flags = UDFKIT_BUF_INIT, slot_markers = UDFKIT_BUF_INIT;
     char nslots_text[32];
     snprintf(nslots_text, sizeof nslots_text, "%zu", nslots);
@@ -1054,6 +1161,9 @@ udfkit_rc udfkit_kernels_render_arrow(const char *name, const char *fatbin_symbo
     if (!rc)
         udfkit_buf_puts(&out->cuda, r.kernels.data ? r.kernels.data : "");
     if (!rc)
+        units_text(r.units, out->cuda.data ? out->cuda.data : "", &out->units);
+    json_decref(r.units);
+    if (!rc)
         rc = udfkit_template_render(r.slotted ? udfkit_tpl_kernel_launchers_slots : udfkit_tpl_kernel_launchers, vars,
                                     nvars, &out->c);
     if (!rc)
@@ -1072,6 +1182,7 @@ void udfkit_kernels_text_free(udfkit_kernels_text *t)
     udfkit_buf_free(&t->cuda);
     udfkit_buf_free(&t->c);
     udfkit_buf_free(&t->header);
+    udfkit_buf_free(&t->units);
 }
 
 /* The functions the entries may name, from every input, each c_name once. */
@@ -1218,11 +1329,13 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
     udfkit_spec *slots = NULL;
     udfkit_buf symbol = UDFKIT_BUF_INIT;
     char *include = NULL;
-    udfkit_kernels_text text = {UDFKIT_BUF_INIT, UDFKIT_BUF_INIT, UDFKIT_BUF_INIT};
+    udfkit_kernels_text text = {UDFKIT_BUF_INIT, UDFKIT_BUF_INIT, UDFKIT_BUF_INIT, UDFKIT_BUF_INIT};
     if (!req->check) {
         const char *paths[] = {req->cuda_output, req->c_output, req->header_output};
         for (size_t i = 0; i < 3 && !rc; i++)
             rc = udfkit_outputs_claim(outputs, paths[i]);
+        if (!rc && req->units_output)
+            rc = udfkit_outputs_claim(outputs, req->units_output);
         if (!rc)
             rc = udfkit_outputs_inputs(outputs, req->manifests, req->nmanifests);
     }
@@ -1279,7 +1392,9 @@ udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req)
         goto done;
     if (!(rc = udfkit_outputs_write(outputs, req->cuda_output, text.cuda.data, text.cuda.size)) &&
         !(rc = udfkit_outputs_write(outputs, req->c_output, text.c.data, text.c.size)) &&
-        !(rc = udfkit_outputs_write(outputs, req->header_output, text.header.data, text.header.size)))
+        !(rc = udfkit_outputs_write(outputs, req->header_output, text.header.data, text.header.size)) &&
+        !(rc = req->units_output ? udfkit_outputs_write(outputs, req->units_output, text.units.data, text.units.size)
+                                 : UDFKIT_RC_OK))
         rc = udfkit_outputs_commit(outputs);
 done:
     for (size_t i = 0; i < nentries; i++)

@@ -38,12 +38,14 @@ typedef struct udfkit_kernels_request {
     bool arrow;                   /* `_arrow` launchers for map, nullable_map and filter entries
                                      (docs/arrow.md) */
     const char *cuda_output, *c_output, *header_output;
+    const char *units_output;     /* NULL, or where the link units go (`udfkit link --units`) */
 } udfkit_kernels_request;
 
 udfkit_rc udfkit_kernels_generate(const udfkit_kernels_request *req);
 
 typedef struct udfkit_kernels_text {
     udfkit_buf cuda, c, header;
+    udfkit_buf units; /* JSON: the link units (`udfkit link --units`), docs/build-speed.md */
 } udfkit_kernels_text;
 
 /* Renders the three texts from bound entries; the C source includes the header as

@@ -7,11 +7,14 @@
 #include "base/arch.h"
 #include "base/fs.h"
 #include "base/hash.h"
+#include "base/spec.h"
+#include "base/strset.h"
 #include "cache/cache.h"
 #include "link/function_table.h"
 #include "nvidia/nvfatbin_wrap.h"
 #include "nvidia/nvjitlink_wrap.h"
 #include "nvidia/nvrtc_wrap.h"
+#include "nvidia/ptxcompiler_wrap.h"
 #include "nvidia/toolchain.h"
 
 #include <ctype.h>
@@ -19,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* One piece of device code available to the link. */
 typedef struct piece {
@@ -29,6 +33,10 @@ typedef struct piece {
     bool has_arch;        /* from a manifest: compiled for one virtual architecture */
     udfkit_target arch;
     const char *group;    /* manifest path + source: one of each group goes into a link */
+    json_t *provides;     /* the UDFs (c_names) whose code this is; NULL for other code */
+    char *source;         /* the manifest's source of it, where that file is; else NULL */
+    bool link_file;       /* support code UDFs bring (a manifest's `role: link` artifact) */
+    char digest[UDFKIT_HASH_HEX_SIZE]; /* of data: what link units' cache keys name it by */
 } piece;
 
 typedef struct link_set {
@@ -39,6 +47,7 @@ typedef struct link_set {
     char **groups;
     size_t ngroups;
     unsigned depth; /* manifests being read, each named by the link list of the one before */
+    const char *kernels_source; /* --units: the kernels' source, which one of the pieces has */
 } link_set;
 
 /* A manifest's link list may name another manifest; a chain longer than this is a cycle
@@ -219,6 +228,28 @@ static udfkit_rc add_manifest_at_depth(link_set *s, const char *path, const udfk
             udfkit_buf_printf(&group, "%s\n%s", path, source && !json_object_get(a, "role") ? source : p->path);
         p->group = intern_group(s, group.data);
         udfkit_buf_free(&group);
+        p->link_file = json_object_get(a, "role") != NULL;
+        char *source_file = NULL;
+        if (source && !udfkit_manifest_resolve(&m, source, &source_file) && udfkit_file_exists(source_file))
+            p->source = source_file;
+        else
+            free(source_file);
+        udfkit_diag_clear();
+        /* The UDFs this code is of: a Python function's own, a CUDA source's every one. */
+        size_t k;
+        json_t *f;
+        json_array_foreach(json_object_get(m.root, "functions"), k, f)
+        {
+            const char *c_name = json_string_value(json_object_get(f, "c_name"));
+            const char *fsource = json_string_value(json_object_get(f, "source"));
+            if (!c_name || json_object_get(a, "role"))
+                continue;
+            if (function ? strcmp(function, c_name) == 0 : source && fsource && strcmp(source, fsource) == 0) {
+                if (!p->provides)
+                    p->provides = json_array();
+                json_array_append_new(p->provides, json_string(c_name));
+            }
+        }
     }
     if ((rc = udfkit_function_table_add(&s->table, &m)))
         goto done;
@@ -287,6 +318,9 @@ typedef struct link_job {
     char *message;
     udfkit_buf out;
     char ptx_isa[16];
+    json_t *units;    /* `--units`: the link units' plan, or NULL */
+    unsigned threads; /* for this architecture's units */
+    size_t nunits, units_linked; /* how many units, and how many were not in the cache */
 } link_job;
 
 /* For each group, the piece compiled for the highest virtual architecture the target
@@ -394,6 +428,389 @@ static bool cached_code_is(bool cubin, const udfkit_buf *code, const char *key)
     return ok;
 }
 
+/* Link units (`udfkit link --units`, docs/build-speed.md). Each unit is some of the
+ * kernels with the UDFs they call: nvJitLink links it alone (-lto -ptx -kernels-used), its
+ * PTX is compiled to relocatable SASS by nvPTXCompiler (--compile-only), and the units'
+ * SASS is linked without LTO into the cubin. Each unit's SASS is cached by its own inputs,
+ * so an edited UDF relinks only the units that call it. Kernels whose UDFs come from the
+ * same inputs form one unit. */
+typedef struct link_unit {
+    json_t *kernels;        /* names */
+    const piece **inputs;   /* the kernels' code, support code, the UDFs' code */
+    size_t ninputs;
+    char *signature;        /* which UDF pieces: units with the same one are merged */
+    char key[UDFKIT_CACHE_KEY_SIZE];
+    udfkit_buf code;        /* relocatable SASS */
+    bool linked;            /* not from the cache */
+    udfkit_rc rc;
+    char *message;
+} link_unit;
+
+typedef struct unit_pool {
+    link_job *job;
+    link_unit *units;
+    size_t count, next, done;
+    pthread_mutex_t lock;
+    double told; /* when progress was last told */
+} unit_pool;
+
+/* The first function or variable the unit's PTX declares extern (but for the few the driver
+ * provides): a call the unit's inputs left open, which a link of every input resolves and
+ * inlines. Found: its name in `name` (malloc'd). */
+static bool within(const char *p, const char *end, const char *text)
+{
+    for (size_t n = strlen(text); p + n <= end; p++)
+        if (memcmp(p, text, n) == 0)
+            return true;
+    return false;
+}
+
+static bool open_extern(const udfkit_buf *ptx, char **name)
+{
+    static const char *const provided[] = {"vprintf", "malloc", "free", "__assertfail"};
+    for (const char *line = ptx->data; line && *line;) {
+        const char *end = strchr(line, '\n');
+        const char *eol = end ? end : line + strlen(line);
+        const char *q = line;
+        while (q < eol && (*q == ' ' || *q == '\t'))
+            q++;
+        /* ".extern .func (.param .b32 func_retval0) vprintf(", ".extern .global .align 4 .b8 x[16];":
+         * the name is the first word that is not a directive, a number or the return parameter. */
+        bool declares = strncmp(q, ".extern", 7) == 0 && !within(q, eol, ".shared");
+        const char *word = NULL, *word_end = NULL;
+        for (q += 7; declares && q < eol && !word;) {
+            if (*q == '(') {
+                const char *close = memchr(q, ')', (size_t)(eol - q));
+                q = close ? close + 1 : eol;
+            } else if (*q == '.' || isdigit((unsigned char)*q)) {
+                while (q < eol && !isspace((unsigned char)*q) && *q != '(')
+                    q++;
+            } else if (isalpha((unsigned char)*q) || *q == '_' || *q == '$') {
+                word = q;
+                while (q < eol && (isalnum((unsigned char)*q) || *q == '_' || *q == '$'))
+                    q++;
+                word_end = q;
+            } else
+                q++;
+        }
+        if (word) {
+            char *found = strndup(word, (size_t)(word_end - word));
+            bool known = false;
+            for (size_t k = 0; found && k < sizeof provided / sizeof *provided; k++)
+                known |= strcmp(found, provided[k]) == 0;
+            if (!known && found) {
+                *name = found;
+                return true;
+            }
+            free(found);
+        }
+        line = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
+/* Each unit keeps its own copy of what every unit defines (the record of UDF errors, the
+ * support code's tables): `.visible` definitions become `.weak`, one of which the final link
+ * keeps, as nvcc -rdc does with a header's inline variables. Kernels (`.entry`) stay. */
+static void weaken_definitions(udfkit_buf *ptx)
+{
+    static const char *const kinds[] = {".visible .global", ".visible .const", ".visible .func"};
+    for (char *line = ptx->data; line && *line;) {
+        char *p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+            if (strncmp(p, kinds[k], strlen(kinds[k])) == 0) {
+                memcpy(p, ".weak   ", 8); /* ".visible" and ".weak   " are 8 bytes each */
+                break;
+            }
+        char *end = strchr(line, '\n');
+        line = end ? end + 1 : NULL;
+    }
+}
+
+static void link_unit_run(link_job *j, link_unit *u)
+{
+    char real[32], arch_opt[48];
+    udfkit_target_name((udfkit_target){j->target.number, j->target.suffix, true}, real, sizeof real);
+    snprintf(arch_opt, sizeof arch_opt, "-arch=%s", real);
+    if (j->cache) {
+        udfkit_cache_entry hit = {0};
+        const udfkit_buf *code;
+        bool found = udfkit_cache_get(j->cache, u->key, &hit) && (code = udfkit_cache_entry_find(&hit, "code")) &&
+                     cached_code_is(true, code, u->key);
+        udfkit_cache_record(j->cache, &hit, found);
+        if (found)
+            udfkit_buf_append(&u->code, code->data, code->size);
+        udfkit_cache_entry_free(&hit);
+        if (found)
+            return;
+    }
+    size_t nkernels = json_array_size(u->kernels);
+    const char **options = calloc(nkernels + 3, sizeof *options);
+    udfkit_buf *used = calloc(nkernels + 1, sizeof *used);
+    udfkit_link_input *inputs = calloc(u->ninputs + 1, sizeof *inputs);
+    udfkit_buf ptx = UDFKIT_BUF_INIT, log = UDFKIT_BUF_INIT;
+    char *open = NULL;
+    size_t noptions = 0;
+    options[noptions++] = arch_opt;
+    options[noptions++] = "-lto";
+    options[noptions++] = "-ptx";
+    for (size_t k = 0; k < nkernels; k++) {
+        udfkit_buf_printf(&used[k], "-kernels-used=%s", json_string_value(json_array_get(u->kernels, k)));
+        options[noptions++] = used[k].data;
+    }
+    for (size_t i = 0; i < u->ninputs; i++)
+        inputs[i] = (udfkit_link_input){u->inputs[i]->kind, u->inputs[i]->data.data, u->inputs[i]->data.size,
+                                        u->inputs[i]->path};
+    u->linked = true;
+    if ((u->rc = udfkit_jitlink_run(options, noptions, inputs, u->ninputs, true, &ptx, &log))) {
+        u->message = strdup(log.size ? log.data : "nvJitLink failed");
+    } else if (open_extern(&ptx, &open)) {
+        u->rc = UDFKIT_RC_INPUT;
+        udfkit_buf why = UDFKIT_BUF_INIT;
+        udfkit_buf_printf(&why, "its code calls '%s', which its inputs do not define", open);
+        u->message = udfkit_buf_detach(&why);
+        free(open);
+    } else {
+        weaken_definitions(&ptx);
+        const char *compile_only[] = {"--compile-only"};
+        void *cubin = NULL;
+        size_t size = 0;
+        char *ptx_log = NULL;
+        if (udfkit_ptxcompiler_compile_with(ptx.data, ptx.size, real, compile_only, 1, &cubin, &size, &ptx_log)) {
+            udfkit_buf_append(&u->code, cubin, size);
+            if (j->cache) {
+                udfkit_cache_entry entry = {0};
+                udfkit_cache_entry_add(&entry, "code", u->code.data, u->code.size);
+                udfkit_cache_put(j->cache, u->key, &entry);
+                udfkit_cache_entry_free(&entry);
+            }
+        } else {
+            u->rc = UDFKIT_RC_INPUT;
+            u->message = strdup(ptx_log ? ptx_log : "nvPTXCompiler failed");
+        }
+        free(cubin);
+        free(ptx_log);
+    }
+    for (size_t k = 0; k < nkernels; k++)
+        udfkit_buf_free(&used[k]);
+    free(used);
+    free(options);
+    free(inputs);
+    udfkit_buf_free(&ptx);
+    udfkit_buf_free(&log);
+}
+
+static void *unit_worker(void *arg)
+{
+    unit_pool *pool = arg;
+    for (;;) {
+        pthread_mutex_lock(&pool->lock);
+        size_t i = pool->next < pool->count ? pool->next++ : pool->count;
+        pthread_mutex_unlock(&pool->lock);
+        if (i == pool->count)
+            break;
+        link_unit_run(pool->job, &pool->units[i]);
+        /* A long link says how far it got, once a second at most. */
+        link_progress *p = pool->job->progress;
+        double now = udfkit_seconds();
+        pthread_mutex_lock(&pool->lock);
+        size_t done = ++pool->done;
+        bool tell = now - p->start > p->after && now - pool->told >= 1.0 && done < pool->count;
+        if (tell)
+            pool->told = now;
+        pthread_mutex_unlock(&pool->lock);
+        if (tell) {
+            char name[32];
+            udfkit_target_name(pool->job->target, name, sizeof name);
+            udfkit_progress("%s: %zu of %zu units linked (%.1f s)", name, done, pool->count, now - p->start);
+        }
+    }
+    udfkit_diag_clear();
+    return NULL;
+}
+
+static void link_units_free(link_unit *units, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        json_decref(units[i].kernels);
+        free(units[i].inputs);
+        free(units[i].signature);
+        udfkit_buf_free(&units[i].code);
+        free(units[i].message);
+    }
+    free(units);
+}
+
+/* The units of j's plan over the chosen pieces: false (with why) where the plan does not fit
+ * them, and the whole library links as one. */
+static bool plan_units(link_job *j, const piece **chosen, size_t n, link_unit **out, size_t *count, const char **why)
+{
+    *out = NULL;
+    *count = 0;
+    link_unit *units = calloc(json_array_size(j->units) + 1, sizeof *units);
+    size_t nunits = 0;
+    bool ok = units != NULL;
+    size_t i;
+    json_t *plan;
+    json_array_foreach(j->units, i, plan)
+    {
+        if (!ok)
+            break;
+        json_t *calls = json_object_get(plan, "calls");
+        bool *needed = calloc(n + 1, sizeof *needed);
+        size_t c;
+        json_t *call;
+        json_array_foreach(calls, c, call)
+        {
+            bool found = false;
+            for (size_t p = 0; p < n && !found; p++) {
+                size_t q;
+                json_t *name;
+                json_array_foreach(chosen[p]->provides, q, name) if (strcmp(json_string_value(name),
+                                                                            json_string_value(call)) == 0)
+                {
+                    needed[p] = found = true;
+                    break;
+                }
+            }
+            if (!found) {
+                *why = "a UDF the units call is not in a manifest's functions";
+                ok = false;
+            }
+        }
+        udfkit_buf sig = UDFKIT_BUF_INIT;
+        for (size_t p = 0; p < n; p++)
+            if (needed[p])
+                udfkit_buf_printf(&sig, "%zu,", p);
+        udfkit_buf_puts(&sig, "");
+        link_unit *u = NULL;
+        for (size_t k = 0; k < nunits && !u; k++)
+            if (strcmp(units[k].signature, sig.data) == 0)
+                u = &units[k];
+        if (!u) {
+            u = &units[nunits++];
+            u->kernels = json_array();
+            u->signature = udfkit_buf_detach(&sig);
+            u->inputs = calloc(n + 1, sizeof *u->inputs);
+            for (size_t p = 0; p < n; p++)
+                if (needed[p] || !chosen[p]->provides)
+                    u->inputs[u->ninputs++] = chosen[p];
+        }
+        udfkit_buf_free(&sig);
+        json_array_extend(u->kernels, json_object_get(plan, "kernels"));
+        free(needed);
+    }
+    if (!ok) {
+        link_units_free(units, nunits);
+        return false;
+    }
+    *out = units;
+    *count = nunits;
+    return true;
+}
+
+/* Links j's architecture by units into j->out; false where it could not, and the caller
+ * links the whole library as one (with the message that gives). */
+static bool link_by_units(link_job *j, const piece **chosen, size_t n, const char *arch_opt, const char **how)
+{
+    const char *why = NULL;
+    link_unit *units;
+    size_t nunits;
+    for (size_t i = 0; i < n; i++)
+        if (chosen[i]->kind != UDFKIT_INPUT_LTOIR) {
+            udfkit_note("link units for %s: %s is not LTO-IR; linking the whole library as one", arch_opt,
+                        chosen[i]->path);
+            return false;
+        }
+    if (!plan_units(j, chosen, n, &units, &nunits, &why)) {
+        udfkit_note("link units for %s: %s; linking the whole library as one", arch_opt, why);
+        return false;
+    }
+    /* The keys: a unit's by its kernels and inputs, the library's by its units'. */
+    udfkit_version pc = udfkit_toolchain_nvptxcompiler();
+    char final_key[UDFKIT_CACHE_KEY_SIZE];
+    udfkit_hasher *fh = udfkit_hasher_new("nvjitlink-units");
+    udfkit_toolchain_key(fh, UDFKIT_PART_NVJITLINK);
+    udfkit_hasher_add_str(fh, arch_opt);
+    for (size_t i = 0; i < nunits; i++) {
+        udfkit_hasher *h = udfkit_hasher_new("nvjitlink-unit 1");
+        udfkit_toolchain_key(h, UDFKIT_PART_NVJITLINK);
+        udfkit_hasher_add(h, &pc, sizeof pc);
+        udfkit_hasher_add_str(h, arch_opt);
+        size_t k;
+        json_t *name;
+        json_array_foreach(units[i].kernels, k, name) udfkit_hasher_add_str(h, json_string_value(name));
+        for (size_t p = 0; p < units[i].ninputs; p++)
+            udfkit_hasher_add_str(h, units[i].inputs[p]->digest);
+        udfkit_hasher_finish(h, units[i].key);
+        udfkit_hasher_add_str(fh, units[i].key);
+    }
+    udfkit_hasher_finish(fh, final_key);
+    bool ok = true;
+    if (j->cache) {
+        udfkit_cache_entry hit = {0};
+        const udfkit_buf *code;
+        bool found = udfkit_cache_get(j->cache, final_key, &hit) && (code = udfkit_cache_entry_find(&hit, "code")) &&
+                     cached_code_is(true, code, final_key);
+        udfkit_cache_record(j->cache, &hit, found);
+        if (found) {
+            udfkit_buf_append(&j->out, code->data, code->size);
+            *how = "from the cache";
+        }
+        udfkit_cache_entry_free(&hit);
+        if (found)
+            goto done;
+    }
+    unit_pool pool = {j, units, nunits, 0, 0, PTHREAD_MUTEX_INITIALIZER, 0.0};
+    unsigned threads = j->threads ? j->threads : 1;
+    if (threads > nunits)
+        threads = (unsigned)nunits;
+    pthread_t *tids = calloc(threads + 1, sizeof *tids);
+    bool *started = calloc(threads + 1, sizeof *started);
+    for (unsigned t = 1; t < threads; t++)
+        started[t] = pthread_create(&tids[t], NULL, unit_worker, &pool) == 0;
+    unit_worker(&pool);
+    for (unsigned t = 1; t < threads; t++)
+        if (started[t])
+            pthread_join(tids[t], NULL);
+    free(tids);
+    free(started);
+    udfkit_link_input *inputs = calloc(nunits + 1, sizeof *inputs);
+    for (size_t i = 0; i < nunits && ok; i++) {
+        j->units_linked += units[i].linked;
+        if (units[i].rc) {
+            udfkit_note("link units for %s: unit %zu (%s...) did not link: %s; linking the whole library as one",
+                        arch_opt, i, json_string_value(json_array_get(units[i].kernels, 0)), units[i].message);
+            ok = false;
+        }
+        inputs[i] = (udfkit_link_input){UDFKIT_INPUT_CUBIN, units[i].code.data, units[i].code.size, "unit"};
+    }
+    if (ok) {
+        const char *options[] = {arch_opt};
+        udfkit_buf log = UDFKIT_BUF_INIT;
+        if (udfkit_jitlink_run(options, 1, inputs, nunits, false, &j->out, &log)) {
+            udfkit_note("link units for %s: the units' link failed: %s; linking the whole library as one", arch_opt,
+                        log.data ? log.data : "");
+            udfkit_buf_free(&j->out);
+            ok = false;
+        } else if (j->cache) {
+            udfkit_cache_entry entry = {0};
+            udfkit_cache_entry_add(&entry, "code", j->out.data, j->out.size);
+            udfkit_cache_put(j->cache, final_key, &entry);
+            udfkit_cache_entry_free(&entry);
+        }
+        udfkit_buf_free(&log);
+    }
+    free(inputs);
+done:
+    j->nunits = nunits;
+    link_units_free(units, nunits);
+    udfkit_diag_clear();
+    return ok;
+}
+
 static void *link_one(void *arg)
 {
     link_job *j = arg;
@@ -438,6 +855,15 @@ static void *link_one(void *arg)
         options[noptions++] = "-ptx";
     for (size_t i = 0; i < j->nextra; i++)
         options[noptions++] = j->extra[i];
+    if (j->units && j->target.sass && lto && !j->nextra) {
+        const char *unit_how = NULL;
+        if (link_by_units(j, chosen, n, arch_opt.data, &unit_how)) {
+            snprintf(took, sizeof took, "%zu units, %zu linked, %.2f s", j->nunits, j->units_linked,
+                     udfkit_seconds() - start);
+            how = unit_how ? unit_how : took;
+            goto done;
+        }
+    }
     /* The same inputs, options and nvJitLink give the same code. */
     char key[UDFKIT_CACHE_KEY_SIZE];
     udfkit_cache_entry hit = {0};
@@ -607,6 +1033,82 @@ static udfkit_rc write_fatbin(const udfkit_link_request *req, link_set *set, lin
     return rc;
 }
 
+/* `--units FILE`, as `udfkit kernels --units` writes it: {"udfkit_units": 1, "units": [{"kernels":
+ * [names], "calls": [c_names]}, ...]}. */
+static udfkit_rc read_units(const char *path, json_t **out)
+{
+    json_error_t err;
+    json_t *root = json_load_file(path, 0, &err);
+    *out = NULL;
+    if (!root)
+        return udfkit_fail(UDFKIT_RC_INPUT, path, err.line > 0 ? err.line : 0, "not a units file: %s", err.text);
+    json_t *units = json_object_get(root, "units");
+    bool ok = json_integer_value(json_object_get(root, "udfkit_units")) == 1 && json_is_array(units);
+    size_t i;
+    json_t *u;
+    json_array_foreach(units, i, u)
+    {
+        json_t *kernels = json_object_get(u, "kernels"), *calls = json_object_get(u, "calls");
+        ok = ok && json_is_array(kernels) && json_array_size(kernels) && json_is_array(calls);
+        size_t k;
+        json_t *v;
+        json_array_foreach(kernels, k, v) ok = ok && json_is_string(v) && udfkit_is_c_identifier(json_string_value(v));
+        json_array_foreach(calls, k, v) ok = ok && json_is_string(v);
+    }
+    if (!ok) {
+        json_decref(root);
+        return udfkit_fail(UDFKIT_RC_INPUT, path, 0,
+                           "not a units file of this udfkit (udfkit_units 1: units, each with kernels, identifiers, "
+                           "and calls); write it with 'udfkit kernels --units'");
+    }
+    /* The plan's units, with the digest of their source beside them. */
+    json_t *digest = json_object_get(root, "source_xxh3_128");
+    *out = json_object();
+    json_object_set(*out, "units", units);
+    if (json_is_string(digest))
+        json_object_set(*out, "udfkit_source_digest", digest);
+    json_decref(root);
+    return UDFKIT_RC_OK;
+}
+
+/* Whether one of the inputs was compiled from the kernels' source the units are of (else the
+ * units file is stale, or of other kernels), and every other input is a UDF's code or support
+ * code (else it may hold kernels of its own, which no unit names): only then does the library
+ * link by units. Sets s->kernels_source. */
+static bool units_fit(link_set *s, const char *path, json_t *units)
+{
+    const char *want = json_string_value(json_object_get(units, "udfkit_source_digest"));
+    for (size_t i = 0; want && i < s->count && !s->kernels_source; i++) {
+        const char *file = s->items[i].source;
+        if (!file || s->items[i].provides)
+            continue;
+        udfkit_buf text = UDFKIT_BUF_INIT;
+        char digest[UDFKIT_HASH_HEX_SIZE] = "";
+        if (!udfkit_read_file(file, &text))
+            udfkit_hash_hex(text.data, text.size, digest);
+        udfkit_diag_clear();
+        udfkit_buf_free(&text);
+        if (strcmp(digest, want) == 0)
+            s->kernels_source = file;
+    }
+    if (!s->kernels_source) {
+        udfkit_warn("%s: no input was compiled from the kernels' source these units are of (a stale file?); "
+                    "linking the whole library as one",
+                    path);
+        return false;
+    }
+    for (size_t i = 0; i < s->count; i++) {
+        const piece *p = &s->items[i];
+        if (!p->provides && !p->link_file && !(p->source && strcmp(p->source, s->kernels_source) == 0)) {
+            udfkit_note("%s: %s is neither the kernels' code nor a UDF's (kernels of its own would be in no "
+                        "unit); linking the whole library as one",
+                        path, p->path);
+            return false;
+        }
+    }
+    return true;
+}
+
 udfkit_rc udfkit_link(const udfkit_link_request *req)
 {
     link_set set = {0};
@@ -616,6 +1118,7 @@ udfkit_rc udfkit_link(const udfkit_link_request *req)
     size_t njobs = 0;
     udfkit_outputs *outputs = udfkit_outputs_new();
     udfkit_cache *cache = NULL;
+    json_t *units = NULL;
     udfkit_toolchain tc;
     udfkit_rc rc = udfkit_toolchain_query(&tc);
     if (!rc)
@@ -625,6 +1128,8 @@ udfkit_rc udfkit_link(const udfkit_link_request *req)
         rc = udfkit_outputs_claim(outputs, manifest_path);
     if (!rc)
         rc = udfkit_outputs_inputs(outputs, req->inputs, req->ninputs);
+    if (!rc && req->units)
+        rc = udfkit_outputs_inputs(outputs, &req->units, 1);
     if (rc)
         goto done;
     if (!req->ninputs) {
@@ -645,9 +1150,26 @@ udfkit_rc udfkit_link(const udfkit_link_request *req)
     for (size_t i = 0; i < req->ninputs; i++)
         if ((rc = add_file(&set, req->inputs[i], &tc)))
             goto done;
+    for (size_t i = 0; i < set.count; i++)
+        udfkit_hash_hex(set.items[i].data.data, set.items[i].data.size, set.items[i].digest);
+    if (req->units && (rc = read_units(req->units, &units)))
+        goto done;
+    if (units && !units_fit(&set, req->units, units)) {
+        json_decref(units);
+        units = NULL;
+    }
 
     njobs = targets.count;
     jobs = calloc(njobs, sizeof *jobs);
+    /* The architectures link at once; each links its units with its share of the cores. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *jobs_env = getenv("UDFKIT_LINK_JOBS");
+    if (jobs_env && *jobs_env)
+        cores = strtol(jobs_env, NULL, 10);
+    size_t nsass = 0;
+    for (size_t i = 0; i < njobs; i++)
+        nsass += targets.items[i].sass;
+    unsigned unit_threads = cores > 0 && nsass ? (unsigned)((cores + (long)nsass - 1) / (long)nsass) : 1u;
     const char *after = getenv("UDFKIT_PROGRESS_SECONDS");
     link_progress progress = {PTHREAD_MUTEX_INITIALIZER, 0, njobs, udfkit_seconds(),
                               after && *after ? strtod(after, NULL) : 1.0};
@@ -656,7 +1178,8 @@ udfkit_rc udfkit_link(const udfkit_link_request *req)
     bool *started = calloc(njobs, sizeof *started);
     for (size_t i = 0; i < njobs; i++) {
         jobs[i] = (link_job){.target = targets.items[i], .progress = &progress, .set = &set, .cache = cache,
-                             .extra = req->extra_options, .nextra = req->nextra_options};
+                             .extra = req->extra_options, .nextra = req->nextra_options, .units = json_object_get(units, "units"),
+                             .threads = unit_threads};
         started[i] = pthread_create(&threads[i], NULL, link_one, &jobs[i]) == 0;
         if (!started[i])
             link_one(&jobs[i]);
@@ -684,7 +1207,10 @@ done:
         free(jobs[i].message);
     }
     free(jobs);
+    json_decref(units);
     for (size_t i = 0; i < set.count; i++) {
+        json_decref(set.items[i].provides);
+        free(set.items[i].source);
         free(set.items[i].path);
         udfkit_buf_free(&set.items[i].data);
     }

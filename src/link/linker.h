@@ -21,6 +21,7 @@ typedef struct udfkit_link_request {
     const char *const *extra_options; /* passed to nvJitLink as they are */
     size_t nextra_options;
     const char *output;
+    const char *units; /* NULL, or `udfkit kernels --units`'s file: link by units (docs/build-speed.md) */
 } udfkit_link_request;
 
 udfkit_rc udfkit_link(const udfkit_link_request *req);

@@ -39,6 +39,12 @@ static char *error_log(nvPTXCompilerHandle h)
 bool udfkit_ptxcompiler_compile(const char *ptx, size_t size, const char *gpu_name, void **cubin, size_t *cubin_size,
                                 char **log)
 {
+    return udfkit_ptxcompiler_compile_with(ptx, size, gpu_name, NULL, 0, cubin, cubin_size, log);
+}
+
+bool udfkit_ptxcompiler_compile_with(const char *ptx, size_t size, const char *gpu_name, const char *const *more,
+                                     size_t nmore, void **cubin, size_t *cubin_size, char **log)
+{
     *cubin = NULL;
     *cubin_size = 0;
     *log = NULL;
@@ -50,9 +56,12 @@ bool udfkit_ptxcompiler_compile(const char *ptx, size_t size, const char *gpu_na
     }
     char option[64];
     snprintf(option, sizeof option, "--gpu-name=%s", gpu_name);
-    const char *options[] = {option};
+    const char *options[9] = {option};
+    int noptions = 1;
+    for (size_t i = 0; i < nmore && noptions < 9; i++)
+        options[noptions++] = more[i];
     bool ok = false;
-    r = nvPTXCompilerCompile(h, 1, options);
+    r = nvPTXCompilerCompile(h, noptions, options);
     if (r != NVPTXCOMPILE_SUCCESS) {
         *log = error_log(h);
         if (!*log)

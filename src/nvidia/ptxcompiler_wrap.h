@@ -14,5 +14,8 @@ void udfkit_ptxcompiler_version(int *major, int *minor);
  * (malloc'd, NUL-terminated; NULL where even that could not be allocated). */
 bool udfkit_ptxcompiler_compile(const char *ptx, size_t size, const char *gpu_name, void **cubin, size_t *cubin_size,
                                 char **log);
+/* The same with more of the compiler's options ("--compile-only" for relocatable code). */
+bool udfkit_ptxcompiler_compile_with(const char *ptx, size_t size, const char *gpu_name, const char *const *options,
+                                     size_t noptions, void **cubin, size_t *cubin_size, char **log);
 
 #endif
