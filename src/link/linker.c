@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <unistd.h>
 
 /* One piece of device code available to the link. */
@@ -440,7 +441,8 @@ typedef struct link_unit {
     size_t ninputs;
     char *signature;        /* which UDF pieces: units with the same one are merged */
     char key[UDFKIT_CACHE_KEY_SIZE];
-    udfkit_buf code;        /* relocatable SASS */
+    udfkit_buf code;        /* the unit's SASS */
+    udfkit_buf weakened;    /* the names its definitions were made weak in, one a line */
     bool linked;            /* not from the cache */
     udfkit_rc rc;
     char *message;
@@ -509,23 +511,105 @@ static bool open_extern(const udfkit_buf *ptx, char **name)
     return false;
 }
 
-/* Each unit keeps its own copy of what every unit defines (the record of UDF errors, the
- * support code's tables): `.visible` definitions become `.weak`, one of which the final link
- * keeps, as nvcc -rdc does with a header's inline variables. Kernels (`.entry`) stay. */
-static void weaken_definitions(udfkit_buf *ptx)
+/* The name a PTX directive line declares or defines: the first word after `from` that is not
+ * a directive, a number or a function's return parameter ("(.param .b32 func_retval0)"). */
+static bool ptx_declared_name(const char *from, const char *eol, const char **word, const char **word_end)
+{
+    for (const char *q = from; q < eol;) {
+        if (*q == '(') {
+            const char *close = memchr(q, ')', (size_t)(eol - q));
+            q = close ? close + 1 : eol;
+        } else if (*q == '.' || isdigit((unsigned char)*q)) {
+            while (q < eol && !isspace((unsigned char)*q) && *q != '(')
+                q++;
+        } else if (isalpha((unsigned char)*q) || *q == '_' || *q == '$') {
+            *word = q;
+            while (q < eol && (isalnum((unsigned char)*q) || *q == '_' || *q == '$'))
+                q++;
+            *word_end = q;
+            return true;
+        } else
+            q++;
+    }
+    return false;
+}
+
+/* Each unit keeps its own copy of what every unit defines (the record of UDF errors the
+ * runtime reads, the string library's tables): `.visible` definitions become `.weak`, one of
+ * which the final link keeps, as nvcc -rdc does with a header's inline variables; their
+ * names go to `names`, one a line, so that the final cubin makes them global again (the
+ * driver finds a global by name only where it is). Kernels (`.entry`) stay. */
+static void weaken_definitions(udfkit_buf *ptx, udfkit_buf *names)
 {
     static const char *const kinds[] = {".visible .global", ".visible .const", ".visible .func"};
     for (char *line = ptx->data; line && *line;) {
         char *p = line;
         while (*p == ' ' || *p == '\t')
             p++;
+        char *end = strchr(line, '\n');
+        const char *eol = end ? end : line + strlen(line);
         for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
             if (strncmp(p, kinds[k], strlen(kinds[k])) == 0) {
                 memcpy(p, ".weak   ", 8); /* ".visible" and ".weak   " are 8 bytes each */
+                const char *word, *word_end;
+                if (ptx_declared_name(p + 8, eol, &word, &word_end))
+                    udfkit_buf_printf(names, "%.*s\n", (int)(word_end - word), word);
                 break;
             }
-        char *end = strchr(line, '\n');
         line = end ? end + 1 : NULL;
+    }
+}
+
+/* The symbols of `cubin` (an ELF image nvJitLink made) named in `names` (one a line) that
+ * are weak become global. Leaves the image as it is where it does not read as ELF64. */
+static void make_global(udfkit_buf *cubin, const char *names)
+{
+    unsigned char *d = (unsigned char *)cubin->data;
+    size_t size = cubin->size;
+    if (!names || !*names || size < 64 || memcmp(d, "\177ELF", 4) != 0 || d[4] != 2 || d[5] != 1)
+        return;
+    uint64_t shoff;
+    uint16_t shentsize, shnum;
+    memcpy(&shoff, d + 0x28, 8);
+    memcpy(&shentsize, d + 0x3a, 2);
+    memcpy(&shnum, d + 0x3c, 2);
+    if (shentsize < 64 || shoff > size || (uint64_t)shnum * shentsize > size - shoff)
+        return;
+    for (uint16_t i = 0; i < shnum; i++) {
+        const unsigned char *sh = d + shoff + (uint64_t)i * shentsize;
+        uint32_t type, link;
+        uint64_t off, bytes, entsize;
+        memcpy(&type, sh + 4, 4);
+        memcpy(&off, sh + 0x18, 8);
+        memcpy(&bytes, sh + 0x20, 8);
+        memcpy(&link, sh + 0x28, 4);
+        memcpy(&entsize, sh + 0x38, 8);
+        if (type != 2 /* SHT_SYMTAB */ || entsize < 24 || off > size || bytes > size - off || link >= shnum)
+            continue;
+        const unsigned char *strsh = d + shoff + (uint64_t)link * shentsize;
+        uint64_t stroff, strbytes;
+        memcpy(&stroff, strsh + 0x18, 8);
+        memcpy(&strbytes, strsh + 0x20, 8);
+        if (stroff > size || strbytes > size - stroff)
+            continue;
+        for (uint64_t at = off; at + entsize <= off + bytes; at += entsize) {
+            uint32_t name;
+            memcpy(&name, d + at, 4);
+            unsigned char *info = d + at + 4;
+            if ((*info >> 4) != 2 /* STB_WEAK */ || name >= strbytes)
+                continue;
+            const char *sym = (const char *)d + stroff + name;
+            size_t n = strnlen(sym, (size_t)(strbytes - name));
+            for (const char *line = names; *line;) {
+                const char *nl = strchr(line, '\n');
+                size_t len = nl ? (size_t)(nl - line) : strlen(line);
+                if (len == n && memcmp(line, sym, n) == 0) {
+                    *info = (unsigned char)((1u /* STB_GLOBAL */ << 4) | (*info & 0xfu));
+                    break;
+                }
+                line = nl ? nl + 1 : line + len;
+            }
+        }
     }
 }
 
@@ -540,8 +624,12 @@ static void link_unit_run(link_job *j, link_unit *u)
         bool found = udfkit_cache_get(j->cache, u->key, &hit) && (code = udfkit_cache_entry_find(&hit, "code")) &&
                      cached_code_is(true, code, u->key);
         udfkit_cache_record(j->cache, &hit, found);
-        if (found)
+        const udfkit_buf *weak = found ? udfkit_cache_entry_find(&hit, "weakened") : NULL;
+        if (found) {
             udfkit_buf_append(&u->code, code->data, code->size);
+            if (weak && weak->size)
+                udfkit_buf_append(&u->weakened, weak->data, weak->size);
+        }
         udfkit_cache_entry_free(&hit);
         if (found)
             return;
@@ -573,16 +661,18 @@ static void link_unit_run(link_job *j, link_unit *u)
         u->message = udfkit_buf_detach(&why);
         free(open);
     } else {
-        weaken_definitions(&ptx);
-        const char *compile_only[] = {"--compile-only"};
+        weaken_definitions(&ptx, &u->weakened);
+        const char *whole_unit[] = {"--extensible-whole-program"};
         void *cubin = NULL;
         size_t size = 0;
         char *ptx_log = NULL;
-        if (udfkit_ptxcompiler_compile_with(ptx.data, ptx.size, real, compile_only, 1, &cubin, &size, &ptx_log)) {
+        if (udfkit_ptxcompiler_compile_with(ptx.data, ptx.size, real, whole_unit, 1, &cubin, &size, &ptx_log)) {
             udfkit_buf_append(&u->code, cubin, size);
             if (j->cache) {
                 udfkit_cache_entry entry = {0};
                 udfkit_cache_entry_add(&entry, "code", u->code.data, u->code.size);
+                udfkit_cache_entry_add(&entry, "weakened", u->weakened.data ? u->weakened.data : "",
+                                       u->weakened.size);
                 udfkit_cache_put(j->cache, u->key, &entry);
                 udfkit_cache_entry_free(&entry);
             }
@@ -638,6 +728,7 @@ static void link_units_free(link_unit *units, size_t count)
         free(units[i].inputs);
         free(units[i].signature);
         udfkit_buf_free(&units[i].code);
+        udfkit_buf_free(&units[i].weakened);
         free(units[i].message);
     }
     free(units);
@@ -735,7 +826,7 @@ static bool link_by_units(link_job *j, const piece **chosen, size_t n, const cha
     udfkit_toolchain_key(fh, UDFKIT_PART_NVJITLINK);
     udfkit_hasher_add_str(fh, arch_opt);
     for (size_t i = 0; i < nunits; i++) {
-        udfkit_hasher *h = udfkit_hasher_new("nvjitlink-unit 1");
+        udfkit_hasher *h = udfkit_hasher_new("nvjitlink-unit 2");
         udfkit_toolchain_key(h, UDFKIT_PART_NVJITLINK);
         udfkit_hasher_add(h, &pc, sizeof pc);
         udfkit_hasher_add_str(h, arch_opt);
@@ -790,7 +881,15 @@ static bool link_by_units(link_job *j, const piece **chosen, size_t n, const cha
     if (ok) {
         const char *options[] = {arch_opt};
         udfkit_buf log = UDFKIT_BUF_INIT;
-        if (udfkit_jitlink_run(options, 1, inputs, nunits, false, &j->out, &log)) {
+        udfkit_buf weakened = UDFKIT_BUF_INIT;
+        for (size_t i = 0; i < nunits; i++)
+            if (units[i].weakened.size)
+                udfkit_buf_append(&weakened, units[i].weakened.data, units[i].weakened.size);
+        udfkit_rc linked_rc = udfkit_jitlink_run(options, 1, inputs, nunits, false, &j->out, &log);
+        if (!linked_rc)
+            make_global(&j->out, weakened.data);
+        udfkit_buf_free(&weakened);
+        if (linked_rc) {
             udfkit_note("link units for %s: the units' link failed: %s; linking the whole library as one", arch_opt,
                         log.data ? log.data : "");
             udfkit_buf_free(&j->out);
