@@ -431,10 +431,10 @@ static bool cached_code_is(bool cubin, const udfkit_buf *code, const char *key)
 
 /* Link units (`udfkit link --units`, docs/build-speed.md). Each unit is some of the
  * kernels with the UDFs they call: nvJitLink links it alone (-lto -ptx -kernels-used), its
- * PTX is compiled to relocatable SASS by nvPTXCompiler (--compile-only), and the units'
- * SASS is linked without LTO into the cubin. Each unit's SASS is cached by its own inputs,
- * so an edited UDF relinks only the units that call it. Kernels whose UDFs come from the
- * same inputs form one unit. */
+ * PTX is compiled by nvPTXCompiler to whole-program SASS that still links
+ * (--extensible-whole-program), and the units' SASS is linked without LTO into the cubin.
+ * Each unit's SASS is cached by its own inputs, so an edited UDF relinks only the units that
+ * call it. Kernels whose UDFs come from the same inputs form one unit. */
 typedef struct link_unit {
     json_t *kernels;        /* names */
     const piece **inputs;   /* the kernels' code, support code, the UDFs' code */

@@ -6,6 +6,7 @@ files refused with no output left."""
 import json
 import os
 import re
+import struct
 
 from harness import files_under, main, udfkit
 
@@ -68,6 +69,26 @@ def linked(r):
     return found
 
 
+def symbol_binding(elf, name):
+    """The bindings (GLOBAL, WEAK, LOCAL) of the symbols of that name in an ELF file's symbol
+    table, read as the ELF64 format lays it out."""
+    data = open(elf, "rb").read()
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3a)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    found = []
+    for _, kind, _, _, offset, size, link, _, _, entsize in sections:
+        if kind != 2:  # SHT_SYMTAB
+            continue
+        strings = sections[link][4]
+        for at in range(offset, offset + size, entsize):
+            st_name, st_info = struct.unpack_from("<IB", data, at)
+            end = data.index(b"\0", strings + st_name)
+            if data[strings + st_name:end].decode() == name:
+                found.append({0: "LOCAL", 1: "GLOBAL", 2: "WEAK"}.get(st_info >> 4, str(st_info >> 4)))
+    return found
+
+
 def kernels_of(work, fatbin):
     return set(json.loads(ok_in(work, "inspect", fatbin, "--json").out)["kernels"])
 
@@ -107,6 +128,9 @@ def test_units_link_as_the_whole_library(work):
     ok_in(work, "link", *inputs, "--arch", "90-real", "--emit", "cubin", "--units", os.path.join(out, "units.json"),
           "-o", cubin)
     assert kernels_of(work, cubin) == kernels_of(work, whole)
+    # The record of UDF errors, which every unit defines (weak there), is one global symbol in
+    # the cubin, as in a whole link: the runtime finds it by name.
+    assert symbol_binding(cubin, "udfkit_udf_error_record") == ["GLOBAL"]
 
 
 def test_edit_relinks_only_its_units(work):
