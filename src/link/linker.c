@@ -236,7 +236,9 @@ static udfkit_rc add_manifest_at_depth(link_set *s, const char *path, const udfk
         else
             free(source_file);
         udfkit_diag_clear();
-        /* The UDFs this code is of: a Python function's own, a CUDA source's every one. */
+        /* The UDFs of this code's source: a unit takes all of a source's code (a Python
+         * function's code may call another function of its module, and a unit's link costs
+         * the support code the module brings, about 4 s for numba's string support). */
         size_t k;
         json_t *f;
         json_array_foreach(json_object_get(m.root, "functions"), k, f)
@@ -245,7 +247,7 @@ static udfkit_rc add_manifest_at_depth(link_set *s, const char *path, const udfk
             const char *fsource = json_string_value(json_object_get(f, "source"));
             if (!c_name || json_object_get(a, "role"))
                 continue;
-            if (function ? strcmp(function, c_name) == 0 : source && fsource && strcmp(source, fsource) == 0) {
+            if (source && fsource && strcmp(source, fsource) == 0) {
                 if (!p->provides)
                     p->provides = json_array();
                 json_array_append_new(p->provides, json_string(c_name));
@@ -743,6 +745,19 @@ static bool plan_units(link_job *j, const piece **chosen, size_t n, link_unit **
     link_unit *units = calloc(json_array_size(j->units) + 1, sizeof *units);
     size_t nunits = 0;
     bool ok = units != NULL;
+    /* c_name -> the chosen pieces that have its code. */
+    json_t *by_name = json_object();
+    for (size_t p = 0; p < n; p++) {
+        size_t q;
+        json_t *name;
+        json_array_foreach(chosen[p]->provides, q, name)
+        {
+            json_t *list = json_object_get(by_name, json_string_value(name));
+            if (!list)
+                json_object_set_new(by_name, json_string_value(name), list = json_array());
+            json_array_append_new(list, json_integer((json_int_t)p));
+        }
+    }
     size_t i;
     json_t *plan;
     json_array_foreach(j->units, i, plan)
@@ -755,17 +770,12 @@ static bool plan_units(link_job *j, const piece **chosen, size_t n, link_unit **
         json_t *call;
         json_array_foreach(calls, c, call)
         {
-            bool found = false;
-            for (size_t p = 0; p < n && !found; p++) {
-                size_t q;
-                json_t *name;
-                json_array_foreach(chosen[p]->provides, q, name) if (strcmp(json_string_value(name),
-                                                                            json_string_value(call)) == 0)
-                {
-                    needed[p] = found = true;
-                    break;
-                }
-            }
+            /* Every piece of the source that has it. */
+            json_t *pieces = json_object_get(by_name, json_string_value(call));
+            bool found = json_array_size(pieces) > 0;
+            size_t q;
+            json_t *at;
+            json_array_foreach(pieces, q, at) needed[json_integer_value(at)] = true;
             if (!found) {
                 *why = "a UDF the units call is not in a manifest's functions";
                 ok = false;
@@ -780,19 +790,23 @@ static bool plan_units(link_job *j, const piece **chosen, size_t n, link_unit **
         for (size_t k = 0; k < nunits && !u; k++)
             if (strcmp(units[k].signature, sig.data) == 0)
                 u = &units[k];
+        bool calls_udfs = sig.size > 0;
         if (!u) {
             u = &units[nunits++];
             u->kernels = json_array();
             u->signature = udfkit_buf_detach(&sig);
             u->inputs = calloc(n + 1, sizeof *u->inputs);
+            /* The UDFs' support code goes with them: a unit that calls none (the kernels
+             * entries share) links without it. */
             for (size_t p = 0; p < n; p++)
-                if (needed[p] || !chosen[p]->provides)
+                if (needed[p] || (!chosen[p]->provides && (!chosen[p]->link_file || calls_udfs)))
                     u->inputs[u->ninputs++] = chosen[p];
         }
         udfkit_buf_free(&sig);
         json_array_extend(u->kernels, json_object_get(plan, "kernels"));
         free(needed);
     }
+    json_decref(by_name);
     if (!ok) {
         link_units_free(units, nunits);
         return false;
@@ -872,8 +886,10 @@ static bool link_by_units(link_job *j, const piece **chosen, size_t n, const cha
     for (size_t i = 0; i < nunits && ok; i++) {
         j->units_linked += units[i].linked;
         if (units[i].rc) {
-            udfkit_note("link units for %s: unit %zu (%s...) did not link: %s; linking the whole library as one",
-                        arch_opt, i, json_string_value(json_array_get(units[i].kernels, 0)), units[i].message);
+            udfkit_note("link units for %s: unit %zu (%s... of %zu inputs) did not link: %s; linking the whole library "
+                        "as one",
+                        arch_opt, i, json_string_value(json_array_get(units[i].kernels, 0)), units[i].ninputs,
+                        units[i].message);
             ok = false;
         }
         inputs[i] = (udfkit_link_input){UDFKIT_INPUT_CUBIN, units[i].code.data, units[i].code.size, "unit"};
