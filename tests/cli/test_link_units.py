@@ -171,7 +171,7 @@ def test_call_into_another_input_links_whole(work):
     out, inputs = build_inputs(work, b_source=b_source)
     fatbin = os.path.join(out, "lib.fatbin")
     r = ok_in(work, "-v", "link", *inputs, "--arch", "90-real", "--units", os.path.join(out, "units.json"), "-o", fatbin)
-    assert re.search(r"link units for -arch=sm_90: unit \d+ \(udfkit_lib_\w+\.\.\.\) did not link: its code calls "
+    assert re.search(r"link units for -arch=sm_90: unit \d+ \(udfkit_lib_\w+\.\.\. of 2 inputs\) did not link: its code calls "
                      r"'_Z5twicei', which its inputs do not define; linking the whole library as one", r.err), r.err
     assert re.search(r"nvjitlink sm_90: -arch=sm_90 -lto .*: \d+\.\d+ s$", r.err, re.M), r.err
     whole = os.path.join(out, "whole.fatbin")
