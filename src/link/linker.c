@@ -736,6 +736,31 @@ static void link_units_free(link_unit *units, size_t count)
     free(units);
 }
 
+/* Whether nvJitLink would keep, in u's link, a kernel of another unit: -kernels-used=NAME
+ * keeps every kernel whose name has NAME in it (s1 keeps s10), which would then be in two
+ * units, needing the other's inputs too. */
+static bool keeps_others(const link_unit *u, json_t *plan)
+{
+    size_t i, k, m;
+    json_t *entry, *name, *mine;
+    json_array_foreach(plan, i, entry)
+    {
+        json_array_foreach(json_object_get(entry, "kernels"), k, name)
+        {
+            const char *kernel = json_string_value(name);
+            bool own = false, kept = false;
+            json_array_foreach(u->kernels, m, mine)
+            {
+                own |= strcmp(json_string_value(mine), kernel) == 0;
+                kept |= strstr(kernel, json_string_value(mine)) != NULL;
+            }
+            if (kept && !own)
+                return true;
+        }
+    }
+    return false;
+}
+
 /* The units of j's plan over the chosen pieces: false (with why) where the plan does not fit
  * them, and the whole library links as one. */
 static bool plan_units(link_job *j, const piece **chosen, size_t n, link_unit **out, size_t *count, const char **why)
@@ -806,6 +831,12 @@ static bool plan_units(link_job *j, const piece **chosen, size_t n, link_unit **
         json_array_extend(u->kernels, json_object_get(plan, "kernels"));
         free(needed);
     }
+    for (size_t k = 0; ok && k < nunits; k++)
+        if (keeps_others(&units[k], j->units)) {
+            *why = "a kernel's name is in the name of a kernel of other UDF sources (as s1 is in s10), and "
+                   "nvJitLink keeps both where one is asked for";
+            ok = false;
+        }
     json_decref(by_name);
     if (!ok) {
         link_units_free(units, nunits);

@@ -179,6 +179,20 @@ def test_call_into_another_input_links_whole(work):
     assert kernels_of(work, fatbin) == kernels_of(work, whole)
 
 
+def test_names_within_names_link_whole(work):
+    # nvJitLink keeps every kernel whose name has the one asked for in it: map(twice)'s unit
+    # would keep map(twice2)'s kernel, whose UDF is b.cu's, so the library links as one.
+    b_source = "__device__ int twice2(int x) { return 4 * x; }\n__device__ int third(int x) { return x / 3; }\n" \
+               "__device__ bool is_small(int x) { return x < 10; }\n"
+    out, inputs = build_inputs(work, b_source=b_source, b_udfs=[*B_UDFS, "twice2:int32(int32)"],
+                               entries=["map(twice)", "map(twice2)", "map(third)"])
+    fatbin = os.path.join(out, "lib.fatbin")
+    r = ok_in(work, "-v", "link", *inputs, "--arch", "90-real", "--units", os.path.join(out, "units.json"), "-o", fatbin)
+    assert "link units for -arch=sm_90: a kernel's name is in the name of a kernel of other UDF sources (as s1 is " \
+           "in s10), and nvJitLink keeps both where one is asked for; linking the whole library as one" in r.err, r.err
+    assert {"udfkit_lib_map_twice", "udfkit_lib_map_twice2", "udfkit_lib_map_third"} <= kernels_of(work, fatbin)
+
+
 def test_other_kernels_link_whole(work):
     # An input with kernels of its own (add_jit_library's SOURCES), which no unit names: the
     # library links as one, and its kernel is in the library.
@@ -238,4 +252,5 @@ def test_bad_units_files(work):
 
 if __name__ == "__main__":
     main([test_units_file, test_units_link_as_the_whole_library, test_edit_relinks_only_its_units,
-          test_call_into_another_input_links_whole, test_other_kernels_link_whole, test_bad_units_files])
+          test_call_into_another_input_links_whole, test_names_within_names_link_whole, test_other_kernels_link_whole,
+          test_bad_units_files])
