@@ -198,9 +198,11 @@ def main():
     for n, s in specs.items():
         kernels += ["--kernel", f"{'nullable_map' if '?' in s else 'map'}({n})"]
     run(UDFKIT, "kernels", f"{OUT}/ps_udfs.json", *kernels, "--name", "ps", "--cuda", f"{OUT}/ps_kernels.cu", "--c",
-        f"{OUT}/ps_launchers.c", "--header", f"{OUT}/ps.h")
+        f"{OUT}/ps_launchers.c", "--header", f"{OUT}/ps.h", "--units", f"{OUT}/ps_units.json")
     run(UDFKIT, "compile", f"{OUT}/ps_kernels.cu", "--arch", ARCHS, "-o", f"{OUT}/ps_kernels.json")
-    run(UDFKIT, "link", f"{OUT}/ps_kernels.json", f"{OUT}/ps_udfs.json", "--arch", ARCHS, "-o", f"{OUT}/ps.fatbin")
+    # By link units, as add_jit_library links (docs/build-speed.md).
+    run(UDFKIT, "link", f"{OUT}/ps_kernels.json", f"{OUT}/ps_udfs.json", "--arch", ARCHS, "--units",
+        f"{OUT}/ps_units.json", "-o", f"{OUT}/ps.fatbin")
     run(UDFKIT, "embed", f"{OUT}/ps.fatbin", "--symbol", "ps_fatbin", "-o", f"{OUT}/ps_fatbin.c")
 
     s_rows = corpus()
