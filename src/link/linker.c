@@ -458,61 +458,6 @@ typedef struct unit_pool {
     double told; /* when progress was last told */
 } unit_pool;
 
-/* The first function or variable the unit's PTX declares extern (but for the few the driver
- * provides): a call the unit's inputs left open, which a link of every input resolves and
- * inlines. Found: its name in `name` (malloc'd). */
-static bool within(const char *p, const char *end, const char *text)
-{
-    for (size_t n = strlen(text); p + n <= end; p++)
-        if (memcmp(p, text, n) == 0)
-            return true;
-    return false;
-}
-
-static bool open_extern(const udfkit_buf *ptx, char **name)
-{
-    static const char *const provided[] = {"vprintf", "malloc", "free", "__assertfail"};
-    for (const char *line = ptx->data; line && *line;) {
-        const char *end = strchr(line, '\n');
-        const char *eol = end ? end : line + strlen(line);
-        const char *q = line;
-        while (q < eol && (*q == ' ' || *q == '\t'))
-            q++;
-        /* ".extern .func (.param .b32 func_retval0) vprintf(", ".extern .global .align 4 .b8 x[16];":
-         * the name is the first word that is not a directive, a number or the return parameter. */
-        bool declares = strncmp(q, ".extern", 7) == 0 && !within(q, eol, ".shared");
-        const char *word = NULL, *word_end = NULL;
-        for (q += 7; declares && q < eol && !word;) {
-            if (*q == '(') {
-                const char *close = memchr(q, ')', (size_t)(eol - q));
-                q = close ? close + 1 : eol;
-            } else if (*q == '.' || isdigit((unsigned char)*q)) {
-                while (q < eol && !isspace((unsigned char)*q) && *q != '(')
-                    q++;
-            } else if (isalpha((unsigned char)*q) || *q == '_' || *q == '$') {
-                word = q;
-                while (q < eol && (isalnum((unsigned char)*q) || *q == '_' || *q == '$'))
-                    q++;
-                word_end = q;
-            } else
-                q++;
-        }
-        if (word) {
-            char *found = strndup(word, (size_t)(word_end - word));
-            bool known = false;
-            for (size_t k = 0; found && k < sizeof provided / sizeof *provided; k++)
-                known |= strcmp(found, provided[k]) == 0;
-            if (!known && found) {
-                *name = found;
-                return true;
-            }
-            free(found);
-        }
-        line = end ? end + 1 : NULL;
-    }
-    return false;
-}
-
 /* The name a PTX directive line declares or defines: the first word after `from` that is not
  * a directive, a number or a function's return parameter ("(.param .b32 func_retval0)"). */
 static bool ptx_declared_name(const char *from, const char *eol, const char **word, const char **word_end)
@@ -532,6 +477,46 @@ static bool ptx_declared_name(const char *from, const char *eol, const char **wo
             return true;
         } else
             q++;
+    }
+    return false;
+}
+
+/* Whether `p` .. `end` holds `text`. */
+static bool within(const char *p, const char *end, const char *text)
+{
+    for (size_t n = strlen(text); p + n <= end; p++)
+        if (memcmp(p, text, n) == 0)
+            return true;
+    return false;
+}
+
+/* The first function or variable the unit's PTX declares extern (but for the few the driver
+ * provides): a call the unit's inputs left open, which a link of every input resolves and
+ * inlines. Found: its name in `name` (malloc'd). */
+static bool open_extern(const udfkit_buf *ptx, char **name)
+{
+    static const char *const provided[] = {"vprintf", "malloc", "free", "__assertfail"};
+    for (const char *line = ptx->data; line && *line;) {
+        const char *end = strchr(line, '\n');
+        const char *eol = end ? end : line + strlen(line);
+        const char *q = line;
+        while (q < eol && (*q == ' ' || *q == '\t'))
+            q++;
+        /* ".extern .func (.param .b32 func_retval0) vprintf(", ".extern .global .align 4 .b8 x[16];" */
+        const char *word, *word_end;
+        if (strncmp(q, ".extern", 7) == 0 && !within(q, eol, ".shared") &&
+            ptx_declared_name(q + 7, eol, &word, &word_end)) {
+            char *found = strndup(word, (size_t)(word_end - word));
+            bool known = false;
+            for (size_t k = 0; found && k < sizeof provided / sizeof *provided; k++)
+                known |= strcmp(found, provided[k]) == 0;
+            if (!known && found) {
+                *name = found;
+                return true;
+            }
+            free(found);
+        }
+        line = end ? end + 1 : NULL;
     }
     return false;
 }
